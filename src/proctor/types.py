@@ -1,0 +1,180 @@
+"""The values that flow down the pipe. A leaf: imports nothing of proctor.
+
+Everything here is a frozen dataclass so a stage can hand it on without fear that a later stage
+changes it. Pydantic lives at the edges (files, network, model replies), not here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+AnswerType = Literal["integer", "decimal", "fraction", "comparison", "text"]
+"""How a target must be read: an exact integer, an exact decimal (with `Sample.decimals` places),
+a reduced fraction "p/q", one of the comparison symbols "<", ">", "=", or free text."""
+
+Difficulty = Literal["easy", "medium", "hard"]
+
+FinishReason = Literal["stop", "length", "content_filter", "tool_calls", "unknown"]
+
+Outcome = Literal[
+    "correct",
+    "wrong",
+    "no_answer",
+    "truncated",
+    "violation",
+    "refused",
+    "call_failed",
+    "unscored",
+]
+"""Typed outcomes. `call_failed` and `unscored` are never counted as wrong answers."""
+
+OUTCOMES: tuple[Outcome, ...] = (
+    "correct",
+    "wrong",
+    "no_answer",
+    "truncated",
+    "violation",
+    "refused",
+    "call_failed",
+    "unscored",
+)
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One question of a test set, with its exact answer."""
+
+    id: str
+    input: str
+    target: str
+    category: str = ""
+    difficulty: str = ""
+    answer_type: AnswerType = "integer"
+    decimals: int | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What is sent for one sample: the messages and the names of the template that made them."""
+
+    messages: tuple[Message, ...]
+    variant: str
+    lang: str
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    """Always explicit: no provider default decides how long or how random a reply is."""
+
+    temperature: float = 0.0
+    max_tokens: int = 256
+    timeout_s: float = 60.0
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model's raw reply, exactly as the provider returned it."""
+
+    text: str
+    finish_reason: FinishReason
+    usage: Usage
+    model: str
+    latency_s: float
+
+
+RecordStatus = Literal["ok", "call_failed"]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stored answer (or failed call) of one model to one sample: the store's unit."""
+
+    run_id: str
+    model: str
+    sample_id: str
+    status: RecordStatus
+    text: str
+    finish_reason: FinishReason
+    usage: Usage
+    latency_s: float
+    attempts: int
+    prompt_variant: str
+    lang: str
+    reported_model: str = ""
+    error: str = ""
+    epoch: int = 0
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The answer found in a reply, and the rule that found it.
+
+    `rule` names the extraction rule (e.g. "final_answer_line", "last_number"); `value` is the
+    answer text as found (before normalisation) or None when nothing was found; `format_ok` says
+    whether the reply followed the requested answer format.
+    """
+
+    value: str | None
+    rule: str
+    format_ok: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Score:
+    """The grade of one record: a typed outcome, the rule that decided it and why, in words."""
+
+    outcome: Outcome
+    rule: str
+    explanation: str
+    extracted: str | None = None
+    normalized: str | None = None
+    format_ok: bool = False
+
+
+@dataclass(frozen=True)
+class GradedItem:
+    """One model's stored answer to one sample, with its grade: what stats and reports read."""
+
+    sample: Sample
+    record: Record
+    score: Score
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a run was: enough to say exactly which paper, which prompt and which models."""
+
+    run_id: str
+    task: str
+    models: tuple[str, ...]
+    dataset_hash: str
+    dataset_size: int
+    generator_version: str
+    prompt_variant: str
+    lang: str
+    created_at: str
+    params: GenerationParams = field(default_factory=GenerationParams)
+    seed: int | None = None
