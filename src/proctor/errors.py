@@ -1,14 +1,14 @@
 """proctor's exceptions. A leaf: imports nothing of proctor.
 
-    ProctorError
-    ├── ConfigError          a bad option, model string or setting
-    ├── DatasetError         a bad input file; names the file, line and field
-    ├── StoreError           the run store cannot be read or written
-    └── ProviderError        a model call failed (never a wrong answer)
-        ├── RateLimited      429; may carry the server's Retry-After
-        ├── Transient        timeouts, connection errors, 5xx, malformed bodies
-        ├── AuthError        401/403: retrying cannot help
-        └── BadRequest       4xx other than the above: retrying cannot help
+ProctorError
+├── ConfigError          a bad option, model string or setting
+├── DatasetError         a bad input file; names the file, line and field
+├── StoreError           the run store cannot be read or written
+└── ProviderError        a model call failed (never a wrong answer)
+    ├── RateLimited      429; may carry the server's Retry-After
+    ├── Transient        timeouts, connection errors, 5xx, malformed bodies
+    ├── AuthError        401/403: retrying cannot help
+    └── BadRequest       4xx other than the above: retrying cannot help
 """
 
 from __future__ import annotations

@@ -1,0 +1,223 @@
+"""The `proctor` command: thin commands over the runner, the store and the reports."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from proctor.errors import ProctorError
+from proctor.types import GenerationParams
+
+app = typer.Typer(
+    name="proctor",
+    help="Evaluate LLMs on work whose answers can be checked.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+ResultsDir = Annotated[
+    Path,
+    typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
+]
+DEFAULT_RESULTS = Path("proctor-results")
+
+
+@app.command()
+def generate(
+    suite: Annotated[str, typer.Argument(help="The generator: arithmetic.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="JSONL file to write.")],
+    seed: Annotated[int, typer.Option(help="Random seed: same seed, same file.")] = 42,
+    n: Annotated[int, typer.Option("--n", help="Number of samples.")] = 100,
+) -> None:
+    """Write a seeded, reproducible test set as JSONL."""
+    from proctor.datasets.arithmetic import GENERATOR_VERSION
+    from proctor.datasets.arithmetic import generate as gen
+    from proctor.datasets.jsonl import content_hash, write_jsonl
+
+    if suite != "arithmetic":
+        raise typer.BadParameter(f"unknown generator {suite!r}: use arithmetic")
+    if n < 1:
+        raise typer.BadParameter("--n must be at least 1")
+    samples = gen(seed, n)
+    write_jsonl(samples, output)
+    console.print(
+        f"wrote {len(samples)} samples to {output} "
+        f"(generator {GENERATOR_VERSION}, seed {seed}, {content_hash(samples)})"
+    )
+
+
+@app.command()
+def run(
+    task: Annotated[str | None, typer.Argument(help="Built-in task, e.g. arithmetic.")] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option("--model", "-m", help="Model string; repeat for several. Default: local."),
+    ] = None,
+    dataset: Annotated[
+        Path | None, typer.Option(help="Your own JSONL/CSV test set, graded like the task.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Use only N samples (balanced).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Generator seed for generated tasks.")] = None,
+    n: Annotated[int | None, typer.Option("--n", help="Size of a generated test set.")] = None,
+    prompt: Annotated[str | None, typer.Option(help="Prompt variant: A (answer) or B.")] = None,
+    lang: Annotated[str, typer.Option(help="Prompt language: en or zh.")] = "en",
+    max_tokens: Annotated[int | None, typer.Option(help="Reply length limit.")] = None,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
+    concurrency: Annotated[
+        int | None, typer.Option(help="Requests in flight per model (default: provider's).")
+    ] = None,
+    max_attempts: Annotated[int, typer.Option(help="Attempts per call, retries included.")] = 4,
+    resume: Annotated[str | None, typer.Option(help="Resume this run (id or folder).")] = None,
+    results_dir: ResultsDir = DEFAULT_RESULTS,
+) -> None:
+    """Ask every model every sample, store each raw answer, grade, and report."""
+    from proctor.calling.retry import RetryPolicy
+    from proctor.cli.progress import RunProgress
+    from proctor.prompts.arithmetic import check_lang, check_variant
+    from proctor.runner import RunPlan, execute
+    from proctor.tasks.registry import get_task, load_for_run
+
+    if resume is None and task is None and dataset is None:
+        raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
+    t = get_task(task or "arithmetic")
+    data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
+    params = GenerationParams(
+        temperature=temperature,
+        max_tokens=max_tokens or t_default_max_tokens(prompt or t.default_variant),
+        timeout_s=timeout,
+    )
+    plan = RunPlan(
+        task=t,
+        samples=data.samples,
+        dataset_hash=data.content_hash,
+        generator_version=data.generator_version,
+        models=tuple(model or ["local"]),
+        variant=check_variant(prompt or t.default_variant),
+        lang=check_lang(lang),
+        params=params,
+        results_dir=results_dir,
+        seed=seed,
+        concurrency=concurrency,
+        retry=RetryPolicy(max_attempts=max_attempts),
+        source=data.source,
+    )
+    with RunProgress(console) as progress:
+        outcome = asyncio.run(
+            execute(plan, resume=resume, on_plan=progress.on_plan, on_result=progress.on_result)
+        )
+    if outcome.resumed:
+        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} missing calls")
+    _grade_and_report(outcome.run_id, results_dir)
+
+
+def t_default_max_tokens(variant: str) -> int:
+    return 32 if variant.upper() == "A" else 256
+
+
+@app.command()
+def score(
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
+    results_dir: ResultsDir = DEFAULT_RESULTS,
+) -> None:
+    """Re-grade a stored run with the current rules; never calls a model."""
+    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir))
+
+
+@app.command()
+def report(
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
+    results_dir: ResultsDir = DEFAULT_RESULTS,
+) -> None:
+    """Print a run's report and rewrite its files (grading is re-done, purely, from the store)."""
+    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir))
+
+
+@app.command(name="list")
+def list_(
+    what: Annotated[str, typer.Argument(help="runs, tasks, or both.")] = "all",
+    results_dir: ResultsDir = DEFAULT_RESULTS,
+) -> None:
+    """List stored runs and built-in tasks."""
+    from proctor.store import RunStore
+    from proctor.tasks.registry import TASKS
+
+    if what in ("all", "tasks"):
+        table = Table(title="Tasks")
+        for col in ("task", "version", "description"):
+            table.add_column(col)
+        for t in TASKS.values():
+            table.add_row(t.name, t.version, t.description)
+        console.print(table)
+    if what in ("all", "runs"):
+        if not (results_dir / "proctor.db").exists():
+            console.print(f"no runs in {results_dir}")
+            return
+        with RunStore.open(results_dir) as store:
+            rows = store.list_runs()
+        table = Table(title=f"Runs in {results_dir}")
+        for col in ("run", "task", "created", "status", "models", "samples", "answers"):
+            table.add_column(col)
+        for r in rows:
+            table.add_row(
+                r.run_id,
+                r.task,
+                r.created_at,
+                r.status,
+                ", ".join(r.models),
+                str(r.n_samples),
+                str(r.n_records),
+            )
+        console.print(table)
+
+
+def _results_dir_of(run_ref: str, default: Path) -> Path:
+    """A run folder `<results>/runs/<id>` names its own results folder."""
+    p = Path(run_ref)
+    if p.is_dir() and p.parent.name == "runs" and (p.parent.parent / "proctor.db").exists():
+        return p.parent.parent
+    return default
+
+
+def _grade_and_report(run_ref: str, results_dir: Path) -> None:
+    from proctor.report.files import write_run_files
+    from proctor.report.terminal import render_report
+    from proctor.runner import grade_run
+    from proctor.stats.metrics import summarize
+    from proctor.store import RunStore
+    from proctor.tasks.registry import get_task
+
+    if not (results_dir / "proctor.db").exists():
+        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
+    with RunStore.open(results_dir) as store:
+        run_id = store.resolve(run_ref)
+        info = store.run_info(run_id)
+        task = get_task(info.task)
+        info, items = grade_run(store, run_id, task)
+        run_dir = store.run_dir(run_id)
+    metrics = summarize(items)
+    render_report(info, metrics, console)
+    written = write_run_files(run_dir, info, metrics, items, task.rules)
+    console.print(f"run [bold]{run_id}[/] · folder {run_dir}")
+    for path in written:
+        console.print(f"  {path}")
+
+
+def main() -> None:
+    try:
+        app()
+    except ProctorError as e:
+        err_console.print(f"[red]error:[/] {e}")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted: stored answers are kept; run the same command to resume")
+        sys.exit(130)

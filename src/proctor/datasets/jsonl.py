@@ -1,0 +1,43 @@
+"""Writing a test set as JSONL, and its content hash: one object a line, keys in a fixed order,
+UTF-8 without escapes, LF endings; written to a temporary file beside the target and moved into
+place, so a failure never leaves half a file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+
+from proctor.datasets.schema import sample_dict
+from proctor.types import Sample
+
+__all__ = ["content_hash", "write_jsonl"]
+
+
+def write_jsonl(samples: Iterable[Sample], path: str | Path) -> None:
+    """Write `samples` to `path` atomically (temporary file in the same folder, then os.replace)."""
+    target = Path(path)
+    text = "".join(json.dumps(sample_dict(s), ensure_ascii=False) + "\n" for s in samples)
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def content_hash(samples: Iterable[Sample]) -> str:
+    """ "sha256:" + the first 16 hex digits of SHA-256 over the samples, in order, as one compact
+    JSON array with sorted keys (decimals left out when None, metadata when empty)."""
+    canonical = json.dumps(
+        [sample_dict(s) for s in samples], ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

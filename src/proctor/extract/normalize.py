@@ -1,0 +1,191 @@
+"""Text normalisation and exact number parsing for answer extraction.
+
+Decisions, stated once:
+- Characters: NFKC (full-width digits, colon, comma, parentheses, percent → ASCII), and every
+  minus look-alike (U+2212, U+FE63, U+FF0D, and the dashes U+2012–U+2015 when written right before
+  a digit) → "-". A full-width comma "，" therefore becomes "," like any other comma.
+- Thousands separators: "," only in valid 3-digit groups ("1,234", "1,234,567.5"; "1,23" is the
+  two numbers 1 and 23). No-break, figure, thin and narrow spaces between 3-digit groups
+  ("1 234" written with U+202F) and LaTeX "\\," / "{,}" are separators too. A plain space is NOT:
+  "1 234" is the two numbers 1 and 234, because replies list numbers separated by spaces.
+- No decimal comma: "12,5" is the numbers 12 and 5.
+- Percent: "50%" is read as 50/100 and marked `percent=True`; the scorer counts an answer that is
+  equal only through the percent sign as a format miss, never as correct.
+- Decoration is stripped: markdown bold/italic/code ("**42**", "*42*", "`42`"), "$…$", "\\(…\\)",
+  "\\boxed{…}", "\\text{…}", and "\\frac{3}{4}" → "3/4".
+- A sign belongs to a number only when it touches the digit and does not follow a word, a digit
+  or a closing bracket: "-5", "= -5", "(-5)" are negative; "10 - 5" and "10-5" are subtractions.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+NumberKind = Literal["integer", "decimal", "fraction"]
+
+_GROUP_SPACES = "\u00a0\u2007\u2009\u202f"
+_SPACED_GROUPS = re.compile(rf"(?<![\d.])\d{{1,3}}(?:[{_GROUP_SPACES}]\d{{3}})+(?!\d)")
+_MINUS_LOOKALIKES = str.maketrans({"\u2212": "-", "\ufe63": "-", "\uff0d": "-", "\u2044": "/"})
+_DASH_AS_SIGN = re.compile(r"[\u2012-\u2015](?=\d)")
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, minus look-alikes → "-", and spaced thousands groups → comma groups."""
+    text = _SPACED_GROUPS.sub(lambda m: re.sub(f"[{_GROUP_SPACES}]", ",", m.group()), text)
+    text = unicodedata.normalize("NFKC", text)
+    text = text.translate(_MINUS_LOOKALIKES)
+    return _DASH_AS_SIGN.sub("-", text)
+
+
+_FRAC = re.compile(r"\\[dt]?frac\s*\{\s*([^{}]*?)\s*\}\s*\{\s*([^{}]*?)\s*\}")
+_FRAC_SHORT = re.compile(r"\\[dt]?frac\s*(\d)(\d)")
+_UNWRAP = re.compile(
+    r"\\(?:boxed|fbox|text|textbf|textrm|mathbf|mathrm|mathit|displaystyle|underline)\s*\{([^{}]*)\}"
+)
+_LATEX_SYMBOLS = (
+    (re.compile(r"\\times\b"), "×"),
+    (re.compile(r"\\div\b"), "÷"),
+    (re.compile(r"\\cdot\b"), "·"),
+    (re.compile(r"\\approx\b"), "≈"),
+    (re.compile(r"\\(?:leq?|leqslant)\b"), "≤"),
+    (re.compile(r"\\(?:geq?|geqslant)\b"), "≥"),
+    (re.compile(r"\\(?:neq?)\b"), "≠"),
+    (re.compile(r"\\lt\b"), "<"),
+    (re.compile(r"\\gt\b"), ">"),
+    (re.compile(r"&lt;"), "<"),
+    (re.compile(r"&gt;"), ">"),
+    (re.compile(r"\\%"), "%"),
+    (re.compile(r"\{,\}"), ","),
+    (re.compile(r"(?<=\d)\\,(?=\d{3}(?!\d))"), ","),
+    (re.compile(r"\\(?:left|right|displaystyle)\b"), ""),
+    (re.compile(r"\\[()\[\]]"), " "),
+    (re.compile(r"\\[,;:! ]"), " "),
+)
+_MARKDOWN_EMPHASIS = re.compile(r"\*\*|__|`")
+_SINGLE_STAR = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])")
+
+
+def strip_decoration(text: str) -> str:
+    """Remove markdown and LaTeX wrapping around answers; turn LaTeX fractions into "p/q"."""
+    text = _FRAC.sub(r"\1/\2", text)
+    text = _FRAC_SHORT.sub(r"\1/\2", text)
+    previous = None
+    while previous != text:
+        previous, text = text, _UNWRAP.sub(r"\1", text)
+    for pattern, replacement in _LATEX_SYMBOLS:
+        text = pattern.sub(replacement, text)
+    text = text.replace("$", "")
+    text = _MARKDOWN_EMPHASIS.sub("", text)
+    return _SINGLE_STAR.sub(r"\1", text)
+
+
+def clean_text(text: str) -> str:
+    """`normalize_text` then `strip_decoration`: the text every extraction rule reads."""
+    return strip_decoration(normalize_text(text))
+
+
+NUMBER_PATTERN = r"""
+    (?<![A-Za-z0-9_.)\]/])
+    (?P<sign>[-+](?=[\d.]))?
+    (?:
+        (?P<num>\d++)/(?P<den>\d++)(?![\d/]|\.\d)
+      | (?P<int>(?>\d{1,3}(?:,\d{3})+(?!\d)|\d++))(?:\.(?P<frac>\d++))?
+      | \.(?P<bare_frac>\d++)
+    )
+    (?P<pct>[ ]?%)?
+    (?![A-Za-z_])
+"""
+"""A number token on cleaned text: integer, decimal, fraction "p/q", optional sign and percent."""
+
+_NUMBER = re.compile(NUMBER_PATTERN, re.VERBOSE)
+
+
+@dataclass(frozen=True)
+class NumberToken:
+    """A number as written in a reply, and its exact value.
+
+    `decimals` counts the digits written after the decimal point (plus 2 for a percent);
+    `reduced` is False only for a fraction not in lowest terms ("6/8").
+    """
+
+    text: str
+    value: Fraction
+    kind: NumberKind
+    decimals: int = 0
+    percent: bool = False
+    reduced: bool = True
+
+    @property
+    def canonical(self) -> str:
+        """The value in one spelling: "1234", "-1/2" for fractions, "12.5" for decimals."""
+        value = self.value
+        if value.denominator == 1:
+            return str(value.numerator)
+        if self.kind == "fraction":
+            return f"{value.numerator}/{value.denominator}"
+        return decimal_string(value) or f"{value.numerator}/{value.denominator}"
+
+
+def decimal_string(value: Fraction) -> str | None:
+    """The shortest exact decimal spelling of `value`, or None when it does not terminate."""
+    den = value.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    scaled = abs(value.numerator) * 10**places // value.denominator
+    digits = str(scaled).rjust(places + 1, "0")
+    whole, frac = digits[: len(digits) - places], digits[len(digits) - places :].rstrip("0")
+    sign = "-" if value < 0 else ""
+    return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
+
+
+def _token(match: re.Match[str]) -> NumberToken | None:
+    negative = match.group("sign") == "-"
+    percent = match.group("pct") is not None
+    kind: NumberKind
+    if match.group("den") is not None:
+        num, den = int(match.group("num")), int(match.group("den"))
+        if den == 0:
+            return None
+        value, kind, decimals = Fraction(num, den), "fraction", 0
+        reduced = Fraction(num, den).numerator == num
+    else:
+        whole = (match.group("int") or "0").replace(",", "")
+        frac = match.group("frac") or match.group("bare_frac")
+        if frac is None:
+            value, kind, decimals = Fraction(int(whole)), "integer", 0
+        else:
+            value, kind, decimals = Fraction(f"{whole}.{frac}"), "decimal", len(frac)
+        reduced = True
+    if negative:
+        value = -value
+    if percent:
+        value, kind, decimals = value / 100, "decimal", decimals + 2
+    return NumberToken(match.group().strip(), value, kind, decimals, percent, reduced)
+
+
+def find_numbers(text: str) -> list[tuple[int, int, NumberToken]]:
+    """Every number token in already-cleaned text, left to right, with its span."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        token = _token(match)
+        if token is not None:
+            found.append((match.start(), match.end(), token))
+    return found
+
+
+def parse_number(text: str) -> NumberToken | None:
+    """Read `text` as exactly one number (after normalisation and decoration), else None."""
+    match = _NUMBER.fullmatch(clean_text(text).strip())
+    return _token(match) if match else None

@@ -1,0 +1,27 @@
+"""The provider interface. A provider only translates a Prompt to its wire format and back, and
+classifies failures into proctor.errors.ProviderError subclasses. Retries, limits, timeouts and
+budgets live in proctor.calling, once, for every provider."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from proctor.types import Completion, GenerationParams, Prompt
+
+
+class Provider(Protocol):
+    @property
+    def name(self) -> str:
+        """The model string the user gave, e.g. "local" or "openai-compat/qwen@http://…/v1"."""
+        ...
+
+    @property
+    def max_concurrency(self) -> int:
+        """How many calls may be in flight at once by default (1 for an in-process model)."""
+        ...
+
+    async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        """One chat completion; raises ProviderError on failure, never returns error text."""
+        ...
+
+    async def aclose(self) -> None: ...

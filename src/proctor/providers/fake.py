@@ -1,0 +1,78 @@
+"""A scripted provider for tests: replies come from a function of the prompt, or a list."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+
+from proctor.errors import ProviderError
+from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
+
+Reply = str | tuple[str, FinishReason] | ProviderError
+Script = Callable[[Prompt], Reply]
+
+
+class FakeProvider:
+    """Answers each prompt with `script(prompt)`: a text, a (text, finish_reason) pair, or a
+    ProviderError to raise. Counts calls so tests can check what was asked."""
+
+    def __init__(
+        self,
+        name: str = "fake",
+        script: Script | Sequence[Reply] = "Final answer: 0",
+        *,
+        delay_s: float = 0.0,
+        max_concurrency: int = 8,
+    ) -> None:
+        self._name = name
+        self._delay_s = delay_s
+        self._max_concurrency = max_concurrency
+        if callable(script):
+            self._script: Script = script
+        elif isinstance(script, str | tuple | ProviderError):
+            fixed: Reply = script
+            self._script = lambda _p: fixed
+        else:
+            replies = list(script)
+            self._script = lambda _p: replies[(self.calls - 1) % len(replies)]
+        self.calls = 0
+        self.prompts: list[Prompt] = []
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def max_concurrency(self) -> int:
+        return self._max_concurrency
+
+    async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        self.calls += 1
+        self.prompts.append(prompt)
+        start = time.perf_counter()
+        if self._delay_s:
+            await asyncio.sleep(self._delay_s)
+        reply = self._script(prompt)
+        if isinstance(reply, ProviderError):
+            raise reply
+        text, finish = reply if isinstance(reply, tuple) else (reply, "stop")
+        words = len(text.split())
+        return Completion(
+            text=text,
+            finish_reason=finish,
+            usage=Usage(
+                prompt_tokens=sum(len(m.content.split()) for m in prompt.messages),
+                completion_tokens=words,
+            ),
+            model=self._name,
+            latency_s=time.perf_counter() - start,
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+def constant_reply(text: str) -> Script:
+    """A script that always gives `text` (the CLI's `fake/const:<text>`)."""
+    return lambda _p: text

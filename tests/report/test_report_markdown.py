@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import re
+
+from proctor.report.markdown import EXAMPLES_PER_MODEL, escape_cell, summary_markdown
+
+from .conftest import Run, build_run
+
+UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _markdown(run: Run) -> str:
+    return summary_markdown(run.info, run.metrics, run.items, run.rules)
+
+
+def test_escape_cell() -> None:
+    assert escape_cell("a|b\nc") == "a\\|b<br>c"
+    assert escape_cell("x\r\ny") == "x<br>y"
+    assert escape_cell("2*3_4 <b>") == "2\\*3\\_4 &lt;b&gt;"
+    assert escape_cell("z" * 500).endswith("…")
+
+
+def test_every_table_row_has_as_many_cells_as_its_header(run: Run) -> None:
+    columns = None
+    for line in _markdown(run).splitlines():
+        if not line.startswith("|"):
+            columns = None
+            continue
+        cells = len(UNESCAPED_PIPE.findall(line))
+        if columns is None:
+            columns = cells
+        assert cells == columns, line
+
+
+def test_pipes_and_newlines_are_escaped(run: Run) -> None:
+    text = _markdown(run)
+    assert "local/smol\\|lm" in text
+    assert "a \\| b<br>second line" in text
+    assert "local/smol|lm | " not in text
+
+
+def test_sections(run: Run) -> None:
+    text = _markdown(run)
+    for heading in ("Ranking", "Accuracy by category", "Accuracy by difficulty", "Outcomes"):
+        assert f"### {heading}" in text
+    assert "sha256:0123456789abcdef" in text
+    assert "arith-1.2.0" in text
+    assert "| 1 | openai/gpt-4o | 75.0 % | [30.1–95.4] | 3/4 | B |" in text
+    assert "can carry numeric work without tools" in text
+    assert text.count("unreliable at arithmetic") == 1
+
+
+def test_at_most_five_failures_per_model() -> None:
+    run = build_run()
+    text = _markdown(run)
+    weak = text.split("<summary>local/smol|lm")[1]
+    example_rows = [line for line in weak.splitlines() if line.startswith("| ")][1:]
+    assert len(example_rows) == EXAMPLES_PER_MODEL
+    assert "5 of 8 failures" in weak
+    assert "call_failed" not in weak.split("</details>")[0]
