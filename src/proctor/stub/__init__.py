@@ -1,0 +1,32 @@
+"""An OpenAI-compatible stub server of our own, for integration tests and benchmarks.
+
+    with run_stub(StubConfig(latency_s=0.05, fault_rate=0.2)) as stub:
+        ...  # point proctor at stub.base_url ("http://127.0.0.1:PORT/v1")
+        stub.stats().requests
+
+or, in another process: `python -m proctor.stub --port 0 --fault-rate 0.2` (prints the base
+URL on its first line). It answers arithmetic prompts exactly (or wrongly, or by echo, on
+request) and injects faults deterministically from a seed: 429, 5xx, connection resets, hangs
+and malformed bodies (see `FaultKind`). It listens on 127.0.0.1 only.
+
+Not a part of the evaluation pipe: nothing in proctor's run path imports it.
+"""
+
+from proctor.stub.app import StubApp, StubStats, body_key, fault_for, prompt_key
+from proctor.stub.config import DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
+from proctor.stub.server import StubHandle, fetch_stats, run_stub
+
+__all__ = [
+    "DEFAULT_FAULTS",
+    "FAULT_KINDS",
+    "FaultKind",
+    "StubApp",
+    "StubConfig",
+    "StubHandle",
+    "StubStats",
+    "body_key",
+    "fault_for",
+    "fetch_stats",
+    "prompt_key",
+    "run_stub",
+]

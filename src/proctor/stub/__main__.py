@@ -1,0 +1,82 @@
+"""`python -m proctor.stub`: serve a stub until SIGINT or SIGTERM.
+
+The first line on stdout is the base URL ("http://127.0.0.1:PORT/v1"), printed once the server
+accepts requests, so a parent process can read it and go."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from types import FrameType
+
+from proctor.stub.config import ANSWER_MODES, DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
+from proctor.stub.server import run_stub
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
+    p = argparse.ArgumentParser(
+        prog="python -m proctor.stub",
+        description="An OpenAI-compatible stub server on 127.0.0.1 for tests and benchmarks.",
+    )
+    p.add_argument("--port", type=int, default=0, help="port (0: any free one; default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every decision (default 0)")
+    p.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
+    p.add_argument(
+        "--mode",
+        default="correct",
+        help=f"answer mode: {', '.join(ANSWER_MODES)} (default correct)",
+    )
+    p.add_argument("--correct-rate", type=float, default=1.0, help="share answered correctly")
+    p.add_argument("--fault-rate", type=float, default=0.0, help="share of requests faulted")
+    p.add_argument(
+        "--faults",
+        default=",".join(DEFAULT_FAULTS),
+        help=f"comma-separated fault kinds of {', '.join(FAULT_KINDS)} (default: all but hang)",
+    )
+    p.add_argument("--hang", type=float, default=30.0, help="seconds a 'hang' fault lasts")
+    p.add_argument("--max-faults-per-body", type=int, default=None)
+    p.add_argument("--model", default="proctor-stub", help="model name in replies")
+    a = p.parse_args(argv)
+    kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in FAULT_KINDS]
+    if unknown:
+        p.error(f"unknown fault kinds {unknown}: use {', '.join(FAULT_KINDS)}")
+    by_name: dict[str, FaultKind] = {k: k for k in FAULT_KINDS}
+    faults = tuple(dict.fromkeys(by_name[k] for k in kinds))  # order matters: it is seeded
+    try:
+        config = StubConfig(
+            seed=a.seed,
+            latency_s=a.latency,
+            answer_mode=a.mode,
+            correct_rate=a.correct_rate,
+            fault_rate=a.fault_rate,
+            faults=faults,
+            model=a.model,
+            hang_s=a.hang,
+            max_faults_per_body=a.max_faults_per_body,
+        )
+    except ValueError as e:
+        p.error(str(e))
+    return config, int(a.port)
+
+
+def main(argv: list[str] | None = None) -> None:
+    config, port = parse_args(argv)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    with run_stub(config, port=port) as stub:
+        print(stub.base_url, flush=True)
+        while not stop.wait(1.0):
+            pass
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
