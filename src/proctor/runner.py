@@ -47,6 +47,8 @@ class RunPlan:
     concurrency: int | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     source: str = ""
+    epochs: int = 1
+    """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ def fingerprint(plan: RunPlan) -> str:
         "temperature": plan.params.temperature,
         "max_tokens": plan.params.max_tokens,
         "seed": plan.params.seed,
+        "epochs": plan.epochs,
     }
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -92,6 +95,7 @@ def _run_info(plan: RunPlan, run_id: str) -> RunInfo:
 def plan_from_store(store: RunStore, run_id: str, task: Task, results_dir: Path) -> RunPlan:
     """The plan of a stored run, so `--resume RUN` asks exactly the paper it started with."""
     info = store.run_info(run_id)
+    epochs = store.run_config(run_id).get("epochs", 1)
     return RunPlan(
         task=task,
         samples=tuple(store.samples(run_id)),
@@ -103,6 +107,7 @@ def plan_from_store(store: RunStore, run_id: str, task: Task, results_dir: Path)
         params=info.params,
         results_dir=results_dir,
         seed=info.seed,
+        epochs=epochs if isinstance(epochs, int) else 1,
     )
 
 
@@ -121,6 +126,7 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
         "concurrency": plan.concurrency,
         "retry": asdict(plan.retry),
         "params": asdict(plan.params),
+        "epochs": plan.epochs,
     }
     store.create_run(_run_info(plan, run_id), plan.samples, fp, config)
     return run_id, False
@@ -199,7 +205,9 @@ async def execute(
         todo: dict[str, list[tuple[Sample, int]]] = {}
         counts = store.count_records(run_id)
         for model in plan.models:
-            todo[model] = [(by_id[sid], ep) for sid, ep in store.missing(run_id, model)]
+            todo[model] = [
+                (by_id[sid], ep) for sid, ep in store.missing(run_id, model, plan.epochs)
+            ]
         if on_plan is not None:
             on_plan(run_id, {m: (counts.get(m, 0), len(todo[m])) for m in plan.models})
         callers: list[tuple[str, ModelCaller]] = []

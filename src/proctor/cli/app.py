@@ -77,6 +77,9 @@ def run(
         int | None, typer.Option(help="Requests in flight per model (default: provider's).")
     ] = None,
     max_attempts: Annotated[int, typer.Option(help="Attempts per call, retries included.")] = 4,
+    samples: Annotated[
+        int, typer.Option("--samples", help="Replies per item (use temperature > 0).")
+    ] = 1,
     resume: Annotated[str | None, typer.Option(help="Resume this run (id or folder).")] = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
@@ -110,7 +113,14 @@ def run(
         concurrency=concurrency,
         retry=RetryPolicy(max_attempts=max_attempts),
         source=data.source,
+        epochs=samples,
     )
+    if samples < 1:
+        raise typer.BadParameter("--samples must be at least 1")
+    if samples > 1 and temperature == 0:
+        err_console.print(
+            "[yellow]warning:[/] --samples > 1 at temperature 0 asks for the same reply again"
+        )
     with RunProgress(console) as progress:
         outcome = asyncio.run(
             execute(plan, resume=resume, on_plan=progress.on_plan, on_result=progress.on_result)
