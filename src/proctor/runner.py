@@ -11,19 +11,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from proctor.calling.caller import CallFailure, ModelCaller
+from proctor.calling.breaker import CircuitBreaker
+from proctor.calling.caller import CallFailure, CallStats, ModelCaller
+from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
 from proctor.providers.registry import make_provider
-from proctor.stats.metrics import RunMetrics, summarize
 from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import Task
+from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
 
 OnResult = Callable[[str, Score], None]
@@ -49,6 +52,20 @@ class RunPlan:
     source: str = ""
     epochs: int = 1
     """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
+    limits: RateLimits = field(default_factory=RateLimits)
+    breaker_threshold: int = 10
+    deadline_s: float | None = None
+    """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """How calling one model went in this session."""
+
+    model: str
+    stats: CallStats
+    stopped: str | None
+    lowest_concurrency: int
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,8 @@ class RunOutcome:
     run_dir: Path
     resumed: bool
     asked: int
+    models: tuple[ModelReport, ...] = ()
+    deadline_hit: bool = False
 
 
 def fingerprint(plan: RunPlan) -> str:
@@ -92,11 +111,15 @@ def _run_info(plan: RunPlan, run_id: str) -> RunInfo:
     )
 
 
-def plan_from_store(store: RunStore, run_id: str, task: Task, results_dir: Path) -> RunPlan:
-    """The plan of a stored run, so `--resume RUN` asks exactly the paper it started with."""
+def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
+    """The plan of a stored run, so a resume asks exactly the paper, models, prompt and sampling
+    it started with; how to call (concurrency, retries, limits, timeout, deadline) comes from
+    the command that resumes it."""
     info = store.run_info(run_id)
     epochs = store.run_config(run_id).get("epochs", 1)
-    return RunPlan(
+    task = command.task if command.task.name == info.task else get_task(info.task)
+    return replace(
+        command,
         task=task,
         samples=tuple(store.samples(run_id)),
         dataset_hash=info.dataset_hash,
@@ -104,17 +127,16 @@ def plan_from_store(store: RunStore, run_id: str, task: Task, results_dir: Path)
         models=info.models,
         variant=info.prompt_variant,
         lang=info.lang,
-        params=info.params,
-        results_dir=results_dir,
+        params=replace(info.params, timeout_s=command.params.timeout_s),
         seed=info.seed,
         epochs=epochs if isinstance(epochs, int) else 1,
+        source=command.source or str(store.run_config(run_id).get("source") or ""),
     )
 
 
 def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tuple[str, bool]:
     if resume is not None:
-        run_id = store.resolve(resume)
-        return run_id, True
+        return store.resolve(resume), True
     fp = fingerprint(plan)
     found = store.find_resumable(fp)
     if found is not None:
@@ -132,6 +154,16 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
     return run_id, False
 
 
+def check_models(models: Sequence[str]) -> None:
+    if not models:
+        raise ConfigError("no model to evaluate")
+    seen: set[str] = set()
+    for m in models:
+        if m in seen:
+            raise ConfigError(f"model {m!r} is named twice")
+        seen.add(m)
+
+
 async def _ask_model(
     store: RunStore,
     run_id: str,
@@ -146,107 +178,142 @@ async def _ask_model(
         result = await caller.call(prompt, plan.params)
         if isinstance(result, CallFailure):
             record = Record(
-                run_id=run_id,
-                model=model,
-                sample_id=sample.id,
-                status="call_failed",
-                text="",
-                finish_reason="unknown",
-                usage=Usage(),
-                latency_s=0.0,
-                attempts=result.attempts,
-                prompt_variant=plan.variant,
-                lang=plan.lang,
-                error=f"{result.error_type}: {result.error}",
-                epoch=epoch,
-            )
+                run_id=run_id, model=model, sample_id=sample.id, status="call_failed", text="",
+                finish_reason="unknown", usage=Usage(), latency_s=0.0, attempts=result.attempts,
+                prompt_variant=plan.variant, lang=plan.lang,
+                error=f"{result.error_type}: {result.error}", epoch=epoch,
+            )  # fmt: skip
         else:
             c = result.completion
             record = Record(
-                run_id=run_id,
-                model=model,
-                sample_id=sample.id,
-                status="ok",
-                text=c.text,
-                finish_reason=c.finish_reason,
-                usage=c.usage,
-                latency_s=c.latency_s,
-                attempts=result.attempts,
-                prompt_variant=plan.variant,
-                lang=plan.lang,
-                reported_model=c.model,
-                epoch=epoch,
-            )
+                run_id=run_id, model=model, sample_id=sample.id, status="ok", text=c.text,
+                finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
+                attempts=result.attempts, prompt_variant=plan.variant, lang=plan.lang,
+                reported_model=c.model, epoch=epoch,
+            )  # fmt: skip
         # Committed before it is graded: the raw answer is never lost to a grading bug.
         store.add_records([record])
         if on_result is not None:
             on_result(model, plan.task.grade(record, sample))
 
-    await asyncio.gather(*(one(s, e) for s, e in todo))
+    async with asyncio.TaskGroup() as group:
+        for s, e in todo:
+            group.create_task(one(s, e))
     return len(todo)
+
+
+def _todo(
+    store: RunStore, run_id: str, plan: RunPlan, model: str, retry_errors: bool
+) -> list[tuple[Sample, int]]:
+    by_id = {s.id: s for s in plan.samples}
+    pairs = store.missing(run_id, model, plan.epochs)
+    if retry_errors:
+        failed = sorted(
+            (r.sample_id, r.epoch)
+            for r in store.records(run_id, model)
+            if r.status == "call_failed"
+        )
+        pairs = [*pairs, *failed]
+    return [(by_id[sid], ep) for sid, ep in pairs if sid in by_id]
 
 
 async def execute(
     plan: RunPlan,
     *,
     resume: str | None = None,
+    retry_errors: bool = False,
     providers: Mapping[str, Provider] | None = None,
     on_plan: OnPlan | None = None,
     on_result: OnResult | None = None,
 ) -> RunOutcome:
-    if not plan.models:
-        raise ConfigError("no model to evaluate")
+    """Ask what is missing (and, with `retry_errors`, what failed) and store every answer."""
+    check_models(plan.models)
     own: list[Provider] = []
-    with RunStore.open(plan.results_dir) as store:
-        run_id, resumed = open_or_create_run(store, plan, resume)
-        if resumed:
-            plan = plan_from_store(store, run_id, plan.task, plan.results_dir)
-        by_id = {s.id: s for s in plan.samples}
-        todo: dict[str, list[tuple[Sample, int]]] = {}
-        counts = store.count_records(run_id)
-        for model in plan.models:
-            todo[model] = [
-                (by_id[sid], ep) for sid, ep in store.missing(run_id, model, plan.epochs)
-            ]
-        if on_plan is not None:
-            on_plan(run_id, {m: (counts.get(m, 0), len(todo[m])) for m in plan.models})
-        callers: list[tuple[str, ModelCaller]] = []
-        try:
-            for i, model in enumerate(plan.models):
-                if not todo[model]:
-                    continue
-                provider = (providers or {}).get(model)
-                if provider is None:
-                    provider = make_provider(model)
-                    own.append(provider)
-                callers.append(
-                    (
-                        model,
-                        ModelCaller(
-                            provider,
-                            concurrency=plan.concurrency,
-                            policy=plan.retry,
-                            seed=i,
-                        ),
-                    )
+    given = providers or {}
+    started = time.monotonic()
+    try:
+        with RunStore.open(plan.results_dir) as store:
+            if resume is None:
+                # Build every provider before a run exists: a bad model string stores nothing.
+                built = {m: given.get(m) or _own(own, m) for m in plan.models}
+            run_id, resumed = open_or_create_run(store, plan, resume)
+            if resumed:
+                plan = plan_from_store(store, run_id, plan)
+            if resume is not None:
+                built = {m: given.get(m) or _own(own, m) for m in plan.models}
+            counts = store.count_records(run_id)
+            todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
+            if on_plan is not None:
+                on_plan(
+                    run_id,
+                    {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
+                     for m in plan.models},
+                )  # fmt: skip
+            callers = {
+                m: ModelCaller(
+                    built[m],
+                    concurrency=plan.concurrency,
+                    policy=plan.retry,
+                    limits=plan.limits,
+                    breaker=CircuitBreaker(plan.breaker_threshold),
+                    seed=i,
                 )
+                for i, m in enumerate(plan.models)
+                if todo[m]
+            }
             store.set_status(run_id, "running")
-            asked = sum(
-                await asyncio.gather(
-                    *(
-                        _ask_model(store, run_id, plan, caller, model, todo[model], on_result)
-                        for model, caller in callers
-                    )
-                )
+            deadline_hit = False
+            try:
+                work = _ask_all(store, run_id, plan, callers, todo, on_result)
+                remaining = None
+                if plan.deadline_s is not None:
+                    remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
+                asked = await asyncio.wait_for(work, timeout=remaining)
+                store.set_status(run_id, "complete")
+            except TimeoutError:
+                deadline_hit, asked = True, 0
+                store.set_status(run_id, "interrupted")
+            except BaseException:
+                store.set_status(run_id, "interrupted")
+                raise
+            reports = tuple(
+                ModelReport(m, c.stats, c.breaker.reason, c.concurrency.lowest)
+                for m, c in callers.items()
             )
-            store.set_status(run_id, "complete")
-        except BaseException:
-            store.set_status(run_id, "interrupted")
-            raise
-        finally:
-            for p in own:
-                await p.aclose()
-        return RunOutcome(run_id, store.run_dir(run_id), resumed, asked)
+            return RunOutcome(run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit)
+    finally:
+        for p in own:
+            await p.aclose()
+
+
+def _own(own: list[Provider], model: str) -> Provider:
+    provider = make_provider(model)
+    own.append(provider)
+    return provider
+
+
+def _redo(todo: Sequence[tuple[Sample, int]], store: RunStore, run_id: str, model: str) -> int:
+    """How many of `todo` are stored already (failed calls asked again with --retry-errors)."""
+    if not todo:
+        return 0
+    stored = {(r.sample_id, r.epoch) for r in store.records(run_id, model)}
+    return sum((s.id, e) in stored for s, e in todo)
+
+
+async def _ask_all(
+    store: RunStore,
+    run_id: str,
+    plan: RunPlan,
+    callers: Mapping[str, ModelCaller],
+    todo: Mapping[str, Sequence[tuple[Sample, int]]],
+    on_result: OnResult | None,
+) -> int:
+    async with asyncio.TaskGroup() as group:
+        jobs = [
+            group.create_task(_ask_model(store, run_id, plan, c, m, todo[m], on_result))
+            for m, c in callers.items()
+        ]
+    return sum(j.result() for j in jobs)
 
 
 def grade_run(store: RunStore, run_id: str, task: Task) -> tuple[RunInfo, list[GradedItem]]:
@@ -262,7 +329,3 @@ def grade_run(store: RunStore, run_id: str, task: Task) -> tuple[RunInfo, list[G
         scores.append((record.model, record.sample_id, record.epoch, score))
     store.save_scores(run_id, scores, grader_version=f"{task.name}/{task.version}")
     return info, items
-
-
-def metrics_for(items: Sequence[GradedItem]) -> RunMetrics:
-    return summarize(items)

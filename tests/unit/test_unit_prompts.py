@@ -16,9 +16,7 @@ QUESTION = "What is 12 + 30?"
 
 
 def sample(answer_type: AnswerType = "integer", decimals: int | None = None) -> Sample:
-    return Sample(
-        id="s1", input=QUESTION, target="42", answer_type=answer_type, decimals=decimals
-    )
+    return Sample(id="s1", input=QUESTION, target="42", answer_type=answer_type, decimals=decimals)
 
 
 @pytest.mark.parametrize(

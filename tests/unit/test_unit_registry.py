@@ -68,7 +68,7 @@ def test_parse_model(spec: str, expected: ModelSpec) -> None:
         ("openai-compat/name@ftp://host/v1", "bad base URL"),
         ("openai-compat/name@http://", "bad base URL"),
         ("openai-compat/name@127.0.0.1:8000/v1", "bad base URL"),
-        ("anthropic/claude", "unknown provider 'anthropic'"),
+        ("cohere/command", "unknown provider 'cohere'"),
     ],
 )
 def test_parse_model_rejects(spec: str, fragment: str) -> None:

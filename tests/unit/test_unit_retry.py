@@ -57,9 +57,7 @@ def test_rate_limit_without_retry_after_backs_off_like_any_transient() -> None:
     assert len(set(delays)) > 1
 
 
-@pytest.mark.parametrize(
-    "error", [AuthError("401"), BadRequest("400"), ProviderError("generic")]
-)
+@pytest.mark.parametrize("error", [AuthError("401"), BadRequest("400"), ProviderError("generic")])
 def test_non_retryable_errors_are_not_retried(error: ProviderError) -> None:
     assert not RetryPolicy(max_attempts=10).should_retry(error, 1)
 

@@ -81,17 +81,46 @@ def run(
         int, typer.Option("--samples", help="Replies per item (use temperature > 0).")
     ] = 1,
     resume: Annotated[str | None, typer.Option(help="Resume this run (id or folder).")] = None,
+    retry_errors: Annotated[
+        str | None, typer.Option(help="Re-ask only the failed calls of this run.")
+    ] = None,
+    rpm: Annotated[float | None, typer.Option(help="Requests per minute per model.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Tokens per minute per model.")] = None,
+    deadline: Annotated[
+        float | None, typer.Option(help="Stop asking after this many seconds (resumable).")
+    ] = None,
+    max_failures: Annotated[
+        int, typer.Option(help="Stop a model after this many failed attempts in a row.")
+    ] = 10,
+    estimate: Annotated[
+        bool, typer.Option("--estimate", help="Print calls, tokens and cost; call nothing.")
+    ] = False,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"
+        ),
+    ] = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report."""
+    from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.progress import RunProgress
+    from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang, check_variant
     from proctor.runner import RunPlan, execute
+    from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task, load_for_run
 
+    if resume is not None and retry_errors is not None:
+        raise typer.BadParameter("use either --resume or --retry-errors")
+    resume = resume or retry_errors
     if resume is None and task is None and dataset is None:
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
+    if max_attempts < 1:
+        raise typer.BadParameter("--max-attempts must be at least 1")
+    price_table = load_price_table(prices)
     t = get_task(task or "arithmetic")
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
     params = GenerationParams(
@@ -114,7 +143,13 @@ def run(
         retry=RetryPolicy(max_attempts=max_attempts),
         source=data.source,
         epochs=samples,
+        limits=RateLimits(requests_per_minute=rpm, tokens_per_minute=tpm),
+        breaker_threshold=max_failures,
+        deadline_s=deadline,
     )
+    if estimate:
+        print_estimate(plan, price_table, console)
+        return
     if samples < 1:
         raise typer.BadParameter("--samples must be at least 1")
     if samples > 1 and temperature == 0:
@@ -123,10 +158,17 @@ def run(
         )
     with RunProgress(console) as progress:
         outcome = asyncio.run(
-            execute(plan, resume=resume, on_plan=progress.on_plan, on_result=progress.on_result)
+            execute(
+                plan,
+                resume=resume,
+                retry_errors=retry_errors is not None,
+                on_plan=progress.on_plan,
+                on_result=progress.on_result,
+            )
         )
     if outcome.resumed:
-        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} missing calls")
+        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} calls")
+    print_call_reports(outcome, console)
     _grade_and_report(outcome.run_id, results_dir)
 
 
@@ -154,10 +196,12 @@ def report(
 
 @app.command(name="list")
 def list_(
-    what: Annotated[str, typer.Argument(help="runs, tasks, or both.")] = "all",
+    what: Annotated[str, typer.Argument(help="runs, tasks, or all.")] = "all",
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """List stored runs and built-in tasks."""
+    if what not in ("all", "runs", "tasks"):
+        raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks or all")
     from proctor.store import RunStore
     from proctor.tasks.registry import TASKS
 
@@ -175,7 +219,8 @@ def list_(
         with RunStore.open(results_dir) as store:
             rows = store.list_runs()
         table = Table(title=f"Runs in {results_dir}")
-        for col in ("run", "task", "created", "status", "models", "samples", "answers"):
+        table.add_column("run", no_wrap=True)
+        for col in ("task", "created", "status", "models", "samples", "answers"):
             table.add_column(col)
         for r in rows:
             table.add_row(

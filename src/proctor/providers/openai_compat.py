@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from proctor.errors import AuthError, BadRequest, RateLimited, Transient
+from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
 
 _FINISH: dict[str, FinishReason] = {
@@ -38,6 +38,7 @@ class OpenAICompatProvider:
         self._name = name
         self._model = model
         self._max_concurrency = max_concurrency
+        self._secret = api_key or ""
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -61,6 +62,12 @@ class OpenAICompatProvider:
         return self._max_concurrency
 
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        try:
+            return await self._complete(prompt, params)
+        except ProviderError as e:
+            raise redacted(e, self._secret) from e.__cause__
+
+    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         body: dict[str, Any] = {
             "model": self._model,
             "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
@@ -79,6 +86,8 @@ class OpenAICompatProvider:
             raise Transient(f"timed out after {params.timeout_s:g} s ({type(e).__name__})") from e
         except httpx.TransportError as e:
             raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
+        except httpx.RequestError as e:  # e.g. a body that cannot be decoded
+            raise Transient(f"request failed: {type(e).__name__}: {e}") from e
         latency = time.perf_counter() - start
         _raise_for_status(resp)
         return _parse(resp, self._model, latency)
@@ -118,6 +127,33 @@ def _error_detail(resp: httpx.Response) -> str:
     return str(data)[:200]
 
 
+def parse_usage(raw: object, prompt_key: str, completion_key: str) -> Usage:
+    """Token counts from a reply's usage object; a malformed count reads as 0 (the reply itself
+    is still good, and a missing count is never invented)."""
+    if not isinstance(raw, dict):
+        return Usage()
+
+    def count(key: str) -> int:
+        value = raw.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            return 0
+        return int(value)
+
+    return Usage(prompt_tokens=count(prompt_key), completion_tokens=count(completion_key))
+
+
+def redacted(error: ProviderError, secret: str) -> ProviderError:
+    """The same error with every occurrence of the API key replaced: some servers echo the key
+    back in their error messages, and error text is stored and printed."""
+    message = str(error)
+    if not secret or secret not in message:
+        return error
+    clean = message.replace(secret, "[redacted]")
+    if isinstance(error, RateLimited):
+        return RateLimited(clean, status=error.status, retry_after_s=error.retry_after_s)
+    return type(error)(clean, status=error.status)
+
+
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
     if not value:
@@ -148,14 +184,10 @@ def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
         text = ""
     if not isinstance(text, str):
         raise Transient("response message content is not text")
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Completion(
         text=text,
         finish_reason=_FINISH.get(str(choice.get("finish_reason")), "unknown"),
-        usage=Usage(
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-        ),
+        usage=parse_usage(data.get("usage"), "prompt_tokens", "completion_tokens"),
         model=str(data.get("model") or model),
         latency_s=latency,
     )

@@ -4,10 +4,11 @@
     local/PATH.gguf                    any other GGUF file
     openai-compat/NAME@URL             any /v1/chat/completions endpoint at base URL
     openai/NAME                        OpenAI's API
+    anthropic/NAME                     Anthropic's Messages API
     fake/const:TEXT                    a scripted reply, for trying the pipe without a model
 
 Keys come from the environment: PROCTOR_API_KEY first, then the provider's usual variable
-(OPENAI_API_KEY). They are passed to the adapter's headers and nowhere else."""
+(OPENAI_API_KEY, ANTHROPIC_API_KEY). They are passed to the adapter's headers and nowhere else."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def parse_model(spec: str) -> ModelSpec:
     if not sep or not rest:
         raise ConfigError(
             f"bad model string {spec!r}: expected local, local/PATH.gguf, "
-            "openai-compat/NAME@URL, openai/NAME or fake/const:TEXT"
+            "openai-compat/NAME@URL, openai/NAME, anthropic/NAME or fake/const:TEXT"
         )
     if kind == "local":
         return ModelSpec(kind="local", name=s, path=rest)
@@ -63,10 +64,13 @@ def parse_model(spec: str) -> ModelSpec:
         return ModelSpec(kind="openai-compat", name=name, base_url=url)
     if kind == "openai":
         return ModelSpec(kind="openai", name=rest, base_url=OPENAI_BASE_URL)
+    if kind == "anthropic":
+        return ModelSpec(kind="anthropic", name=rest)
     if kind == "fake":
         return ModelSpec(kind="fake", name=rest)
     raise ConfigError(
-        f"unknown provider {kind!r} in {spec!r}: use local, openai-compat, openai or fake"
+        f"unknown provider {kind!r} in {spec!r}: "
+        "use local, openai-compat, openai, anthropic or fake"
     )
 
 
@@ -91,6 +95,15 @@ def make_provider(model: str) -> Provider:
         if spec.kind == "openai" and not key:
             raise ConfigError("openai/ models need a key in PROCTOR_API_KEY or OPENAI_API_KEY")
         return OpenAICompatProvider(model, spec.name, spec.base_url, key)
+    if spec.kind == "anthropic":
+        from proctor.providers.anthropic import AnthropicProvider
+
+        key = api_key_for(spec)
+        if not key:
+            raise ConfigError(
+                "anthropic/ models need a key in PROCTOR_API_KEY or ANTHROPIC_API_KEY"
+            )
+        return AnthropicProvider(model, spec.name, key)
     from proctor.providers.fake import FakeProvider, constant_reply
 
     mode, _, arg = spec.name.partition(":")

@@ -1,0 +1,69 @@
+"""What `proctor run` prints besides the report: the estimate before spending anything, and how
+calling each model went (retries, rate limits, a model stopped by its circuit breaker)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from proctor.calling.rate_limit import estimate_tokens
+from proctor.runner import ModelReport, RunOutcome, RunPlan
+from proctor.stats.cost import PriceTable
+
+
+def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
+    """Calls, tokens and cost before any model is called. Completion tokens are counted at
+    max_tokens, so tokens and cost are upper bounds."""
+    per_pass = 0
+    for s in plan.samples:
+        prompt = plan.task.build_prompt(s, plan.variant, plan.lang)
+        per_pass += sum(estimate_tokens(m.content) for m in prompt.messages)
+    prompt_tokens = per_pass * plan.epochs
+    calls = len(plan.samples) * plan.epochs
+    completion_tokens = calls * plan.params.max_tokens
+    table = Table(title=f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}")
+    for col in ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)"):
+        table.add_column(col, justify="right" if col != "model" else "left")
+    total: float | None = 0.0
+    for model in plan.models:
+        cost = prices.cost(model, prompt_tokens, completion_tokens)
+        total = None if cost is None or total is None else total + cost
+        table.add_row(
+            model,
+            f"{calls:,}",
+            f"{prompt_tokens:,}",
+            f"{completion_tokens:,}",
+            "no price" if cost is None else f"${cost:,.4f}",
+        )
+    console.print(table)
+    all_calls = calls * len(plan.models)
+    spent = "unknown (a model has no price; add it with --prices FILE)"
+    if total is not None:
+        spent = f"at most ${total:,.4f}"
+    console.print(f"{all_calls:,} calls in all; cost {spent}. Nothing was called.")
+
+
+def print_call_reports(outcome: RunOutcome, console: Console) -> None:
+    if outcome.deadline_hit:
+        console.print(
+            "[yellow]deadline reached:[/] unasked samples stay missing; "
+            "run the same command again to finish"
+        )
+    rows: Sequence[ModelReport] = [
+        r for r in outcome.models if r.stats.retries or r.stopped or r.stats.failures_by_type
+    ]
+    for r in rows:
+        failed = ", ".join(f"{k} {v}" for k, v in sorted(r.stats.failures_by_type.items()))
+        line = (
+            f"{r.model}: {r.stats.calls} calls, {r.stats.retries} retries, "
+            f"{r.stats.rate_limited} rate-limited answers"
+        )
+        if r.lowest_concurrency and r.stats.rate_limited:
+            line += f", concurrency lowered to {r.lowest_concurrency}"
+        if failed:
+            line += f"; failed calls: {failed}"
+        console.print(line)
+        if r.stopped:
+            console.print(f"[red]{r.model} was stopped:[/] {r.stopped}")

@@ -1,0 +1,160 @@
+"""Anthropic's Messages API, spoken natively (POST /v1/messages), not through a compatibility shim.
+
+Translates a Prompt to the wire and back with httpx and maps Anthropic's error classes onto
+ours; nothing else. System messages go to the top-level `system` field, as the API requires.
+
+    HTTP 429 rate_limit_error       → RateLimited (Retry-After honoured)
+    HTTP 529 overloaded_error       → RateLimited (the server asks us to back off)
+    HTTP 500 api_error, 502/503/504 → Transient
+    HTTP 401 authentication_error,
+         403 permission_error       → AuthError
+    HTTP 400 invalid_request_error,
+         404 not_found_error,
+         413 request_too_large      → BadRequest
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
+from proctor.providers.openai_compat import parse_retry_after, parse_usage, redacted
+from proctor.types import Completion, FinishReason, GenerationParams, Prompt
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
+ANTHROPIC_VERSION = "2023-06-01"
+
+_STOP: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+
+
+class AnthropicProvider:
+    def __init__(
+        self,
+        name: str,
+        model: str,
+        api_key: str | None,
+        *,
+        base_url: str = ANTHROPIC_BASE_URL,
+        max_concurrency: int = 8,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._name = name
+        self._model = model
+        self._max_concurrency = max_concurrency
+        self._secret = api_key or ""
+        headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        limits = httpx.Limits(
+            max_connections=max_concurrency * 2, max_keepalive_connections=max_concurrency * 2
+        )
+        self._client = httpx.AsyncClient(
+            base_url=base_url.rstrip("/") + "/",
+            headers=headers,
+            limits=limits,
+            transport=transport,
+            timeout=None,
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def max_concurrency(self) -> int:
+        return self._max_concurrency
+
+    async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        try:
+            return await self._complete(prompt, params)
+        except ProviderError as e:
+            raise redacted(e, self._secret) from e.__cause__
+
+    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        system = "\n\n".join(m.content for m in prompt.messages if m.role == "system")
+        body: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "messages": [
+                {"role": m.role, "content": m.content}
+                for m in prompt.messages
+                if m.role != "system"
+            ],
+        }
+        if system:
+            body["system"] = system
+        start = time.perf_counter()
+        try:
+            resp = await self._client.post(
+                "messages", json=body, timeout=httpx.Timeout(params.timeout_s)
+            )
+        except httpx.TimeoutException as e:
+            raise Transient(f"timed out after {params.timeout_s:g} s ({type(e).__name__})") from e
+        except httpx.TransportError as e:
+            raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
+        except httpx.RequestError as e:
+            raise Transient(f"request failed: {type(e).__name__}: {e}") from e
+        latency = time.perf_counter() - start
+        _raise_for_status(resp)
+        return _parse(resp, self._model, latency)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _error(resp: httpx.Response) -> tuple[str, str]:
+    try:
+        data = resp.json()
+    except ValueError:
+        return "", resp.text[:200] or resp.reason_phrase
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        return str(err.get("type") or ""), str(err.get("message") or "")[:300]
+    return "", str(data)[:200]
+
+
+def _raise_for_status(resp: httpx.Response) -> None:
+    code = resp.status_code
+    if code < 400:
+        return
+    kind, message = _error(resp)
+    detail = f"HTTP {code} {kind}: {message}".replace(" : ", ": ")
+    if code == 429 or code == 529 or kind in ("rate_limit_error", "overloaded_error"):
+        retry_after = parse_retry_after(resp.headers.get("retry-after"))
+        raise RateLimited(detail, status=code, retry_after_s=retry_after)
+    if code in (401, 403) or kind in ("authentication_error", "permission_error"):
+        raise AuthError(detail, status=code)
+    if code >= 500 or code == 408:
+        raise Transient(detail, status=code)
+    raise BadRequest(detail, status=code)
+
+
+def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
+    try:
+        data = resp.json()
+    except ValueError as e:
+        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:120]!r}") from e
+    if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+        raise Transient(f"HTTP {resp.status_code}: response has no content blocks")
+    text = "".join(
+        str(block.get("text") or "")
+        for block in data["content"]
+        if isinstance(block, dict) and block.get("type") == "text"
+    )
+    return Completion(
+        text=text,
+        finish_reason=_STOP.get(str(data.get("stop_reason")), "unknown"),
+        usage=parse_usage(data.get("usage"), "input_tokens", "output_tokens"),
+        model=str(data.get("model") or model),
+        latency_s=latency,
+    )
