@@ -29,6 +29,10 @@ ResultsDir = Annotated[
     typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
 ]
 DEFAULT_RESULTS = Path("proctor-results")
+PricesOption = Annotated[
+    Path | None,
+    typer.Option(help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"),
+]
 
 
 @app.command()
@@ -169,7 +173,7 @@ def run(
     if outcome.resumed:
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} calls")
     print_call_reports(outcome, console)
-    _grade_and_report(outcome.run_id, results_dir)
+    _grade_and_report(outcome.run_id, results_dir, prices)
 
 
 def t_default_max_tokens(variant: str) -> int:
@@ -180,18 +184,20 @@ def t_default_max_tokens(variant: str) -> int:
 def score(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
     results_dir: ResultsDir = DEFAULT_RESULTS,
+    prices: PricesOption = None,
 ) -> None:
     """Re-grade a stored run with the current rules; never calls a model."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir))
+    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices)
 
 
 @app.command()
 def report(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
     results_dir: ResultsDir = DEFAULT_RESULTS,
+    prices: PricesOption = None,
 ) -> None:
     """Print a run's report and rewrite its files (grading is re-done, purely, from the store)."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir))
+    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices)
 
 
 @app.command(name="list")
@@ -243,7 +249,8 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
     return default
 
 
-def _grade_and_report(run_ref: str, results_dir: Path) -> None:
+def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> None:
+    from proctor.cli.run_support import print_costs
     from proctor.report.files import write_run_files
     from proctor.report.terminal import render_report
     from proctor.runner import grade_run
@@ -259,8 +266,9 @@ def _grade_and_report(run_ref: str, results_dir: Path) -> None:
         task = get_task(info.task)
         info, items = grade_run(store, run_id, task)
         run_dir = store.run_dir(run_id)
-    metrics = summarize(items)
+    metrics = summarize(items, info.models)
     render_report(info, metrics, console)
+    print_costs(metrics, prices, console)
     written = write_run_files(run_dir, info, metrics, items, task.rules)
     console.print(f"run [bold]{run_id}[/] · folder {run_dir}")
     for path in written:

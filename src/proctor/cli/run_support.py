@@ -4,13 +4,15 @@ calling each model went (retries, rate limits, a model stopped by its circuit br
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.runner import ModelReport, RunOutcome, RunPlan
-from proctor.stats.cost import PriceTable
+from proctor.stats.cost import PriceTable, load_price_table
+from proctor.stats.metrics import RunMetrics
 
 
 def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
@@ -67,3 +69,17 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
         console.print(line)
         if r.stopped:
             console.print(f"[red]{r.model} was stopped:[/] {r.stopped}")
+
+
+def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> None:
+    """Tokens and cost per model, from the price table; a model with no price says so."""
+    table = load_price_table(prices)
+    parts = []
+    for m in metrics.models:
+        cost = table.cost(m.model, m.total_prompt_tokens, m.total_completion_tokens)
+        money = "no price" if cost is None else f"${cost:,.4f}"
+        parts.append(
+            f"{m.model}: {m.total_prompt_tokens:,} prompt + "
+            f"{m.total_completion_tokens:,} completion tokens, {money}"
+        )
+    console.print("cost  " + "\n      ".join(parts))
