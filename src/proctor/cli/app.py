@@ -171,7 +171,8 @@ def run(
             )
         )
     if outcome.resumed:
-        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} calls")
+        what = "failed or missing" if retry_errors is not None else "missing"
+        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
     print_call_reports(outcome, console)
     _grade_and_report(outcome.run_id, results_dir, prices)
 
