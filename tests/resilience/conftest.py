@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in PROXY_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    for key in ("PROCTOR_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        env.pop(key, None)
+    env.update({"PYTHONUNBUFFERED": "1", "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"})
+    env.update(extra)
+    return env
+
+
+def proctor_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "proctor", *args]
+
+
+@pytest.fixture
+def children() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Child processes started by a test; every one's group is killed at teardown."""
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(p.pid, signal.SIGKILL)
+                p.wait(10)
+
+
+def spawn(
+    procs: list[subprocess.Popen[bytes]], cmd: Sequence[str], log: Path, env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    out = log.open("wb")
+    proc = subprocess.Popen(
+        list(cmd), stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+    )
+    out.close()
+    procs.append(proc)
+    return proc
