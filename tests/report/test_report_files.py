@@ -19,9 +19,9 @@ def _write(run: Run, tmp_path: Path) -> dict[str, Path]:
     return {path.name: path for path in paths}
 
 
-def test_writes_three_files_and_no_leftovers(run: Run, tmp_path: Path) -> None:
+def test_writes_four_files_and_no_leftovers(run: Run, tmp_path: Path) -> None:
     paths = _write(run, tmp_path)
-    assert sorted(paths) == ["results.json", "samples.csv", "summary.md"]
+    assert sorted(paths) == ["report.html", "results.json", "samples.csv", "summary.md"]
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(paths)
 
 
@@ -113,6 +113,7 @@ def test_rewrite_replaces_and_a_failed_write_keeps_the_old_file(
         _write(run, tmp_path)
     assert first.read_bytes() == before
     assert sorted(p.name for p in first.parent.iterdir()) == [
+        "report.html",
         "results.json",
         "samples.csv",
         "summary.md",

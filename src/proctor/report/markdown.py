@@ -16,6 +16,11 @@ from proctor.report.text import (
     tier_legend,
 )
 from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked
+from proctor.stats.multiple import ranked_comparisons
+from proctor.stats.repeats import Estimate, repeat_metrics
+from proctor.stats.scores import scores_by_model
+from proctor.stats.size import size_trend
+from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES, taxonomy_counts
 from proctor.types import GradedItem, RunInfo
 
 EXAMPLES_PER_MODEL = 5
@@ -53,14 +58,30 @@ def summary_markdown(
         header,
         "### Ranking",
         _ranking(rows),
+    ]
+    paired = _paired(rows, items)
+    if paired:
+        parts += ["### Paired comparisons", paired]
+    repeats = _repeats(rows, items)
+    if repeats:
+        parts += ["### Repeated samples", repeats]
+    parts += [
         "### Accuracy by category",
         _slices(rows, [m.by_category for m in rows]),
         "### Accuracy by difficulty",
         _slices(rows, [m.by_difficulty for m in rows]),
         "### Outcomes",
         _outcomes(rows),
+    ]
+    taxonomy = _taxonomy(rows, items)
+    if taxonomy:
+        parts += ["### Wrong numeric answers by kind", taxonomy]
+    size = _size(rows)
+    if size:
+        parts += ["### Model size and accuracy", size]
+    parts += [
         "### Tiers",
-        _table(["tier", "accuracy", "meaning"], [list(row) for row in tier_legend()]),
+        markdown_table(["tier", "accuracy", "meaning"], [list(row) for row in tier_legend()]),
     ]
     failures = _failures(rows, items, rules)
     if failures:
@@ -68,7 +89,7 @@ def summary_markdown(
     return "\n\n".join(parts) + "\n"
 
 
-def _table(head: Sequence[str], body: Sequence[Sequence[str]]) -> str:
+def markdown_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> str:
     """A table whose cells are already escaped (callers escape what came from outside)."""
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in body]
@@ -90,7 +111,7 @@ def _ranking(rows: Sequence[ModelMetrics]) -> str:
         ]
         for rank, m in enumerate(rows, start=1)
     ]
-    return _table(head, body)
+    return markdown_table(head, body)
 
 
 def _slices(rows: Sequence[ModelMetrics], slices: list[Mapping[str, Cell]]) -> str:
@@ -99,13 +120,126 @@ def _slices(rows: Sequence[ModelMetrics], slices: list[Mapping[str, Cell]]) -> s
         [escape_cell(slice_name(value)), *(cell_text(by.get(value)) for by in slices)]
         for value in slice_values(slices)
     ]
-    return _table(head, body)
+    return markdown_table(head, body)
 
 
 def _outcomes(rows: Sequence[ModelMetrics]) -> str:
     outcomes = shown_outcomes(rows)
     body = [[escape_cell(m.model), *(str(m.outcomes[o]) for o in outcomes)] for m in rows]
-    return _table(["model", *outcomes], body)
+    return markdown_table(["model", *outcomes], body)
+
+
+def _paired(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
+    """Each model against the next one down the ranking, on the items both answered."""
+    order = [m.model for m in rows if m.accuracy is not None]
+    if len(order) < 2:
+        return ""
+    comparisons = ranked_comparisons(scores_by_model(items), order, pairs="adjacent")
+    lines = []
+    for c in comparisons:
+        mark = "✅" if c.significant else "➖"
+        lines.append(f"- {mark} {escape_cell(c.verdict(), limit=None)}")
+    family = (
+        f", Holm-adjusted over the {len(comparisons)} comparisons" if len(comparisons) > 1 else ""
+    )
+    tests = sorted({c.test for c in comparisons if c.n})
+    method = (
+        f"Each model against the next one down, on the items both answered: "
+        f"{' / '.join(tests) or 'no common item'} test (two-sided, α = 0.05{family}); "
+        "95 % paired percentile bootstrap interval of the difference (10,000 resamples, seed 0)."
+    )
+    return "\n".join(lines) + "\n\n" + escape_cell(method, limit=None)
+
+
+def _estimate(e: Estimate) -> str:
+    if e.value is None:
+        return "—"
+    if e.low is None or e.high is None:
+        return f"{pct(e.value)} (n={e.n})"
+    return f"{pct(e.value)} {interval(e.low, e.high)}"
+
+
+def _repeats(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
+    """Stability, majority vote and pass@k, shown only when some item has several replies."""
+    repeats = repeat_metrics(items)
+    if not any(r.replies_per_item > 1 for r in repeats.values()):
+        return ""
+    ks = sorted({k for r in repeats.values() for k in r.pass_at})
+    head = ["model", "replies/item", "accuracy (all replies)", "majority vote", "stability"]
+    head += [f"pass@{k}" for k in ks]
+    body = []
+    for m in rows:
+        r = repeats.get(m.model)
+        if r is None:
+            continue
+        body.append(
+            [
+                escape_cell(m.model),
+                str(r.replies_per_item),
+                _estimate(r.accuracy),
+                _estimate(r.majority),
+                _estimate(r.stability),
+                *(_estimate(r.pass_at[k]) if k in r.pass_at else "—" for k in ks),
+            ]
+        )
+    legend = (
+        "Accuracy over all replies has an interval clustered by item; majority vote: the answer "
+        "given most often per item; stability: share of items whose replies all read the same "
+        "(apart from accuracy: a model can be stably wrong); pass@k: unbiased estimator, "
+        "bootstrap interval over items."
+    )
+    return markdown_table(head, body) + "\n\n" + legend
+
+
+def _taxonomy(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
+    """Kinds of wrong numeric answer per model, each with its one-sentence rule."""
+    counts = taxonomy_counts(items)
+    classes = [name for name in ERROR_CLASSES if any(name in c for c in counts.values())]
+    if not classes:
+        return ""
+    head = ["kind", *(escape_cell(m.model) for m in rows), "rule"]
+    body = [
+        [
+            name,
+            *(str(counts.get(m.model, {}).get(name, 0)) for m in rows),
+            escape_cell(TAXONOMY_RULES[name]),
+        ]
+        for name in classes
+    ]
+    return markdown_table(head, body)
+
+
+def _parameters(count: float) -> str:
+    """7e9 → "7B", 1.35e8 → "135M"."""
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
+        if count >= scale:
+            return f"{count / scale:.3g}{unit}"
+    return f"{count:.3g}"
+
+
+def _size(rows: Sequence[ModelMetrics]) -> str:
+    """Accuracy by parameter count, when at least two models say their size in their name."""
+    trend = size_trend(rows)
+    if len({p.parameters for p in trend.points}) < 2:
+        return ""
+    body = [
+        [
+            escape_cell(p.model),
+            _parameters(p.parameters),
+            pct(p.accuracy),
+            interval(p.ci_low, p.ci_high),
+        ]
+        for p in trend.points
+    ]
+    lines = [markdown_table(["model", "parameters", "accuracy", "95 % CI"], body)]
+    if trend.slope_per_decade is not None:
+        said = f"{trend.slope_per_decade * 100:+.1f} points of accuracy per tenfold parameters"
+        if trend.spearman is not None:
+            said += f"; rank correlation ρ = {trend.spearman:.2f}"
+        lines.append(said.replace("-", "−") + f" (over {len(trend.points)} models).")
+    if trend.unknown:
+        lines.append("Size unknown: " + ", ".join(escape_cell(m) for m in trend.unknown) + ".")
+    return "\n\n".join(lines)
 
 
 def _failures(
@@ -134,7 +268,7 @@ def _failures(
             ]
             for item in failed
         ]
-        table = _table(["sample", "outcome", "input", "target", "extracted", "why"], body)
+        table = markdown_table(["sample", "outcome", "input", "target", "extracted", "why"], body)
         summary = f"{escape_html(m.model)}: {len(failed)} of {m.n_scored - m.correct} failures"
         sections.append(f"<details><summary>{summary}</summary>\n\n{table}\n\n</details>")
     return "\n\n".join(sections)

@@ -1,17 +1,40 @@
-"""Pure statistics over graded items: intervals, accuracy, tiers. Imports only types and stdlib."""
+"""Pure statistics over graded items: intervals, accuracy, tiers, pass@k, paired tests, taxonomy.
 
-from proctor.stats.intervals import wilson_interval
+What this package root exports needs only the standard library. The numpy-based modules — the
+seeded bootstrap (`bootstrap`), paired tests (`paired`), Holm-corrected rankings (`multiple`) and
+repeated-sample metrics (`repeats`) — are imported from their own modules, so that importing
+`proctor.stats` (as the runner does) stays light.
+"""
+
+from proctor.stats.intervals import (
+    clustered_mean_interval,
+    clustered_wilson_interval,
+    wilson_interval,
+)
 from proctor.stats.metrics import Cell, ModelMetrics, RunMetrics, ranked, summarize
+from proctor.stats.passk import majority_vote, pass_at_k
+from proctor.stats.size import model_size, size_trend
+from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES, classify_error, taxonomy_counts
 from proctor.stats.tiers import TIERS, Tier, tier_for
 
 __all__ = [
+    "ERROR_CLASSES",
+    "TAXONOMY_RULES",
     "TIERS",
     "Cell",
     "ModelMetrics",
     "RunMetrics",
     "Tier",
+    "classify_error",
+    "clustered_mean_interval",
+    "clustered_wilson_interval",
+    "majority_vote",
+    "model_size",
+    "pass_at_k",
     "ranked",
+    "size_trend",
     "summarize",
+    "taxonomy_counts",
     "tier_for",
     "wilson_interval",
 ]

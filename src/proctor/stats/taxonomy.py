@@ -1,0 +1,385 @@
+"""Why a numeric answer is wrong: the arithmetic error taxonomy.
+
+`classify_error(sample, score)` names the first class whose rule fits a wrong numeric answer, in
+the order of `ERROR_CLASSES` (the more specific explanation first); "other" when none fits. It
+reads the sample's target and answer type, and, for the rules that need the question,
+`metadata["expression"]` (Python syntax with + - * / // %), `metadata["op"]` and
+`metadata["operands"]` of two-operand questions. It never calls `eval`: the expression is walked
+as an AST with exact fractions.
+
+Numbers are compared in value (`Score.normalized` is the answer's canonical spelling: "1234",
+"-12.5", "3/4"); digit rules read the plain decimal spelling of both values, without sign.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from decimal import (
+    ROUND_CEILING,
+    ROUND_FLOOR,
+    ROUND_HALF_EVEN,
+    ROUND_HALF_UP,
+    Decimal,
+    localcontext,
+)
+from fractions import Fraction
+
+from proctor.types import GradedItem, Sample, Score
+
+TAXONOMY_RULES: dict[str, str] = {
+    "format_only": "The number is right but written in a form the question did not ask for.",
+    "sign_error": "The answer is the target with the opposite sign.",
+    "wrong_operation": "The answer is what the question gives with one of its operations"
+    " replaced by another of +, −, ×, ÷ and remainder (÷ and integer ÷ count as one).",
+    "decimal_shift": "The answer is the target times a power of ten, with a decimal point in"
+    " one of them: the point moved.",
+    "power_of_ten": "The answer is the target times a power of ten, both whole numbers: zeros"
+    " added or dropped.",
+    "rounding": "The answer is the exact value (or the target) rounded another way — half-up,"
+    " half-even, up or down, to the answer's own number of decimals — or left unrounded.",
+    "transposed_digits": "The answer is the target with two neighbouring digits swapped.",
+    "carry_borrow": "In an addition or subtraction, the answer is the target with one or more"
+    " carries or borrows forgotten or doubled, or with each column's smaller digit taken from"
+    " its larger one.",
+    "dropped_or_extra_digit": "The answer is the target with one digit left out or one digit"
+    " added.",
+    "other": "The wrong answer fits none of the error rules.",
+}
+"""Class → its one-sentence rule, in the order the rules are tried."""
+
+ERROR_CLASSES: tuple[str, ...] = tuple(TAXONOMY_RULES)
+NUMERIC_TYPES = frozenset({"integer", "decimal", "fraction"})
+
+_BinOp = Callable[[Fraction, Fraction], Fraction]
+
+
+def _floordiv(a: Fraction, b: Fraction) -> Fraction:
+    return Fraction(a // b)
+
+
+_OPS: dict[type[ast.operator], _BinOp] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: _floordiv,
+    ast.Mod: operator.mod,
+}
+
+
+def classify_error(sample: Sample, score: Score) -> str | None:
+    """The error class of a wrong numeric answer; None when the score is not one (correct, not
+    graded wrong, or a non-numeric answer type)."""
+    if score.outcome != "wrong" or sample.answer_type not in NUMERIC_TYPES:
+        return None
+    if "format_only" in score.rule:
+        return "format_only"
+    answer = _number(score.normalized)
+    target = _number(sample.target)
+    if answer is None or target is None or answer == target:
+        return "other"
+    for name, rule in _RULES:
+        if rule(answer, target, sample):
+            return name
+    return "other"
+
+
+def taxonomy_counts(items: Iterable[GradedItem]) -> dict[str, dict[str, int]]:
+    """Model → error class → count of wrong numeric answers; classes in `ERROR_CLASSES` order,
+    only those that occur; models in order of first appearance (a model with no classified
+    error gets an empty mapping)."""
+    counts: dict[str, dict[str, int]] = {}
+    for item in items:
+        per_model = counts.setdefault(item.record.model, {})
+        name = classify_error(item.sample, item.score)
+        if name is not None:
+            per_model[name] = per_model.get(name, 0) + 1
+    return {
+        model: {name: found[name] for name in ERROR_CLASSES if name in found}
+        for model, found in counts.items()
+    }
+
+
+# ---- the rules, in order ---------------------------------------------------------------------
+
+
+def _sign_error(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    return target != 0 and answer == -target
+
+
+def _wrong_operation(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    tree = _expression(sample.metadata)
+    if tree is None:
+        return False
+    literals = {text for text in sample.metadata.get("operands", "").split() if "/" in text}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BinOp) or _is_fraction_literal(node, literals):
+            continue
+        for op_type in _OPS:
+            if _family(op_type) == _family(type(node.op)):
+                continue
+            value = _evaluate(tree, {id(node): _OPS[op_type]})
+            if value is not None and value == answer:
+                return True
+    return False
+
+
+def _family(op_type: type[ast.operator]) -> type[ast.operator]:
+    """÷ and integer ÷ are one operation; reading one as the other is a rounding matter."""
+    return ast.Div if op_type is ast.FloorDiv else op_type
+
+
+def _is_fraction_literal(node: ast.BinOp, literals: set[str]) -> bool:
+    """A "p/q" operand of a fraction question is a number, not a division to get wrong."""
+    left, right = node.left, node.right
+    return (
+        isinstance(node.op, ast.Div)
+        and isinstance(left, ast.Constant)
+        and isinstance(right, ast.Constant)
+        and type(left.value) is int
+        and type(right.value) is int
+        and f"{left.value}/{right.value}" in literals
+    )
+
+
+def _power_of_ten_ratio(answer: Fraction, target: Fraction) -> bool:
+    if answer == 0 or target == 0 or answer == target:
+        return False
+    ratio = answer / target
+    if ratio < 0:
+        return False
+    if ratio < 1:
+        ratio = 1 / ratio
+    if ratio.denominator != 1:
+        return False
+    value = ratio.numerator
+    while value % 10 == 0:
+        value //= 10
+    return value == 1
+
+
+def _decimal_shift(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    both_whole = answer.denominator == 1 and target.denominator == 1
+    return not both_whole and _power_of_ten_ratio(answer, target)
+
+
+def _power_of_ten(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    both_whole = answer.denominator == 1 and target.denominator == 1
+    return both_whole and _power_of_ten_ratio(answer, target)
+
+
+_ROUNDINGS = (ROUND_HALF_UP, ROUND_HALF_EVEN, ROUND_FLOOR, ROUND_CEILING)
+
+
+def _rounded(value: Fraction, places: int, mode: str) -> Fraction:
+    with localcontext() as context:
+        context.prec = 80
+        exact = Decimal(value.numerator) / Decimal(value.denominator)
+        return Fraction(exact.quantize(Decimal(1).scaleb(-places), rounding=mode))
+
+
+def _rounding(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    spelled = _decimal_spelling(answer)
+    if spelled is None:
+        return False
+    places = len(spelled.partition(".")[2])
+    exact = _exact_value(sample.metadata)
+    sources = [value for value in (exact, target) if value is not None]
+    if exact is not None and answer == exact:
+        return True  # left unrounded where the question asked for a rounding
+    return any(_rounded(value, places, mode) == answer for value in sources for mode in _ROUNDINGS)
+
+
+def _transposed_digits(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    pair = _digit_strings(answer, target)
+    if pair is None:
+        return False
+    a, t = pair
+    if len(a) != len(t):
+        return False
+    diffs = [i for i in range(len(a)) if a[i] != t[i]]
+    if len(diffs) != 2 or diffs[1] != diffs[0] + 1:
+        return False
+    i = diffs[0]
+    return a[i].isdigit() and a[i + 1].isdigit() and a[i] == t[i + 1] and a[i + 1] == t[i]
+
+
+def _carry_borrow(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    op = sample.metadata.get("op", "")
+    operands = [_number(text) for text in sample.metadata.get("operands", "").split()]
+    if op not in ("+", "-") or len(operands) != 2:
+        return False
+    x, y = operands
+    if x is None or y is None or x < 0 or y < 0 or (answer < 0) != (target < 0):
+        return False
+    scale = 1
+    while any((v * scale).denominator != 1 for v in (x, y, answer, target)):
+        scale *= 10
+        if scale > 10**30:
+            return False
+    big, small = int(x * scale), int(y * scale)
+    got = abs(int(answer * scale))
+    if op == "-" and big < small:
+        big, small = small, big
+    columns = _carry_columns(big, small, subtract=op == "-")
+    if _is_sum_of_columns(abs(got - abs(int(target * scale))), columns):
+        return True
+    return op == "-" and got == _smaller_from_larger(big, small)
+
+
+def _dropped_or_extra_digit(answer: Fraction, target: Fraction, sample: Sample) -> bool:
+    pair = _digit_strings(answer, target)
+    if pair is None:
+        return False
+    a, t = pair
+    if abs(len(a) - len(t)) != 1:
+        return False
+    longer, shorter = (a, t) if len(a) > len(t) else (t, a)
+    return any(
+        longer[i].isdigit() and longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer))
+    )
+
+
+_RULES: tuple[tuple[str, Callable[[Fraction, Fraction, Sample], bool]], ...] = (
+    ("sign_error", _sign_error),
+    ("wrong_operation", _wrong_operation),
+    ("decimal_shift", _decimal_shift),
+    ("power_of_ten", _power_of_ten),
+    ("rounding", _rounding),
+    ("transposed_digits", _transposed_digits),
+    ("carry_borrow", _carry_borrow),
+    ("dropped_or_extra_digit", _dropped_or_extra_digit),
+)
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+
+def _number(text: str | None) -> Fraction | None:
+    """An exact value from a canonical spelling ("1234", "-12.5", "3/4"); None otherwise."""
+    if text is None:
+        return None
+    try:
+        return Fraction(text.strip().replace(",", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _decimal_spelling(value: Fraction) -> str | None:
+    """The plain decimal spelling of |value| ("31.96"), or None when it does not terminate."""
+    den = value.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    digits = str(abs(value.numerator) * 10**places // value.denominator)
+    if places == 0:
+        return digits
+    digits = digits.rjust(places + 1, "0")
+    return f"{digits[:-places]}.{digits[-places:]}"
+
+
+def _digit_strings(answer: Fraction, target: Fraction) -> tuple[str, str] | None:
+    if (answer < 0) != (target < 0):
+        return None
+    a, t = _decimal_spelling(answer), _decimal_spelling(target)
+    if a is None or t is None:
+        return None
+    return a, t
+
+
+def _carry_columns(big: int, small: int, *, subtract: bool) -> set[int]:
+    """Columns (1 = tens) that receive a carry (addition) or give a borrow (subtraction)."""
+    columns: set[int] = set()
+    carry = 0
+    position = 0
+    while big or small or carry:
+        top, bottom = big % 10, small % 10
+        if subtract:
+            carry = 1 if top - bottom - carry < 0 else 0
+        else:
+            carry = 1 if top + bottom + carry >= 10 else 0
+        position += 1
+        if carry:
+            columns.add(position)
+        big //= 10
+        small //= 10
+    return columns
+
+
+def _is_sum_of_columns(difference: int, columns: set[int]) -> bool:
+    """difference = Σ 10^j over a non-empty subset of `columns`."""
+    if difference <= 0:
+        return False
+    position = 0
+    while difference:
+        digit = difference % 10
+        if digit > 1 or (digit == 1 and position not in columns):
+            return False
+        difference //= 10
+        position += 1
+    return True
+
+
+def _smaller_from_larger(big: int, small: int) -> int:
+    """Column-wise |top − bottom|: the classic borrow mistake."""
+    result, place = 0, 1
+    while big or small:
+        result += abs(big % 10 - small % 10) * place
+        big //= 10
+        small //= 10
+        place *= 10
+    return result
+
+
+def _expression(metadata: Mapping[str, str]) -> ast.Expression | None:
+    text = metadata.get("expression", "")
+    if not text or len(text) > 500:
+        return None
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    return tree if _evaluate(tree, {}) is not None else None
+
+
+def _exact_value(metadata: Mapping[str, str]) -> Fraction | None:
+    """The question's value before any rounding: integer division read as true division."""
+    tree = _expression(metadata)
+    if tree is None:
+        return None
+    swaps: dict[int, _BinOp] = {
+        id(node): operator.truediv
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv)
+    }
+    return _evaluate(tree, swaps)
+
+
+def _evaluate(tree: ast.Expression, swaps: Mapping[int, _BinOp]) -> Fraction | None:
+    """Exact value of an arithmetic AST, with the operation of the nodes in `swaps` replaced;
+    None for anything that is not plain arithmetic or divides by zero."""
+
+    def walk(node: ast.expr) -> Fraction:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return Fraction(str(node.value))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            value = walk(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            apply = swaps.get(id(node), _OPS[type(node.op)])
+            return apply(walk(node.left), walk(node.right))
+        raise ValueError("not plain arithmetic")
+
+    try:
+        return walk(tree.body)
+    except (ValueError, ZeroDivisionError):
+        return None
