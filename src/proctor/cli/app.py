@@ -11,6 +11,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from proctor.cli.compare import compare_cmd
+from proctor.cli.gate import gate_cmd
+from proctor.cli.judge import judge_cmd
+from proctor.cli.view import view as view_cmd
 from proctor.errors import ProctorError
 from proctor.types import GenerationParams
 
@@ -69,6 +73,12 @@ def run(
     dataset: Annotated[
         Path | None, typer.Option(help="Your own JSONL/CSV test set, graded like the task.")
     ] = None,
+    suite: Annotated[
+        Path | None, typer.Option(help="Your own suite (CSV/JSONL with a config beside it).")
+    ] = None,
+    judge: Annotated[
+        str | None, typer.Option(help="Judge model: grade the stored answers after the run.")
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Use only N samples (balanced).")] = None,
     seed: Annotated[int | None, typer.Option(help="Generator seed for generated tasks.")] = None,
     n: Annotated[int | None, typer.Option("--n", help="Size of a generated test set.")] = None,
@@ -112,14 +122,20 @@ def run(
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.progress import RunProgress
     from proctor.cli.run_support import print_call_reports, print_estimate
-    from proctor.prompts.arithmetic import check_lang, check_variant
+    from proctor.prompts.arithmetic import check_lang
     from proctor.runner import RunPlan, execute
     from proctor.stats.cost import load_price_table
-    from proctor.tasks.registry import get_task, load_for_run
+    from proctor.tasks.registry import get_task, load_for_run, resolve_variant
 
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
     resume = resume or retry_errors
+    suite_run = None
+    if suite is not None:
+        from proctor.cli.suite import SuiteRun
+
+        suite_run = SuiteRun.open(suite, task)
+        task, dataset, max_tokens = "suite", suite, max_tokens or suite_run.max_tokens
     if resume is None and task is None and dataset is None:
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     if max_attempts < 1:
@@ -127,9 +143,10 @@ def run(
     price_table = load_price_table(prices)
     t = get_task(task or "arithmetic")
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
+    variant = resolve_variant(t, prompt)
     params = GenerationParams(
         temperature=temperature,
-        max_tokens=max_tokens or t_default_max_tokens(prompt or t.default_variant),
+        max_tokens=max_tokens or t.max_tokens.get(variant) or t_default_max_tokens(variant),
         timeout_s=timeout,
     )
     plan = RunPlan(
@@ -138,7 +155,7 @@ def run(
         dataset_hash=data.content_hash,
         generator_version=data.generator_version,
         models=tuple(model or ["local"]),
-        variant=check_variant(prompt or t.default_variant),
+        variant=variant,
         lang=check_lang(lang),
         params=params,
         results_dir=results_dir,
@@ -166,7 +183,9 @@ def run(
                 plan,
                 resume=resume,
                 retry_errors=retry_errors is not None,
-                on_plan=progress.on_plan,
+                on_plan=suite_run.on_plan(progress.on_plan, results_dir)
+                if suite_run
+                else progress.on_plan,
                 on_result=progress.on_result,
             )
         )
@@ -174,6 +193,10 @@ def run(
         what = "failed or missing" if retry_errors is not None else "missing"
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
     print_call_reports(outcome, console)
+    if suite_run is not None or judge is not None:
+        from proctor.cli.suite import judge_after_run
+
+        judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
     _grade_and_report(outcome.run_id, results_dir, prices)
 
 
@@ -270,10 +293,20 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
     metrics = summarize(items, info.models)
     render_report(info, metrics, console)
     print_costs(metrics, prices, console)
+    if info.task == "suite":
+        from proctor.cli.suite import print_suite_report
+
+        print_suite_report(results_dir, run_id, items, console)
     written = write_run_files(run_dir, info, metrics, items, task.rules)
     console.print(f"run [bold]{run_id}[/] · folder {run_dir}")
     for path in written:
         console.print(f"  {path}")
+
+
+app.command(name="compare")(compare_cmd)
+app.command(name="gate")(gate_cmd)
+app.command(name="judge")(judge_cmd)
+app.command(name="view")(view_cmd)
 
 
 def main() -> None:

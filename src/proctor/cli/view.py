@@ -1,0 +1,51 @@
+"""`proctor view`: serve the results folder's runs to a browser on this machine only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+DEFAULT_PORT = 8765
+
+
+def view(
+    results_dir: Annotated[
+        Path,
+        typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
+    ] = Path("proctor-results"),
+    port: Annotated[
+        int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).", min=0, max=65535)
+    ] = DEFAULT_PORT,
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="Open the viewer in your web browser.")
+    ] = False,
+) -> None:
+    """Browse runs in a local web viewer: runs list, reports, samples, comparisons.
+
+    It listens on 127.0.0.1 only and never writes to the run store. Ctrl-C stops it.
+    """
+    import webbrowser
+
+    from rich.console import Console
+
+    from proctor.errors import ProctorError
+    from proctor.viewer import ViewerServer
+
+    if not (results_dir / "proctor.db").exists():
+        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
+    try:
+        server = ViewerServer(results_dir, port)
+    except OSError as e:
+        raise ProctorError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from e
+    console = Console()
+    console.print(f"proctor view: {server.url}  (results {results_dir}; Ctrl-C stops)")
+    if open_browser:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        console.print("proctor view: stopped")
+    finally:
+        server.server_close()

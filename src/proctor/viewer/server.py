@@ -1,0 +1,205 @@
+"""The viewer's HTTP server: stdlib `ThreadingHTTPServer`, bound to 127.0.0.1 and nothing else.
+
+Routes (GET and HEAD only):
+    /                       the runs of the results folder, and a form to compare two
+    /runs/<run>             a run's report (the same page as its report.html)
+    /runs/<run>/samples     a run's sample browser alone
+    /compare?a=<run>&b=<run>  two runs side by side
+
+Requests whose Host header is not this server's own loopback address are refused, so a web
+page elsewhere cannot reach the viewer through DNS rebinding. Every page carries the same
+Content-Security-Policy as report.html, also as a header.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from proctor.errors import ProctorError, StoreError
+from proctor.report.html import (
+    Links,
+    ReportExtras,
+    compare_html,
+    content_security_policy,
+    report_html,
+    runs_html,
+    samples_html,
+)
+from proctor.report.html.viewer_pages import error_html, run_href, samples_href
+from proctor.store import RunStore
+from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
+
+HOST = "127.0.0.1"
+CACHED_RUNS = 4
+CACHED_PAGES = 8
+
+
+class PageError(Exception):
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class ViewerServer(ThreadingHTTPServer):
+    """`ViewerServer(results_dir, port)`: port 0 picks a free one (see `url`)."""
+
+    daemon_threads = True
+
+    def __init__(self, results_dir: Path, port: int = 0, *, quiet: bool = False) -> None:
+        self.results_dir = Path(results_dir)
+        self.quiet = quiet
+        self._lock = threading.Lock()
+        self._runs: OrderedDict[tuple[object, ...], LoadedRun] = OrderedDict()
+        self._pages: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+        super().__init__((HOST, port), _Handler)
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/"
+
+    def allowed_hosts(self) -> set[str]:
+        return {f"{HOST}:{self.port}", f"localhost:{self.port}"}
+
+    # -- pages --------------------------------------------------------------------------------
+
+    def page(self, path: str, query: dict[str, list[str]]) -> bytes:
+        parts = [unquote(p) for p in path.split("/") if p]
+        if not parts:
+            with RunStore.open(self.results_dir) as store:
+                runs = listing(store)
+            return runs_html(runs, str(self.results_dir)).encode("utf-8")
+        if parts[0] == "runs" and len(parts) == 2:
+            return self._run_page(parts[1], "report")
+        if parts[0] == "runs" and len(parts) == 3 and parts[2] == "samples":
+            return self._run_page(parts[1], "samples")
+        if parts == ["compare"]:
+            a, b = (query.get(k, [""])[0] for k in ("a", "b"))
+            if not a or not b:
+                raise PageError(HTTPStatus.BAD_REQUEST, "compare needs two runs: ?a=RUN&b=RUN")
+            return self._compare_page(a, b)
+        raise PageError(HTTPStatus.NOT_FOUND, f"no page at {path}")
+
+    def _run_page(self, ref: str, kind: str) -> bytes:
+        run = self._load(ref)
+        links = Links(
+            report=run_href(run.info.run_id),
+            samples=samples_href(run.info.run_id),
+            note=f"graded with {run.graded_by}",
+        )
+
+        def build() -> bytes:
+            if kind == "samples":
+                html = samples_html(
+                    run.info, run.metrics, run.items, run.rules, run.prompts, links=links
+                )
+            else:
+                extras = ReportExtras(prompts=run.prompts)
+                html = report_html(run.info, run.metrics, run.items, run.rules, extras, links=links)
+            return html.encode("utf-8")
+
+        return self._cached_page((kind, *run.key), build)
+
+    def _compare_page(self, ref_a: str, ref_b: str) -> bytes:
+        a, b = self._load(ref_a), self._load(ref_b)
+        return self._cached_page(
+            ("compare", a.key, b.key),
+            lambda: compare_html(a.view(), b.view()).encode("utf-8"),
+        )
+
+    def _load(self, ref: str) -> LoadedRun:
+        """A graded run, from the cache while its answers and grading are unchanged."""
+        with RunStore.open(self.results_dir) as store:
+            try:
+                run_id = store.resolve(ref)
+            except StoreError as e:
+                raise PageError(HTTPStatus.NOT_FOUND, str(e)) from e
+            key = state_key(store, run_id)
+            with self._lock:
+                found = self._runs.get(key)
+                if found is not None:
+                    self._runs.move_to_end(key)
+                    return found
+            run = load_run(store, run_id)
+        with self._lock:
+            self._runs[run.key] = run
+            while len(self._runs) > CACHED_RUNS:
+                self._runs.popitem(last=False)
+        return run
+
+    def _cached_page(self, key: tuple[object, ...], build: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            found = self._pages.get(key)
+            if found is not None:
+                self._pages.move_to_end(key)
+                return found
+        body = build()
+        with self._lock:
+            self._pages[key] = body
+            while len(self._pages) > CACHED_PAGES:
+                self._pages.popitem(last=False)
+        return body
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ViewerServer
+    server_version = "proctor-view"
+    sys_version = ""
+
+    def do_GET(self) -> None:
+        self._serve(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._serve(send_body=False)
+
+    def _serve(self, *, send_body: bool) -> None:
+        host = self.headers.get("Host", "")
+        if host not in self.server.allowed_hosts():
+            self._send(HTTPStatus.FORBIDDEN, _error(403, f"refused: host {host!r}"), send_body)
+            return
+        url = urlsplit(self.path)
+        try:
+            body = self.server.page(url.path, parse_qs(url.query))
+            status = HTTPStatus.OK
+        except PageError as e:
+            status, body = e.status, _error(e.status.value, e.message)
+        except ProctorError as e:
+            status, body = HTTPStatus.BAD_REQUEST, _error(400, str(e))
+        except Exception:  # one broken page must not take the viewer down
+            traceback.print_exc(file=sys.stderr)
+            status = HTTPStatus.INTERNAL_SERVER_ERROR
+            body = _error(500, "the page could not be built; see the viewer's log")
+        self._send(status, body, send_body)
+
+    def _send(self, status: HTTPStatus, body: bytes, send_body: bool) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Security-Policy", content_security_policy())
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if send_body:
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+
+def _error(status: int, message: str) -> bytes:
+    return error_html(status, message).encode("utf-8")
