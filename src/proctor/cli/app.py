@@ -276,6 +276,7 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
 def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> None:
     from proctor.cli.run_support import print_costs
     from proctor.report.files import write_run_files
+    from proctor.report.html.report_page import ReportExtras
     from proctor.report.terminal import render_report
     from proctor.runner import grade_run
     from proctor.stats.metrics import summarize
@@ -297,7 +298,16 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         from proctor.cli.suite import print_suite_report
 
         print_suite_report(results_dir, run_id, items, console)
-    written = write_run_files(run_dir, info, metrics, items, task.rules)
+    samples = {i.sample.id: i.sample for i in items}
+    prompts = {
+        sid: "\n\n".join(
+            m.content for m in task.build_prompt(s, info.prompt_variant, info.lang).messages
+        )
+        for sid, s in samples.items()
+    }
+    written = write_run_files(
+        run_dir, info, metrics, items, task.rules, extras=ReportExtras(prompts=prompts)
+    )
     console.print(f"run [bold]{run_id}[/] · folder {run_dir}")
     for path in written:
         console.print(f"  {path}")
