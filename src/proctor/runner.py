@@ -53,7 +53,7 @@ class RunPlan:
     epochs: int = 1
     """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
     limits: RateLimits = field(default_factory=RateLimits)
-    breaker_threshold: int = 10
+    breaker_threshold: int = 25
     deadline_s: float | None = None
     """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
 

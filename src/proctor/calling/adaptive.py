@@ -30,7 +30,9 @@ class AdaptiveConcurrency:
     async def release(self) -> None:
         async with self._cond:
             self._in_flight -= 1
-            self._cond.notify_all()
+            # One slot freed wakes one waiter: waking all of them makes every release cost
+            # O(waiting calls), and a run of N samples O(N²).
+            self._cond.notify(1)
 
     def on_rate_limited(self) -> None:
         self.limit = max(1, self.limit // 2)
@@ -45,4 +47,4 @@ class AdaptiveConcurrency:
             self._successes = 0
             async with self._cond:
                 self.limit += 1
-                self._cond.notify_all()
+                self._cond.notify(1)

@@ -11,7 +11,7 @@ class CircuitBreaker:
     failed attempts in a row with no success between them; rate-limit answers do not count (they
     ask us to slow down, which adaptive concurrency does). Once open it stays open for the run."""
 
-    def __init__(self, threshold: int = 10) -> None:
+    def __init__(self, threshold: int = 25) -> None:
         self.threshold = threshold
         self.consecutive = 0
         self.reason: str | None = None

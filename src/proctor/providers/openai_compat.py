@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlparse
 
 import httpx
 
@@ -42,15 +43,17 @@ class OpenAICompatProvider:
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        limits = httpx.Limits(
-            max_connections=max_concurrency * 2, max_keepalive_connections=max_concurrency * 2
-        )
+        # The caller bounds how many requests are in flight; the pool must not bound it again
+        # (extra requests would queue inside httpx, unseen by timeouts and progress).
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=256)
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/") + "/",
             headers=headers,
             limits=limits,
             transport=transport,
             timeout=None,
+            # A server on this machine is never reached through a proxy from the environment.
+            trust_env=not is_loopback(base_url),
         )
 
     @property
@@ -125,6 +128,11 @@ def _error_detail(resp: httpx.Response) -> str:
         if isinstance(err, str):
             return err[:300]
     return str(data)[:200]
+
+
+def is_loopback(url: str) -> bool:
+    host = urlparse(url).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def parse_usage(raw: object, prompt_key: str, completion_key: str) -> Usage:

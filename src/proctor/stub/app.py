@@ -3,7 +3,7 @@
 Routes:
     POST /v1/chat/completions   an OpenAI-shaped completion, or an injected fault
     GET  /v1/models             the one model the stub serves (a readiness probe)
-    GET  /stats                 counters, as JSON (see `StubStats`)
+    GET  /stats                 counters, as JSON (see `StubStats`); ?brief=1: totals only
     POST /reset                 clears the counters
 
 Every decision is a pure function of the seed and the request (see `fault_for` and
@@ -29,7 +29,7 @@ from typing import Any, cast
 from proctor.stub.answers import off_by_one, solve
 from proctor.stub.config import FaultKind, StubConfig
 
-__all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key"]
+__all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key", "retry_after_for"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -98,6 +98,7 @@ def fault_for(
 
 
 def retry_after_for(config: StubConfig, body_hash: str, attempt: int) -> str:
+    """The Retry-After header ("0" or "1") of a "429" fault on that attempt."""
     return "1" if _draw(config.seed, "retry-after", body_hash, attempt)[0] & 1 else "0"
 
 
@@ -117,15 +118,19 @@ class StubStats:
     by_prompt: dict[str, int] = field(default_factory=dict)
     max_in_flight: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
+    def as_dict(self, *, brief: bool = False) -> dict[str, Any]:
+        """The JSON of `GET /stats`; `brief` (`GET /stats?brief=1`) leaves out the per-body and
+        per-prompt counts, which grow with every distinct request."""
+        data: dict[str, Any] = {
             "requests": self.requests,
             "completions": self.completions,
             "faults": dict(self.faults),
-            "by_body": dict(self.by_body),
-            "by_prompt": dict(self.by_prompt),
             "max_in_flight": self.max_in_flight,
         }
+        if not brief:
+            data["by_body"] = dict(self.by_body)
+            data["by_prompt"] = dict(self.by_prompt)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StubStats:
@@ -134,8 +139,8 @@ class StubStats:
             requests=int(data["requests"]),
             completions=int(data["completions"]),
             faults={str(k): int(v) for k, v in data["faults"].items()},
-            by_body={str(k): int(v) for k, v in data["by_body"].items()},
-            by_prompt={str(k): int(v) for k, v in data["by_prompt"].items()},
+            by_body={str(k): int(v) for k, v in data.get("by_body", {}).items()},
+            by_prompt={str(k): int(v) for k, v in data.get("by_prompt", {}).items()},
             max_in_flight=int(data["max_in_flight"]),
         )
 
@@ -199,7 +204,8 @@ class StubApp:
                 return
             await self._chat(receive, send)
         elif path == "/stats" and method == "GET":
-            await _send_json(send, 200, self.stats().as_dict())
+            brief = b"brief=1" in scope.get("query_string", b"")
+            await _send_json(send, 200, self.stats().as_dict(brief=brief))
         elif path == "/reset" and method == "POST":
             await _read_body(receive)
             self.reset()
@@ -257,6 +263,8 @@ class StubApp:
         with self._lock:
             self._ids += 1
             n = self._ids
+            # Counted before it is sent, so a client that has its reply sees it counted.
+            self._completions += 0 if truncate else 1
         completion_id = f"chatcmpl-stub-{n}"
         usage = {
             "prompt_tokens": _tokens(prompt),
@@ -287,9 +295,6 @@ class StubApp:
                 await _send_cut(send, payload)
                 return
             await _send_bytes(send, 200, payload, [_JSON])
-        if not truncate:
-            with self._lock:
-                self._completions += 1
 
     def _reply_text(self, prompt: str) -> str:
         mode = self.config.answer_mode

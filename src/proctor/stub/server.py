@@ -49,9 +49,12 @@ class StubHandle:
 
 def bind_loopback(port: int = 0) -> socket.socket:
     """A listening TCP socket on 127.0.0.1:`port` (0: a free port the OS picks)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,
+    # and without it each reply (headers, then body) waits ~40 ms on the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((HOST, port))
         sock.listen(2048)
     except OSError:
@@ -67,6 +70,7 @@ def uvicorn_config(app: StubApp) -> uvicorn.Config:
         app,
         interface="asgi3",
         lifespan="off",
+        log_config=None,  # leave the host process's logging alone; warnings reach stderr anyway
         log_level="warning",
         access_log=False,
         server_header=False,
@@ -114,11 +118,11 @@ def run_stub(
         sock.close()
 
 
-def fetch_stats(base_url: str, *, timeout_s: float = 5.0) -> StubStats:
+def fetch_stats(base_url: str, *, brief: bool = False, timeout_s: float = 5.0) -> StubStats:
     """`GET /stats` of a stub at `base_url` ("http://127.0.0.1:PORT/v1"), e.g. one started with
-    `python -m proctor.stub` in another process."""
+    `python -m proctor.stub` in another process; `brief` leaves by_body and by_prompt empty."""
     root = base_url.rstrip("/").removesuffix("/v1")
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
-    with opener.open(f"{root}/stats", timeout=timeout_s) as resp:
+    with opener.open(f"{root}/stats{'?brief=1' if brief else ''}", timeout=timeout_s) as resp:
         data = json.loads(resp.read())
     return StubStats.from_dict(data)
