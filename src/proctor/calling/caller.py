@@ -88,10 +88,13 @@ class ModelCaller:
                     "CircuitOpen",
                     attempt,
                 )
-            attempt += 1
-            self.stats.attempts += 1
             await self._gate.wait(tokens)
             await self.concurrency.acquire()
+            if self.breaker.is_open:  # it opened while this call waited for its turn
+                await self.concurrency.release()
+                continue
+            attempt += 1
+            self.stats.attempts += 1
             try:
                 completion = await asyncio.wait_for(
                     self.provider.complete(prompt, params), timeout=params.timeout_s

@@ -30,8 +30,18 @@ class RateGate:
             await self._tokens.acquire(min(float(tokens), self._tpm))
 
 
+def _dense(ch: str) -> bool:
+    """CJK ideographs, kana, Hangul and full-width forms: about one token a character."""
+    return (
+        "\u3000" <= ch <= "\u9fff"
+        or "\uac00" <= ch <= "\ud7af"
+        or "\u1100" <= ch <= "\u11ff"
+        or "\uff00" <= ch <= "\uffef"
+    )
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap upper-leaning estimate: about 4 characters a token for Latin text, and one a
-    token for CJK characters."""
-    cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef")
+    token for CJK and Hangul characters."""
+    cjk = sum(1 for ch in text if _dense(ch))
     return cjk + (len(text) - cjk + 3) // 4 + 4

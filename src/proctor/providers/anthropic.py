@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
-from proctor.providers.openai_compat import parse_retry_after, parse_usage, redacted
+from proctor.providers.openai_compat import _RAW, parse_retry_after, parse_usage, redacted
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
@@ -116,11 +116,11 @@ def _error(resp: httpx.Response) -> tuple[str, str]:
     try:
         data = resp.json()
     except ValueError:
-        return "", resp.text[:200] or resp.reason_phrase
+        return "", resp.text[:_RAW] or resp.reason_phrase
     err = data.get("error") if isinstance(data, dict) else None
     if isinstance(err, dict):
-        return str(err.get("type") or ""), str(err.get("message") or "")[:300]
-    return "", str(data)[:200]
+        return str(err.get("type") or ""), str(err.get("message") or "")[:_RAW]
+    return "", str(data)[:_RAW]
 
 
 def _raise_for_status(resp: httpx.Response) -> None:
@@ -143,7 +143,7 @@ def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
     try:
         data = resp.json()
     except ValueError as e:
-        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:120]!r}") from e
+        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
         raise Transient(f"HTTP {resp.status_code}: response has no content blocks")
     text = "".join(

@@ -28,14 +28,15 @@ class FakeProvider:
         self._name = name
         self._delay_s = delay_s
         self._max_concurrency = max_concurrency
+        self._replies: list[Reply] | None = None
         if callable(script):
             self._script: Script = script
         elif isinstance(script, str | tuple | ProviderError):
             fixed: Reply = script
             self._script = lambda _p: fixed
         else:
-            replies = list(script)
-            self._script = lambda _p: replies[(self.calls - 1) % len(replies)]
+            self._replies = list(script)
+            self._script = lambda _p: "unused"
         self.calls = 0
         self.prompts: list[Prompt] = []
 
@@ -49,11 +50,16 @@ class FakeProvider:
 
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         self.calls += 1
+        n = self.calls  # fixed at entry: concurrent calls each keep their own place in a list
         self.prompts.append(prompt)
         start = time.perf_counter()
         if self._delay_s:
             await asyncio.sleep(self._delay_s)
-        reply = self._script(prompt)
+        reply = (
+            self._script(prompt)
+            if self._replies is None
+            else self._replies[(n - 1) % len(self._replies)]
+        )
         if isinstance(reply, ProviderError):
             raise reply
         text, finish = reply if isinstance(reply, tuple) else (reply, "stop")

@@ -16,6 +16,11 @@ import httpx
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
 
+_RAW = 20_000
+"""How much of a server's error text is read: redaction runs on this much, then the message is
+cut to `MESSAGE_LIMIT`, so a key can never be split by the cut and survive in part."""
+MESSAGE_LIMIT = 400
+
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "length": "length",
@@ -120,14 +125,14 @@ def _error_detail(resp: httpx.Response) -> str:
     try:
         data = resp.json()
     except ValueError:
-        return resp.text[:200] or resp.reason_phrase
+        return resp.text[:_RAW] or resp.reason_phrase
     if isinstance(data, dict):
         err = data.get("error")
         if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return str(err["message"])[:300]
+            return str(err["message"])[:_RAW]
         if isinstance(err, str):
-            return err[:300]
-    return str(data)[:200]
+            return err[:_RAW]
+    return str(data)[:_RAW]
 
 
 def is_loopback(url: str) -> bool:
@@ -154,9 +159,11 @@ def redacted(error: ProviderError, secret: str) -> ProviderError:
     """The same error with every occurrence of the API key replaced: some servers echo the key
     back in their error messages, and error text is stored and printed."""
     message = str(error)
-    if not secret or secret not in message:
+    if len(message) <= MESSAGE_LIMIT and (not secret or secret not in message):
         return error
-    clean = message.replace(secret, "[redacted]")
+    clean = message.replace(secret, "[redacted]") if secret else message
+    if len(clean) > MESSAGE_LIMIT:
+        clean = clean[: MESSAGE_LIMIT - 1] + "…"
     if isinstance(error, RateLimited):
         return RateLimited(clean, status=error.status, retry_after_s=error.retry_after_s)
     return type(error)(clean, status=error.status)
@@ -181,7 +188,7 @@ def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
     try:
         data = resp.json()
     except ValueError as e:
-        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:120]!r}") from e
+        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise Transient(f"HTTP {resp.status_code}: response has no choices")

@@ -33,11 +33,11 @@ class ModelSpec:
 
     @property
     def key_env(self) -> tuple[str, ...]:
-        return (
-            ("PROCTOR_API_KEY", "OPENAI_API_KEY")
-            if self.kind in ("openai-compat", "openai")
-            else ()
-        )
+        if self.kind in ("openai-compat", "openai"):
+            return ("PROCTOR_API_KEY", "OPENAI_API_KEY")
+        if self.kind == "anthropic":
+            return ("PROCTOR_API_KEY", "ANTHROPIC_API_KEY")
+        return ()
 
 
 def parse_model(spec: str) -> ModelSpec:
