@@ -5,9 +5,14 @@ up silently)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from proctor.types import Prompt, Record, Sample, Score
+from proctor.types import GradedItem, Prompt, Record, Sample, Score
+
+TaskMetrics = Callable[[Sequence[GradedItem]], Mapping[str, Mapping[str, float]]]
+"""Graded items of a run → per model, extra metrics by name (e.g. accuracy under lm-eval's
+filters)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,15 @@ class Task:
     rules: Mapping[str, str]
     """Rule name → its one-sentence statement, shown next to every failure."""
     default_variant: str = "B"
+    variants: tuple[str, ...] = ("A", "B")
+    """The prompt variants `build_prompt` accepts; the first spelling is the canonical one."""
+    max_tokens: Mapping[str, int] = field(default_factory=dict)
+    """Default max_tokens per variant (a reasoning benchmark needs more than arithmetic)."""
+    metrics: TaskMetrics | None = None
+    """Extra metrics beyond accuracy, computed from the graded items (pure)."""
+    load_file: Callable[[Path, int | None], Dataset] | None = None
+    """(path, seed) → the task's samples from a file the user names (e.g. GPQA's CSV), read
+    the task's way; None: the generic JSONL/CSV loader."""
 
 
 def first_n_balanced(samples: Sequence[Sample], n: int | None) -> tuple[Sample, ...]:

@@ -7,10 +7,23 @@ from pathlib import Path
 from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
-from proctor.tasks import arithmetic
+from proctor.tasks import aime, arithmetic, gpqa, gsm8k, humaneval, math500, mbpp
 from proctor.tasks.base import Dataset, Task, first_n_balanced
 
-TASKS: dict[str, Task] = {t.name: t for t in (arithmetic.TASK,)}
+TASKS: dict[str, Task] = {
+    t.name: t
+    for t in (
+        arithmetic.TASK,
+        gsm8k.TASK,
+        math500.TASK,
+        aime.TASK,
+        aime.TASK_2024,
+        aime.TASK_2025,
+        humaneval.TASK,
+        mbpp.TASK,
+        gpqa.TASK,
+    )
+}
 
 
 def get_task(name: str) -> Task:
@@ -19,6 +32,18 @@ def get_task(name: str) -> Task:
     except KeyError:
         known = ", ".join(sorted(TASKS))
         raise ConfigError(f"unknown task {name!r}: known tasks are {known}") from None
+
+
+def resolve_variant(task: Task, variant: str | None) -> str:
+    """The task's own spelling of prompt variant `variant` (its default when None); a
+    ConfigError naming the task's variants when it has no such prompt."""
+    wanted = (variant or task.default_variant).strip()
+    for v in task.variants:
+        if v.lower() == wanted.lower():
+            return v
+    raise ConfigError(
+        f"unknown prompt variant {wanted!r} for task {task.name}: use {' or '.join(task.variants)}"
+    )
 
 
 def load_for_run(
@@ -33,7 +58,10 @@ def load_for_run(
     category-balanced prefix. The content hash is of exactly the samples that will be asked."""
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
-    if dataset is not None:
+    if dataset is not None and task.load_file is not None:
+        own = task.load_file(dataset, seed)
+        samples, source, version = own.samples, own.source, own.generator_version
+    elif dataset is not None:
         samples = tuple(load_samples(dataset))
         source, version = str(dataset), "file"
     else:

@@ -1,0 +1,124 @@
+"""Code: the extracted program must pass the benchmark's tests, run in the sandbox.
+
+The program is assembled from the prompt, the model's code and the tests (HumanEval: prompt +
+code + test + `check(entry_point)`; MBPP: code + test_setup_code + the asserts — the set-up code
+comes after the solution, which tasks 367 and 927 need). A run that the sandbox itself could not
+set up is `unscored`, never wrong; a timeout, a crash or a limit hit is the program's failure.
+Every explanation names the isolation that was in force. Results are kept per program in this
+process, so grading the same record twice (progress, then the final grade) runs it once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from proctor.extract.code import CODE_RULES, extract_code
+from proctor.sandbox import Limits, SandboxResult, run_python
+from proctor.types import FinishReason, Sample, Score
+
+RULES: dict[str, str] = {
+    "call_failed": "The model call failed, so there is no answer to grade; it is never counted as"
+    " wrong.",
+    "truncated": "The reply hit max_tokens before its code was complete.",
+    "no_answer": "No code could be found in the reply.",
+    **CODE_RULES,
+    "tests_passed": "The program ran the benchmark's tests to the end in the sandbox without a"
+    " failure.",
+    "tests_failed": "The program failed the benchmark's tests (an assertion, an error, an early"
+    " exit, a timeout or a resource limit).",
+    "sandbox_error": "The sandbox could not be set up, so the program was not judged (unscored).",
+}
+
+
+def humaneval_program(prompt: str, code: str, test: str, entry_point: str) -> str:
+    """The prompt first (its imports and helpers); the model's code redefines or completes the
+    function; then the official test and its call."""
+    defines = f"def {entry_point}(" in code
+    body = f"{prompt}\n{code}" if defines else f"{prompt}{code}"
+    return f"{body}\n\n{test}\n\ncheck({entry_point})\n"
+
+
+def mbpp_program(code: str, test_setup_code: str, tests: list[str]) -> str:
+    return "\n".join([code, "", test_setup_code, "", *tests, ""])
+
+
+_cache_lock = threading.Lock()
+_cache: OrderedDict[tuple[str, Limits], SandboxResult] = OrderedDict()
+_CACHE_SIZE = 2048
+
+
+def run_cached(program: str, limits: Limits) -> SandboxResult:
+    key = (program, limits)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    result = run_python(program, limits)
+    if result.status != "setup_error":
+        with _cache_lock:
+            _cache[key] = result
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return result
+
+
+def _last_lines(text: str, n: int = 3, width: int = 300) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return " | ".join(lines[-n:])[-width:]
+
+
+def grade_code(
+    text: str,
+    finish_reason: FinishReason,
+    sample: Sample,
+    *,
+    build: Callable[[str, Sample], str],
+    limits: Limits,
+    call_failed: bool = False,
+    error: str = "",
+) -> Score:
+    """Grade one reply to one code sample; `build` turns the extracted code into the program."""
+    if call_failed:
+        return Score(
+            "call_failed", "call_failed", f"{RULES['call_failed']} Error: {error or 'unknown'}"
+        )
+    found = extract_code(text, entry_point=sample.metadata.get("entry_point", ""))
+    if found.value is None:
+        if finish_reason == "length":
+            return Score("truncated", "truncated", RULES["truncated"])
+        return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")
+    if finish_reason == "length" and found.note:
+        return Score("truncated", "truncated", f"{RULES['truncated']} ({found.note})")
+    result = run_cached(build(found.value, sample), limits)
+    where = f"[sandbox: {result.isolation}; {result.wall_s:.2f} s]"
+    if result.status == "setup_error":
+        return Score(
+            "unscored",
+            "sandbox_error",
+            f"{RULES['sandbox_error']} {result.detail} {where}",
+            extracted=found.value,
+            format_ok=found.format_ok,
+        )
+    if result.passed:
+        return Score(
+            "correct",
+            f"{found.rule}+tests_passed",
+            f"All tests passed. {where}",
+            extracted=found.value,
+            normalized="passed",
+            format_ok=found.format_ok,
+        )
+    why = result.detail
+    errors = _last_lines(result.stderr)
+    if errors:
+        why += f": {errors}"
+    return Score(
+        "wrong",
+        f"{found.rule}+tests_failed",
+        f"{result.status}: {why} {where}",
+        extracted=found.value,
+        normalized=result.status,
+        format_ok=found.format_ok,
+    )

@@ -1,0 +1,66 @@
+"""HumanEval: write a Python function from its signature and docstring.
+
+dataset  164 problems (shipped: builtin/humaneval); target = the canonical solution; metadata
+         holds the entry point and the official test
+prompt   zero-shot (its convention): complete the function, in a ```python block; 512 tokens
+extract  the last ```python block defining the entry point → [BEGIN]…[DONE] → the whole reply
+         when it reads as Python; reasoning traces removed first
+score    prompt + code + test + check(entry_point) run in the sandbox (separate process, own
+         namespaces where available, CPU/wall/memory/process/file limits, throwaway folder, no
+         network): correct when the tests run to the end; a sandbox that could not start is
+         unscored; every explanation names the isolation in force
+metrics  pass@1; pass@k for k ≤ N with --samples N at temperature > 0 (in the report)
+version  1
+"""
+
+from __future__ import annotations
+
+from proctor.datasets import benchmarks
+from proctor.datasets.jsonl import content_hash
+from proctor.prompts.code import humaneval_prompt
+from proctor.prompts.maths import ZERO_SHOT
+from proctor.sandbox import Limits
+from proctor.score.code import RULES, grade_code, humaneval_program
+from proctor.tasks.base import Dataset, Task
+from proctor.types import Record, Sample, Score
+
+VERSION = "1"
+SOURCE = "builtin/humaneval/HumanEval.jsonl.gz (openai/human-eval@6d43fb9)"
+LIMITS = Limits(wall_s=15.0, cpu_s=10)
+
+
+def load(seed: int | None, n: int | None) -> Dataset:
+    samples = benchmarks.humaneval()[:n]
+    return Dataset(samples, content_hash(samples), "humaneval", SOURCE)
+
+
+def program(code: str, sample: Sample) -> str:
+    return humaneval_program(
+        sample.input, code, sample.metadata["test"], sample.metadata["entry_point"]
+    )
+
+
+def grade_record(record: Record, sample: Sample) -> Score:
+    return grade_code(
+        record.text,
+        record.finish_reason,
+        sample,
+        build=program,
+        limits=LIMITS,
+        call_failed=record.status == "call_failed",
+        error=record.error,
+    )
+
+
+TASK = Task(
+    name="humaneval",
+    version=VERSION,
+    description="HumanEval (164 Python functions); tests run in the sandbox.",
+    load=load,
+    build_prompt=humaneval_prompt,
+    grade=grade_record,
+    rules=RULES,
+    default_variant=ZERO_SHOT,
+    variants=(ZERO_SHOT,),
+    max_tokens={ZERO_SHOT: 512},
+)

@@ -1,0 +1,56 @@
+"""MATH-500: competition maths (the PRM800K test split of MATH).
+
+dataset  500 problems (shipped: builtin/math500); category = subject, difficulty = level 1-5
+prompt   zero-shot (reason, answer in \\boxed{}) or few-shot (the 4 Minerva examples as earlier
+         chat turns, "Final Answer: The final answer is $X$"); 1024 tokens
+extract  \\boxed{} → "final answer is" / "the answer is" / "Answer:" → "####"; no last-number
+         fallback (MATH answers are expressions); reasoning traces removed first
+score    same text after normalisation (spacing, $, units, degrees, percent), exact number, then
+         math-verify (sympy) in a helper process with a 10 s deadline: a timeout is unscored
+metrics  accuracy by subject and level
+version  1
+"""
+
+from __future__ import annotations
+
+from proctor.datasets import benchmarks
+from proctor.datasets.jsonl import content_hash
+from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, boxed_prompt
+from proctor.score.maths import RULES, grade_maths
+from proctor.tasks.base import Dataset, Task
+from proctor.types import Record, Sample, Score
+
+VERSION = "1"
+SOURCE = "builtin/math500/test.jsonl (openai/prm800k test split)"
+
+
+def load(seed: int | None, n: int | None) -> Dataset:
+    samples = benchmarks.math500()[:n]
+    return Dataset(samples, content_hash(samples), "math500", SOURCE)
+
+
+def grade_record(record: Record, sample: Sample) -> Score:
+    asked = ("boxed",) if record.prompt_variant == ZERO_SHOT else ("boxed", "final_answer")
+    return grade_maths(
+        record.text,
+        record.finish_reason,
+        sample,
+        asked=asked,
+        numeric=False,
+        call_failed=record.status == "call_failed",
+        error=record.error,
+    )
+
+
+TASK = Task(
+    name="math500",
+    version=VERSION,
+    description="MATH-500 (500 competition problems); symbolic equivalence via math-verify.",
+    load=load,
+    build_prompt=boxed_prompt,
+    grade=grade_record,
+    rules=RULES,
+    default_variant=ZERO_SHOT,
+    variants=(ZERO_SHOT, FEW_SHOT),
+    max_tokens={ZERO_SHOT: 1024, FEW_SHOT: 1024},
+)

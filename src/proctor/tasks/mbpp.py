@@ -1,0 +1,108 @@
+"""MBPP: short Python programs from a one-line description and three asserts.
+
+dataset  the test split, task_ids 11-510 (shipped: builtin/mbpp, 974 problems in all); target =
+         the reference code; metadata holds test_list (JSON) and test_setup_code
+prompt   zero-shot (description + the asserts, code in a ```python block) or few-shot (the MBPP
+         paper's 3-shot prompt, tasks 2, 3, 4, as earlier chat turns with [BEGIN]…[DONE]); 512
+         tokens
+extract  the last ```python block defining the asserted function → [BEGIN]…[DONE] → the whole
+         reply when it reads as Python
+score    code + test_setup_code + the asserts (set-up AFTER the solution: tasks 367 and 927
+         need it) run in the sandbox; correct when every assert passes; a sandbox that could not
+         start is unscored; every explanation names the isolation in force
+metrics  pass@1; pass@k for k ≤ N with --samples N at temperature > 0 (in the report)
+version  1
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+
+from proctor.datasets import benchmarks
+from proctor.datasets.jsonl import content_hash
+from proctor.prompts.code import MbppExample, mbpp_prompt
+from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT
+from proctor.sandbox import Limits
+from proctor.score.code import RULES, grade_code, mbpp_program
+from proctor.tasks.base import Dataset, Task
+from proctor.types import Prompt, Record, Sample, Score
+
+VERSION = "1"
+SOURCE = "builtin/mbpp/mbpp.jsonl (google-research mbpp via FormulaMonks/llm-benchmarker-suite)"
+LIMITS = Limits(wall_s=20.0, cpu_s=15)
+FEW_SHOT_IDS = ("mbpp-2", "mbpp-3", "mbpp-4")
+
+
+def _with_entry_point(sample: Sample) -> Sample:
+    """The function the asserts call, so code extraction can prefer the block defining it."""
+    tests = json.loads(sample.metadata["test_list"])
+    called = re.search(
+        r"assert\s+(?:not\s+)?\(?\s*(?:set\()?\s*(\w+)\s*\(", tests[0] if tests else ""
+    )
+    if not called:
+        return sample
+    return Sample(
+        sample.id,
+        sample.input,
+        sample.target,
+        sample.category,
+        sample.difficulty,
+        sample.answer_type,
+        sample.decimals,
+        {**sample.metadata, "entry_point": called.group(1)},
+    )
+
+
+def load(seed: int | None, n: int | None) -> Dataset:
+    samples = tuple(_with_entry_point(s) for s in benchmarks.mbpp("test")[:n])
+    return Dataset(samples, content_hash(samples), "mbpp-test", SOURCE)
+
+
+@functools.cache
+def few_shot_examples() -> tuple[MbppExample, ...]:
+    by_id = {s.id: s for s in benchmarks.mbpp("prompt")}
+    return tuple(
+        MbppExample(
+            by_id[i].input, tuple(json.loads(by_id[i].metadata["test_list"])), by_id[i].target
+        )
+        for i in FEW_SHOT_IDS
+    )
+
+
+def build_prompt(sample: Sample, variant: str, lang: str) -> Prompt:
+    tests = json.loads(sample.metadata["test_list"])
+    return mbpp_prompt(sample, variant, lang, tests=tests, examples=few_shot_examples())
+
+
+def program(code: str, sample: Sample) -> str:
+    return mbpp_program(
+        code, sample.metadata.get("test_setup_code", ""), json.loads(sample.metadata["test_list"])
+    )
+
+
+def grade_record(record: Record, sample: Sample) -> Score:
+    return grade_code(
+        record.text,
+        record.finish_reason,
+        sample,
+        build=program,
+        limits=LIMITS,
+        call_failed=record.status == "call_failed",
+        error=record.error,
+    )
+
+
+TASK = Task(
+    name="mbpp",
+    version=VERSION,
+    description="MBPP test split (500 Python tasks, ids 11-510); asserts run in the sandbox.",
+    load=load,
+    build_prompt=build_prompt,
+    grade=grade_record,
+    rules=RULES,
+    default_variant=ZERO_SHOT,
+    variants=(ZERO_SHOT, FEW_SHOT),
+    max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
+)
