@@ -17,17 +17,17 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from proctor.calling.breaker import CircuitBreaker
-from proctor.calling.caller import CallFailure, CallStats, ModelCaller
+from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
+from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls
 from proctor.providers.base import Provider
 from proctor.providers.registry import make_provider
 from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
-from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
+from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score
 
 OnResult = Callable[[str, Score], None]
 """Called after each stored answer with the model and its provisional grade (for progress)."""
@@ -164,42 +164,76 @@ def check_models(models: Sequence[str]) -> None:
         seen.add(m)
 
 
-async def _ask_model(
-    store: RunStore,
-    run_id: str,
-    plan: RunPlan,
-    caller: ModelCaller,
-    model: str,
-    todo: Sequence[tuple[Sample, int]],
-    on_result: OnResult | None,
-) -> int:
-    async def one(sample: Sample, epoch: int) -> None:
-        prompt = plan.task.build_prompt(sample, plan.variant, plan.lang)
-        result = await caller.call(prompt, plan.params)
-        if isinstance(result, CallFailure):
-            record = Record(
-                run_id=run_id, model=model, sample_id=sample.id, status="call_failed", text="",
-                finish_reason="unknown", usage=Usage(), latency_s=0.0, attempts=result.attempts,
-                prompt_variant=plan.variant, lang=plan.lang,
-                error=f"{result.error_type}: {result.error}", epoch=epoch,
-            )  # fmt: skip
-        else:
-            c = result.completion
-            record = Record(
-                run_id=run_id, model=model, sample_id=sample.id, status="ok", text=c.text,
-                finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
-                attempts=result.attempts, prompt_variant=plan.variant, lang=plan.lang,
-                reported_model=c.model, epoch=epoch,
-            )  # fmt: skip
-        # Committed before it is graded: the raw answer is never lost to a grading bug.
-        store.add_records([record])
-        if on_result is not None:
-            on_result(model, plan.task.grade(record, sample))
+class _GroupCommit:
+    """Group commit: one writer commits, in one transaction, every record queued since its last
+    commit, off the event loop; each `commit` returns once its records are on disk.
 
-    async with asyncio.TaskGroup() as group:
-        for s, e in todo:
-            group.create_task(one(s, e))
-    return len(todo)
+    So a run pays one SQLite commit per batch, not per answer, while an answer is still never
+    acknowledged (nor graded, nor its worker given a new item) before it is stored. Grading for
+    the progress display runs on the writer's thread too, after the commit."""
+
+    def __init__(self, store: RunStore, task: Task, on_result: OnResult | None) -> None:
+        self._store = store
+        self._task = task
+        self._on_result = on_result
+        self._queue: list[tuple[Sequence[tuple[Record, Sample]], asyncio.Future[None]]] = []
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+        self._closing = False
+
+    async def commit(self, batch: Sequence[tuple[Record, Sample]]) -> None:
+        if not batch:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append((batch, done))
+        self._wake.set()
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_loop())
+        await done
+
+    async def close(self) -> None:
+        """Commit what is queued and stop the writer; waits for a write under way (the store's
+        connection must not be used from two threads at once)."""
+        self._closing = True
+        self._wake.set()
+        if self._writer is not None:
+            await asyncio.wait([self._writer])
+
+    async def _write_loop(self) -> None:
+        while True:
+            if not self._queue:
+                if self._closing:
+                    return
+                await self._wake.wait()
+                self._wake.clear()
+                continue
+            queued, self._queue = self._queue, []
+            pairs = [pair for batch, _ in queued for pair in batch]
+            try:
+                graded = await asyncio.to_thread(self._write, pairs)
+            except Exception as e:
+                graded = e
+            if isinstance(graded, Exception):  # not stored, or stored but a grader failed
+                for _, done in queued:
+                    if not done.done():
+                        done.set_exception(graded)
+                continue
+            if self._on_result is not None:
+                for model, score in graded:
+                    self._on_result(model, score)
+            for _, done in queued:
+                if not done.done():
+                    done.set_result(None)
+
+    def _write(self, pairs: Sequence[tuple[Record, Sample]]) -> list[tuple[str, Score]] | Exception:
+        # Committed before it is graded: the raw answer is never lost to a grading bug.
+        self._store.add_records([r for r, _ in pairs])
+        if self._on_result is None:
+            return []
+        try:
+            return [(r.model, self._task.grade(r, s)) for r, s in pairs]
+        except Exception as e:  # handed to the waiting worker, which raises it
+            return e
 
 
 def _todo(
@@ -225,8 +259,12 @@ async def execute(
     providers: Mapping[str, Provider] | None = None,
     on_plan: OnPlan | None = None,
     on_result: OnResult | None = None,
+    executor: Executor | None = None,
 ) -> RunOutcome:
-    """Ask what is missing (and, with `retry_errors`, what failed) and store every answer."""
+    """Ask what is missing (and, with `retry_errors`, what failed) and store every answer.
+
+    `executor` says who asks (default: `LocalExecutor`, this event loop); whoever asks, every
+    record comes back here and is committed to the store by this process."""
     check_models(plan.models)
     own: list[Provider] = []
     given = providers or {}
@@ -249,36 +287,34 @@ async def execute(
                     {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
                      for m in plan.models},
                 )  # fmt: skip
-            callers = {
-                m: ModelCaller(
-                    built[m],
-                    concurrency=plan.concurrency,
-                    policy=plan.retry,
-                    limits=plan.limits,
-                    breaker=CircuitBreaker(plan.breaker_threshold),
-                    seed=i,
-                )
-                for i, m in enumerate(plan.models)
-                if todo[m]
-            }
+            settings = AskSettings(
+                run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
+                params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
+                limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+            )  # fmt: skip
+            sink = _GroupCommit(store, plan.task, on_result)
             store.set_status(run_id, "running")
             deadline_hit = False
+            calls: dict[str, ModelCalls] = {}
             try:
-                work = _ask_all(store, run_id, plan, callers, todo, on_result)
+                work = (executor or LocalExecutor()).run(settings, todo, built, sink.commit)
                 remaining = None
                 if plan.deadline_s is not None:
                     remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
-                asked = await asyncio.wait_for(work, timeout=remaining)
+                calls = await asyncio.wait_for(work, timeout=remaining)
+                asked = sum(len(t) for t in todo.values())
+                await sink.close()
                 store.set_status(run_id, "complete")
             except TimeoutError:
+                await sink.close()
                 deadline_hit, asked = True, 0
                 store.set_status(run_id, "interrupted")
             except BaseException:
+                await sink.close()
                 store.set_status(run_id, "interrupted")
                 raise
             reports = tuple(
-                ModelReport(m, c.stats, c.breaker.reason, c.concurrency.lowest)
-                for m, c in callers.items()
+                ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
             )
             return RunOutcome(run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit)
     finally:
@@ -298,22 +334,6 @@ def _redo(todo: Sequence[tuple[Sample, int]], store: RunStore, run_id: str, mode
         return 0
     stored = {(r.sample_id, r.epoch) for r in store.records(run_id, model)}
     return sum((s.id, e) in stored for s, e in todo)
-
-
-async def _ask_all(
-    store: RunStore,
-    run_id: str,
-    plan: RunPlan,
-    callers: Mapping[str, ModelCaller],
-    todo: Mapping[str, Sequence[tuple[Sample, int]]],
-    on_result: OnResult | None,
-) -> int:
-    async with asyncio.TaskGroup() as group:
-        jobs = [
-            group.create_task(_ask_model(store, run_id, plan, c, m, todo[m], on_result))
-            for m, c in callers.items()
-        ]
-    return sum(j.result() for j in jobs)
 
 
 def grade_run(store: RunStore, run_id: str, task: Task) -> tuple[RunInfo, list[GradedItem]]:

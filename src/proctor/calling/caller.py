@@ -78,7 +78,9 @@ class ModelCaller:
 
     async def call(self, prompt: Prompt, params: GenerationParams) -> CallResult:
         self.stats.calls += 1
-        tokens = sum(estimate_tokens(m.content) for m in prompt.messages) + params.max_tokens
+        tokens = 0
+        if self._gate.counts_tokens:
+            tokens = sum(estimate_tokens(m.content) for m in prompt.messages) + params.max_tokens
         attempt = 0
         while True:
             if self.breaker.is_open:

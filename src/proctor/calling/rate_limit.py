@@ -23,6 +23,11 @@ class RateGate:
         self._tokens = AsyncLimiter(tpm, 60.0) if tpm else None
         self._tpm = tpm or 0.0
 
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether `wait` uses its token count (estimating it costs a pass over the prompt)."""
+        return self._tokens is not None
+
     async def wait(self, tokens: int) -> None:
         if self._requests is not None:
             await self._requests.acquire(1)

@@ -5,18 +5,23 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from proctor.cli.compare import compare_cmd
+from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.gate import gate_cmd
 from proctor.cli.judge import judge_cmd
 from proctor.cli.view import view as view_cmd
+from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError
 from proctor.types import GenerationParams
+
+if TYPE_CHECKING:
+    from proctor.executors.base import Executor
 
 app = typer.Typer(
     name="proctor",
@@ -105,7 +110,7 @@ def run(
     ] = None,
     max_failures: Annotated[
         int, typer.Option(help="Stop a model after this many failed attempts in a row.")
-    ] = 10,
+    ] = 25,
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print calls, tokens and cost; call nothing.")
     ] = False,
@@ -115,6 +120,19 @@ def run(
             help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"
         ),
     ] = None,
+    executor: Annotated[
+        str, typer.Option(help="Who asks the models: local (this process) or ray (a cluster).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster for --executor ray (default: RAY_ADDRESS, else a local one).",
+            envvar="RAY_ADDRESS",
+        ),
+    ] = None,
+    shard_size: Annotated[
+        int, typer.Option(help="Items per Ray task (one model's shard) with --executor ray.")
+    ] = 250,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report."""
@@ -140,6 +158,7 @@ def run(
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     if max_attempts < 1:
         raise typer.BadParameter("--max-attempts must be at least 1")
+    chosen = _executor(executor, ray_address, shard_size)
     price_table = load_price_table(prices)
     t = get_task(task or "arithmetic")
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
@@ -187,6 +206,7 @@ def run(
                 if suite_run
                 else progress.on_plan,
                 on_result=progress.on_result,
+                executor=chosen,
             )
         )
     if outcome.resumed:
@@ -197,7 +217,31 @@ def run(
         from proctor.cli.suite import judge_after_run
 
         judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
-    _grade_and_report(outcome.run_id, results_dir, prices)
+    try:
+        _grade_and_report(outcome.run_id, results_dir, prices)
+    except Exception:
+        # Every answer is stored already; say so before the traceback of what went wrong.
+        err_console.print(
+            f"[red]the report of run {outcome.run_id} failed[/]; its answers are stored: "
+            f"`proctor report {outcome.run_id}` tries again"
+        )
+        raise
+
+
+def _executor(name: str, address: str | None, shard_size: int) -> Executor | None:
+    if shard_size < 1:
+        raise typer.BadParameter("--shard-size must be at least 1")
+    if name == "local":
+        return None
+    if name != "ray":
+        raise typer.BadParameter(f"unknown executor {name!r}: use local or ray")
+    try:
+        from proctor.executors.ray_executor import RayExecutor
+    except ImportError as e:
+        raise ProctorError(
+            f"--executor ray needs Ray ({e}): pip install 'proctor-eval[ray]'"
+        ) from e
+    return RayExecutor(address or None, shard_size=shard_size)
 
 
 def t_default_max_tokens(variant: str) -> int:
@@ -274,7 +318,7 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
 
 
 def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> None:
-    from proctor.cli.run_support import print_costs
+    from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
     from proctor.report.html.report_page import ReportExtras
     from proctor.report.terminal import render_report
@@ -308,6 +352,9 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
     written = write_run_files(
         run_dir, info, metrics, items, task.rules, extras=ReportExtras(prompts=prompts)
     )
+    extra = report_task_metrics(task, items, run_dir, console)
+    if extra is not None:
+        written.append(extra)
     console.print(f"run [bold]{run_id}[/] · folder {run_dir}")
     for path in written:
         console.print(f"  {path}")
@@ -317,6 +364,8 @@ app.command(name="compare")(compare_cmd)
 app.command(name="gate")(gate_cmd)
 app.command(name="judge")(judge_cmd)
 app.command(name="view")(view_cmd)
+app.command(name="dialogue")(dialogue_cmd)
+app.command(name="workflow")(workflow_cmd)
 
 
 def main() -> None:

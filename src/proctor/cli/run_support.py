@@ -3,6 +3,7 @@ calling each model went (retries, rate limits, a model stopped by its circuit br
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,9 +11,12 @@ from rich.console import Console
 from rich.table import Table
 
 from proctor.calling.rate_limit import estimate_tokens
+from proctor.report.atomic import write_text_atomic
 from proctor.runner import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable, load_price_table
 from proctor.stats.metrics import RunMetrics
+from proctor.tasks.base import Task
+from proctor.types import GradedItem
 
 
 def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
@@ -83,3 +87,33 @@ def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> N
             f"{m.total_completion_tokens:,} completion tokens, {money}"
         )
     console.print("cost  " + "\n      ".join(parts))
+
+
+def report_task_metrics(
+    task: Task, items: Sequence[GradedItem], run_dir: Path, console: Console
+) -> Path | None:
+    """A task's own metrics beyond accuracy (lm-eval filters, calibration, perturbation drop…):
+    printed as a table and written to `task_metrics.json` in the run folder."""
+    if task.metrics is None or not items:
+        return None
+    values = task.metrics(items)
+    names = sorted({name for per_model in values.values() for name in per_model})
+    if not names:
+        return None
+    table = Table(title=f"{task.name} metrics")
+    table.add_column("model")
+    for name in names:
+        table.add_column(name, justify="right")
+    for model, per_model in values.items():
+        table.add_row(model, *(_fmt(per_model.get(name)) for name in names))
+    console.print(table)
+    path = run_dir / "task_metrics.json"
+    document = {"task": task.name, "task_version": task.version, "models": values}
+    write_text_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def _fmt(value: float | None) -> str:
+    if value is None or value != value:
+        return "—"
+    return f"{value:.4g}"

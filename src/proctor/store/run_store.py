@@ -23,7 +23,7 @@ from proctor.store import codec
 from proctor.store.connection import connect
 from proctor.store.guard import refuse_secrets
 from proctor.store.schema import migrate
-from proctor.types import Record, RunInfo, Sample, Score
+from proctor.types import Record, RunInfo, Sample, Score, Usage
 
 RunStatus = Literal["running", "complete", "interrupted"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
@@ -55,6 +55,55 @@ class RunSummaryRow:
     models: tuple[str, ...]
     n_samples: int
     n_records: int
+
+
+JudgementStatus = Literal["ok", "unscored", "call_failed"]
+JUDGEMENT_STATUSES: tuple[JudgementStatus, ...] = get_args(JudgementStatus)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One judge verdict as asked: the raw replies, not their reading (`proctor.score.judge`
+    reads them, then and at every `proctor score`).
+
+    `status` is what the reading said when it was asked: "ok", "unscored" (no valid verdict after
+    every attempt; `error` says why) or "call_failed" (the judge could not be called)."""
+
+    run_id: str
+    model: str
+    sample_id: str
+    epoch: int
+    judge: str
+    ordering: str
+    """"single" for a pointwise verdict; "ab" / "ba" for the two orders of a pairwise one."""
+    status: JudgementStatus
+    reply: str
+    replies: tuple[str, ...]
+    prompt: str
+    """The first prompt's messages, as JSON."""
+    rubric: str
+    attempts: int
+    error: str
+    usage: Usage
+    latency_s: float
+
+
+_JUDGEMENT_COLUMNS = (
+    "run_id, model, sample_id, epoch, judge, ordering, status, reply, replies, prompt, rubric,"
+    " attempts, error, prompt_tokens, completion_tokens, latency_s, created_at"
+)
+# Like records: a stored verdict (or unscored reading) stays; a failed call may be replaced.
+_UPSERT_JUDGEMENT = (
+    f"INSERT INTO judgements ({_JUDGEMENT_COLUMNS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (run_id, model, sample_id, epoch, judge, ordering) DO UPDATE SET"
+    " status = excluded.status, reply = excluded.reply, replies = excluded.replies,"
+    " prompt = excluded.prompt, rubric = excluded.rubric, attempts = excluded.attempts,"
+    " error = excluded.error, prompt_tokens = excluded.prompt_tokens,"
+    " completion_tokens = excluded.completion_tokens, latency_s = excluded.latency_s,"
+    " created_at = excluded.created_at"
+    " WHERE judgements.status = 'call_failed'"
+)
 
 
 def _now() -> str:
@@ -455,3 +504,88 @@ class RunStore:
                 "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
             ).fetchone()
         return None if row is None else str(row["grader_version"])
+
+    # -- judgements ---------------------------------------------------------------------------
+
+    def add_judgements(self, judgements: Sequence[Judgement]) -> None:
+        """Store judge verdicts in one transaction. Keyed on (run, model, sample, epoch, judge,
+        ordering); a stored "ok" or "unscored" row is kept, a "call_failed" one is replaced."""
+        if not judgements:
+            return
+        for j in judgements:
+            codec.literal(j.status, JUDGEMENT_STATUSES, "judgement status")
+        now = _now()
+        rows = [
+            (
+                j.run_id,
+                j.model,
+                j.sample_id,
+                j.epoch,
+                j.judge,
+                j.ordering,
+                j.status,
+                j.reply,
+                codec.dumps(list(j.replies)),
+                j.prompt,
+                j.rubric,
+                j.attempts,
+                j.error,
+                j.usage.prompt_tokens,
+                j.usage.completion_tokens,
+                j.latency_s,
+                now,
+            )
+            for j in judgements
+        ]
+        run_ids = sorted({j.run_id for j in judgements})
+        with self._tx(f"add judgements to run {', '.join(run_ids)}", write=True) as db:
+            db.executemany(_UPSERT_JUDGEMENT, rows)
+
+    def judgements(self, run_id: str, judge: str | None = None) -> list[Judgement]:
+        """Stored judge verdicts of a run (of one judge, when named), ordered by judge, model,
+        sample position, epoch and ordering."""
+        where = "j.run_id = ?" + ("" if judge is None else " AND j.judge = ?")
+        args: tuple[str, ...] = (run_id,) if judge is None else (run_id, judge)
+        with self._tx(f"read judgements of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = db.execute(
+                "SELECT j.* FROM judgements j JOIN samples s"
+                " ON s.run_id = j.run_id AND s.sample_id = j.sample_id"
+                f" WHERE {where} ORDER BY j.judge, j.model, s.position, j.epoch, j.ordering",
+                args,
+            ).fetchall()
+        return [
+            Judgement(
+                run_id=str(r["run_id"]),
+                model=str(r["model"]),
+                sample_id=str(r["sample_id"]),
+                epoch=int(r["epoch"]),
+                judge=str(r["judge"]),
+                ordering=str(r["ordering"]),
+                status=codec.literal(r["status"], JUDGEMENT_STATUSES, "judgement status"),
+                reply=str(r["reply"]),
+                replies=tuple(str(x) for x in json.loads(r["replies"])),
+                prompt=str(r["prompt"]),
+                rubric=str(r["rubric"]),
+                attempts=int(r["attempts"]),
+                error=str(r["error"]),
+                usage=Usage(int(r["prompt_tokens"]), int(r["completion_tokens"])),
+                latency_s=float(r["latency_s"]),
+            )
+            for r in rows
+        ]
+
+    def add_run_config(self, run_id: str, values: Mapping[str, object]) -> None:
+        """Add keys to a run's config; a key already there keeps its value (the config records
+        how the run began, so a resume cannot rewrite it)."""
+        refuse_secrets(values)
+        with self._tx(f"update config of run {run_id}", write=True) as db:
+            row = self._require_run(db, run_id)
+            config: dict[str, object] = json.loads(row["config"])
+            added = {k: v for k, v in values.items() if k not in config}
+            if not added:
+                return
+            db.execute(
+                "UPDATE runs SET config = ?, updated_at = ? WHERE id = ?",
+                (codec.config_to_json({**config, **added}), _now(), run_id),
+            )

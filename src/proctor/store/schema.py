@@ -102,7 +102,38 @@ def _m1_initial(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_initial,)
+def _m2_judgements(conn: sqlite3.Connection) -> None:
+    """Judge verdicts: one row per (answer, judge, order); the raw reply is kept so a verdict
+    can be read again (`proctor score`) without calling the judge."""
+    conn.execute(
+        """
+        CREATE TABLE judgements (
+            run_id            TEXT NOT NULL,
+            model             TEXT NOT NULL,  -- the judged model; "A vs B" when pairwise
+            sample_id         TEXT NOT NULL,
+            epoch             INTEGER NOT NULL,
+            judge             TEXT NOT NULL,  -- the judge's model string
+            ordering          TEXT NOT NULL,  -- "single", or "ab" / "ba" when pairwise
+            status            TEXT NOT NULL CHECK (status IN ('ok', 'unscored', 'call_failed')),
+            reply             TEXT NOT NULL,  -- the judge's last raw reply
+            replies           TEXT NOT NULL,  -- JSON list of every raw reply, in order
+            prompt            TEXT NOT NULL,  -- JSON list of the first prompt's messages
+            rubric            TEXT NOT NULL,
+            attempts          INTEGER NOT NULL,
+            error             TEXT NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            latency_s         REAL NOT NULL,
+            created_at        TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, sample_id, epoch, judge, ordering),
+            FOREIGN KEY (run_id, sample_id) REFERENCES samples (run_id, sample_id)
+                ON DELETE CASCADE
+        )
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

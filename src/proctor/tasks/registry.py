@@ -7,7 +7,7 @@ from pathlib import Path
 from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
-from proctor.tasks import aime, arithmetic, gpqa, gsm8k, humaneval, math500, mbpp
+from proctor.tasks import aime, arithmetic, gpqa, gsm8k, humaneval, math500, mbpp, structured, suite
 from proctor.tasks.base import Dataset, Task, first_n_balanced
 
 TASKS: dict[str, Task] = {
@@ -22,6 +22,9 @@ TASKS: dict[str, Task] = {
         humaneval.TASK,
         mbpp.TASK,
         gpqa.TASK,
+        suite.TASK,
+        structured.TASK,
+        structured.TASK_PERTURBED,
     )
 }
 

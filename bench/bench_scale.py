@@ -1,0 +1,202 @@
+"""(b) latency-bound throughput, (c) embedded model vs a bare llama-cpp loop, (d) re-grading
+stored records, (e) peak memory by run size. Each part is a function returning a dict; run one
+with `.venv/bin/python bench/bench_scale.py b|c|d|e [--n N]`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import PY, child_env, stub_process
+
+
+def _plan(models: tuple[str, ...], n: int, results: Path, conc: int, variant: str = "B") -> object:
+    from proctor.runner import RunPlan
+    from proctor.tasks.registry import get_task, load_for_run
+    from proctor.types import GenerationParams
+
+    task = get_task("arithmetic")
+    data = load_for_run(task, n=n)
+    return RunPlan(
+        task=task, samples=data.samples, dataset_hash=data.content_hash,
+        generator_version=data.generator_version, models=models, variant=variant, lang="en",
+        params=GenerationParams(max_tokens=32 if variant == "A" else 256, timeout_s=120),
+        results_dir=results, concurrency=conc,
+    )  # fmt: skip
+
+
+def latency(
+    n: int = 1000, conc: int = 64, latency_s: float = 0.1, reps: int = 3
+) -> dict[str, object]:
+    """(b): asking time of `execute` (in process; the stub in its own) against N·latency/conc."""
+    from proctor.runner import execute
+
+    ideal = n * latency_s / conc
+    runs = []
+    with stub_process("--latency", str(latency_s)) as url:
+        for _ in range(reps):
+            with tempfile.TemporaryDirectory() as d:
+                plan = _plan((f"openai-compat/stub@{url}",), n, Path(d), conc)
+                start = time.perf_counter()
+                asyncio.run(execute(plan))  # type: ignore[arg-type]
+                runs.append(time.perf_counter() - start)
+    runs.sort()
+    med = runs[len(runs) // 2]
+    return {"n": n, "concurrency": conc, "latency_s": latency_s, "ideal_s": ideal,
+            "runs": runs, "median_s": med, "ratio": med / ideal}  # fmt: skip
+
+
+BARE_LOOP = r"""
+import json, sys, time
+from llama_cpp import Llama
+import os
+path, prompts_file, max_tokens = sys.argv[1], sys.argv[2], int(sys.argv[3])
+prompts = json.load(open(prompts_file))
+llama = Llama(model_path=path, n_ctx=2048, n_threads=max(1, os.cpu_count() or 1), verbose=False, seed=0)
+start = time.perf_counter()
+for p in prompts:
+    llama.create_chat_completion(messages=p, temperature=0.0, max_tokens=max_tokens, seed=0)
+print(json.dumps({"asking_s": time.perf_counter() - start}))
+"""
+
+PROCTOR_LOCAL = r"""
+import asyncio, json, sys, time
+sys.path.insert(0, sys.argv[3])
+from bench_scale import _plan
+from proctor.runner import execute
+n, results = int(sys.argv[1]), sys.argv[2]
+from pathlib import Path
+plan = _plan(("local",), n, Path(results), 1, variant="A")
+from proctor.providers.registry import make_provider
+provider = make_provider("local")
+provider._load()  # load outside the timing, as the bare loop does
+start = time.perf_counter()
+asyncio.run(execute(plan, providers={"local": provider}))
+print(json.dumps({"asking_s": time.perf_counter() - start}))
+"""
+
+
+def embedded(n: int = 20, reps: int = 3) -> dict[str, object]:
+    """(c): the embedded model through proctor's runner vs a bare llama-cpp-python loop, same
+    prompts, same max_tokens, model loading excluded from both."""
+    try:
+        from proctor.providers.local import embedded_model_path
+        from proctor.tasks.registry import get_task, load_for_run
+
+        path = embedded_model_path()
+    except Exception as e:
+        return {"skipped": f"embedded model not installed: {e}"}
+    task = get_task("arithmetic")
+    prompts = [  # the very messages proctor sends
+        [{"role": m.role, "content": m.content} for m in task.build_prompt(s, "A", "en").messages]
+        for s in load_for_run(task, n=n).samples
+    ]
+    work = Path(tempfile.mkdtemp(prefix="proctor-bench-c-"))
+    (work / "prompts.json").write_text(json.dumps(prompts))
+    (work / "bare.py").write_text(BARE_LOOP)
+    (work / "proctor_local.py").write_text(PROCTOR_LOCAL)
+    bench_dir = str(Path(__file__).resolve().parent)
+    bare, ours = [], []
+    for rep in range(reps):
+        out = subprocess.run([PY, str(work / "bare.py"), str(path), str(work / "prompts.json"),
+                              "32"], capture_output=True, text=True, env=child_env(), check=True)  # fmt: skip
+        bare.append(json.loads(out.stdout.strip().splitlines()[-1])["asking_s"])
+        out = subprocess.run([PY, str(work / "proctor_local.py"), str(n), str(work / f"r{rep}"),
+                              bench_dir], capture_output=True, text=True, env=child_env(),
+                             check=True)  # fmt: skip
+        ours.append(json.loads(out.stdout.strip().splitlines()[-1])["asking_s"])
+    bare.sort()
+    ours.sort()
+    b, o = bare[len(bare) // 2], ours[len(ours) // 2]
+    # throughput ratio: proctor's samples/s over the bare loop's (≥ 0.95 is the target)
+    return {"n": n, "max_tokens": 32, "bare_runs": bare, "proctor_runs": ours,
+            "bare_s": b, "proctor_s": o, "ratio": b / o}  # fmt: skip
+
+
+def regrade(n: int = 100_000, reps: int = 3) -> dict[str, object]:
+    """(d): `grade_run` over N stored records (read, grade, write scores), in process."""
+    from proctor.runner import grade_run
+    from proctor.store import RunStore
+    from proctor.tasks.registry import get_task, load_for_run
+    from proctor.types import GenerationParams, Record, RunInfo, Usage
+
+    task = get_task("arithmetic")
+    samples = load_for_run(task, n=n).samples
+    with tempfile.TemporaryDirectory() as d, RunStore.open(Path(d)) as store:
+        info = RunInfo(run_id="bench-regrade", task="arithmetic", models=("m",),
+                       dataset_hash="x", dataset_size=n, generator_version="x",
+                       prompt_variant="B", lang="en", created_at="2026-01-01T00:00:00",
+                       params=GenerationParams(), seed=None)  # fmt: skip
+        store.create_run(info, samples, "fp", {})
+        recs = [
+            Record(run_id="bench-regrade", model="m", sample_id=s.id, status="ok",
+                   text=f"Step 1: work.\nFinal answer: {s.target if i % 3 else '0'}",
+                   finish_reason="stop", usage=Usage(50, 10), latency_s=0.01, attempts=1,
+                   prompt_variant="B", lang="en", reported_model="m", epoch=0)
+            for i, s in enumerate(samples)
+        ]  # fmt: skip
+        for i in range(0, n, 10_000):
+            store.add_records(recs[i : i + 10_000])
+        del recs
+        runs = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            grade_run(store, "bench-regrade", task)
+            runs.append(time.perf_counter() - start)
+    runs.sort()
+    return {"n": n, "runs": runs, "median_s": runs[len(runs) // 2]}
+
+
+MEMORY_CHILD = r"""
+import asyncio, json, resource, sys, time
+sys.path.insert(0, sys.argv[4])
+from pathlib import Path
+from bench_scale import _plan
+from proctor.runner import execute, grade_run
+from proctor.store import RunStore
+mode, n, results = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+start = time.perf_counter()
+if mode == "run":
+    plan = _plan(("fake/const:Final answer: 7",), n, results, 64)
+    asyncio.run(execute(plan))
+else:
+    from proctor.tasks.registry import get_task
+    with RunStore.open(results) as store:
+        (run,) = store.list_runs()
+        grade_run(store, run.run_id, get_task("arithmetic"))
+print(json.dumps({"s": time.perf_counter() - start,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def memory(sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> dict[str, object]:
+    """(e): peak RSS of a process that runs N samples through `execute` (a scripted provider, no
+    HTTP: the harness's own memory), and of another that re-grades the stored run."""
+    work = Path(tempfile.mkdtemp(prefix="proctor-bench-e-"))
+    (work / "child.py").write_text(MEMORY_CHILD)
+    bench_dir = str(Path(__file__).resolve().parent)
+    rows: dict[str, dict[str, float]] = {}
+    for n in sizes:
+        row: dict[str, float] = {}
+        for mode in ("run", "grade"):
+            out = subprocess.run(
+                [PY, str(work / "child.py"), mode, str(n), str(work / f"r{n}"), bench_dir],
+                capture_output=True, text=True, env=child_env(), check=True,
+            )  # fmt: skip
+            got = json.loads(out.stdout.strip().splitlines()[-1])
+            row[f"{mode}_s"], row[f"{mode}_peak_mb"] = got["s"], got["peak_mb"]
+        rows[str(n)] = row
+    return {"sizes": rows}
+
+
+PARTS = {"b": latency, "c": embedded, "d": regrade, "e": memory}
+
+if __name__ == "__main__":
+    part = sys.argv[1]
+    kw = {"n": int(sys.argv[3])} if len(sys.argv) > 3 and sys.argv[2] == "--n" else {}
+    print(json.dumps(PARTS[part](**kw), indent=2))  # type: ignore[operator]

@@ -1,0 +1,107 @@
+"""Shared by the bench scripts: a stub server in its own process, timing, medians, the machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PY = sys.executable  # the repo's virtualenv (bench scripts are run with .venv/bin/python)
+PROCTOR = [PY, "-m", "proctor"]
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"})
+    env.update(extra)
+    return env
+
+
+@contextmanager
+def stub_process(*args: str) -> Iterator[str]:
+    """`python -m proctor.stub` in its own process (so it never shares a GIL with what is
+    measured); yields its base URL."""
+    proc = subprocess.Popen(
+        [PY, "-m", "proctor.stub", "--port", "0", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(), text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        if not url.startswith("http"):
+            raise RuntimeError(f"the stub did not start: {url!r}")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@dataclass
+class Timing:
+    name: str
+    runs: list[float] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.runs) if self.runs else float("nan")
+
+    @property
+    def spread(self) -> str:
+        if not self.runs:
+            return "–"
+        return f"{min(self.runs):.2f}–{max(self.runs):.2f}"
+
+
+def timed(cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
+          timeout: float = 900, log: Path | None = None) -> float:  # fmt: skip
+    start = time.perf_counter()
+    done = subprocess.run(list(cmd), env=env or child_env(), cwd=cwd, capture_output=True,
+                          timeout=timeout)  # fmt: skip
+    took = time.perf_counter() - start
+    if log is not None:
+        log.write_bytes(done.stdout + b"\n--- stderr ---\n" + done.stderr)
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr).decode(errors="replace")[-1500:]
+        raise RuntimeError(f"{cmd[:4]} exited {done.returncode}: {tail}")
+    return took
+
+
+def repeat(fn: Callable[[], float], n: int) -> list[float]:
+    return [fn() for _ in range(n)]
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f", {kb / 2**20:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} cores ({cpu}){mem}, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def write_json(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2))

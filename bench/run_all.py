@@ -1,0 +1,138 @@
+"""Run every benchmark (a)–(e) in one go and write bench/RESULTS.md.
+
+    .venv/bin/python bench/run_all.py            # the full sizes of the issue
+    .venv/bin/python bench/run_all.py --quick    # tiny sizes: checks the scripts run
+
+Timings are medians of repetitions in this one run; ratios compare numbers measured side by
+side, so they hold on a busy machine better than the absolute seconds do."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_harnesses
+import bench_scale
+from common import load, machine
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    ap.add_argument("--skip-others", action="store_true", help="(a) without lm-eval and Inspect")
+    a = ap.parse_args()
+    q = a.quick
+    started = time.time()
+    loads = [load()]
+    res: dict[str, Any] = {}
+    res["a"] = bench_harnesses.run(50 if q else 1000, 1 if q else 3, 64, others=not a.skip_others)
+    loads.append(load())
+    res["b"] = bench_scale.latency(n=200 if q else 1000, reps=1 if q else 3)
+    loads.append(load())
+    res["c"] = bench_scale.embedded(n=3 if q else 20, reps=1 if q else 3)
+    loads.append(load())
+    res["d"] = bench_scale.regrade(n=2000 if q else 100_000, reps=1 if q else 2)
+    loads.append(load())
+    res["e"] = bench_scale.memory((500, 1000) if q else (1_000, 10_000, 100_000))
+    loads.append(load())
+    res["meta"] = {"machine": machine(), "loads": loads, "took_s": time.time() - started,
+                   "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="minutes")}  # fmt: skip
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    (a.out.with_suffix(".json")).write_text(json.dumps(res, indent=2, default=str))
+    a.out.write_text(render(res, quick=q))
+    print(a.out.read_text())
+
+
+def _ok(flag: bool) -> str:
+    return "met" if flag else "**missed**"
+
+
+def render(r: dict[str, Any], *, quick: bool) -> str:
+    a, b, c, d, e, meta = r["a"], r["b"], r["c"], r["d"], r["e"], r["meta"]
+    lines = [
+        "# proctor benchmarks",
+        "",
+        f"- Date: {meta['date']} (UTC); the whole set took {meta['took_s'] / 60:.1f} min.",
+        f"- Machine: {meta['machine']}.",
+        f"- Load average (1/5/15 min) before and after each part: {' → '.join(meta['loads'])}. "
+        "The machine is shared: absolute seconds are inflated; ratios are measured side by side.",
+        "- Reproduce: `.venv/bin/python bench/run_all.py` (all of (a)–(e); writes this file and "
+        "`RESULTS.json`); one part: `.venv/bin/python bench/bench_harnesses.py --n 1000 --reps 3`,"
+        " `.venv/bin/python bench/bench_scale.py b|c|d|e`.",
+        "- lm-eval and Inspect are installed by the script into "
+        "`~/.cache/proctor/bench-venvs/` (override: `PROCTOR_BENCH_VENVS`), never into `.venv`.",
+    ]
+    if quick:
+        lines.append("- **--quick run: tiny sizes, not the issue's; for checking the scripts.**")
+    lines += ["", f"## (a) End to end, {a['n']} arithmetic samples, zero-latency stub, "
+              f"concurrency {a['concurrency']}, {a['reps']} repetitions", "",
+              "| harness | median s | min–max s | note |", "|---|---:|---|---|"]  # fmt: skip
+    for k in ("raw", "proctor", "lm-eval", "inspect"):
+        t = a[k]
+        med = f"{t['median']:.2f}" if t["runs"] else "–"
+        lines.append(f"| {k} | {med} | {t['spread']} | {t['note'] or ''} |")
+    ra = a["ratios"]
+    fo = ra["fastest_other_over_proctor"]
+    lines += [
+        "",
+        f"- proctor / raw client: **{ra['proctor_over_raw']:.2f}×** (target ≤ 2×: "
+        f"{_ok(ra['proctor_over_raw'] <= 2)}).",
+        "- faster of lm-eval and Inspect / proctor: "
+        + (f"**{fo:.2f}×** (target ≥ 3×: {_ok(fo >= 3)})." if fo else "not measured (skipped)."),
+        "",
+        f"## (b) {b['n']} samples, {b['latency_s'] * 1000:.0f} ms server latency, "
+        f"concurrency {b['concurrency']}",
+        "",
+        f"- ideal N × latency / concurrency = {b['ideal_s']:.2f} s; proctor (`execute`, in "
+        f"process) median {b['median_s']:.2f} s (runs {', '.join(f'{x:.2f}' for x in b['runs'])})"
+        f" = **{b['ratio']:.2f}× ideal** (target ≤ 1.1×: {_ok(b['ratio'] <= 1.1)}).",
+        "",
+        "## (c) Embedded model (SmolLM2-135M, llama-cpp-python) through proctor vs a bare loop",
+        "",
+    ]
+    if "skipped" in c:
+        lines.append(f"- skipped: {c['skipped']}")
+    else:
+        lines.append(
+            f"- {c['n']} prompts, max_tokens {c['max_tokens']}, model load excluded: bare loop "
+            f"{c['bare_s']:.2f} s, proctor {c['proctor_s']:.2f} s → proctor runs at "
+            f"**{c['ratio']:.2f}×** the bare loop's speed (target ≥ 0.95×: {_ok(c['ratio'] >= 0.95)})."
+        )
+    lines += [
+        "",
+        f"## (d) Re-grading {d['n']:,} stored records (`grade_run`: read, grade, save scores)",
+        "",
+        f"- median **{d['median_s']:.2f} s** (runs {', '.join(f'{x:.2f}' for x in d['runs'])}) "
+        f"(target < 2 s: {_ok(d['median_s'] < 2)}).",
+        "",
+        "## (e) Peak memory (RSS) by run size, scripted provider (the harness's own memory)",
+        "",
+        "| samples | run: peak MB | run s | re-grade: peak MB | re-grade s |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    peaks = []
+    for n, row in e["sizes"].items():
+        peaks.append(row["run_peak_mb"])
+        lines.append(
+            f"| {int(n):,} | {row['run_peak_mb']:.0f} | {row['run_s']:.1f} "
+            f"| {row['grade_peak_mb']:.0f} | {row['grade_s']:.1f} |"
+        )
+    lines += ["", f"- target for the run: flat and < 300 MB: {_ok(max(peaks) < 300)} "
+              f"(largest / smallest = {max(peaks) / min(peaks):.2f}). Re-grading holds every "
+              "record and grade in memory (`grade_run` returns them all), so it grows with N.",
+              ""]  # fmt: skip
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

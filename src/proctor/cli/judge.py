@@ -1,0 +1,102 @@
+"""`proctor judge RUN --judge MODEL`: a judge model grades a stored run's answers.
+
+    proctor judge RUN --judge local                     every answer on the 1-10 rubric
+    proctor judge RUN --judge M --kind rewrite          only the rewrite cases
+    proctor judge RUN --judge M --pairwise              the run's two models (or its one model
+                                                        against the standard answer), both orders
+    proctor judge RUN --judge M --pairwise --models A B
+
+Verdicts already stored are not asked again; every raw judge reply is stored, and `proctor score`
+reads them again without calling the judge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from proctor.errors import ConfigError
+
+DEFAULT_RESULTS = Path("proctor-results")
+
+
+def judge_cmd(
+    run_ref: Annotated[
+        str, typer.Argument(metavar="RUN", help="Run id, prefix, folder, or latest.")
+    ],
+    judge: Annotated[
+        str, typer.Option("--judge", help="Judge model string (any provider, local included).")
+    ],
+    pairwise: Annotated[
+        bool, typer.Option("--pairwise", help="Compare two answers, asked in both orders.")
+    ] = False,
+    models: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            "--models", help="The two sides of --pairwise ('reference': the standard answer)."
+        ),
+    ] = None,
+    kind: Annotated[
+        list[str] | None, typer.Option("--kind", help="Judge only this kind; repeat for several.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Judge reply length limit (default: the suite's, else 256).")
+    ] = None,
+    parse_retries: Annotated[
+        int, typer.Option(help="Times a reply without a valid verdict is asked again.")
+    ] = 2,
+    timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
+    concurrency: Annotated[int | None, typer.Option(help="Judge requests in flight.")] = None,
+    results_dir: Annotated[
+        Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
+    ] = DEFAULT_RESULTS,
+) -> None:
+    """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
+    missing."""
+    from proctor.cli.suite import (
+        graded_items,
+        print_suite_summary,
+        resolve_run,
+        run_judge_phase,
+        suite_info,
+    )
+    from proctor.judging import JudgePlan
+    from proctor.store import RunStore
+    from proctor.types import GenerationParams
+
+    console = Console()
+    if not (results_dir / "proctor.db").exists():
+        raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
+    if parse_retries < 0:
+        raise typer.BadParameter("--parse-retries must be 0 or more")
+    with RunStore.open(results_dir) as store:
+        run_id = resolve_run(store, run_ref)
+        info = suite_info(store.run_config(run_id))
+    kinds = tuple(kind) if kind else _stored_kinds(info)
+    stored_max = info.get("judge_max_tokens")
+    plan = JudgePlan(
+        judge=judge,
+        params=GenerationParams(
+            max_tokens=max_tokens or (stored_max if isinstance(stored_max, int) else 256),
+            timeout_s=timeout,
+        ),
+        parse_retries=parse_retries,
+        kinds=kinds,
+        pairwise=pairwise,
+        pair=models,
+        concurrency=concurrency,
+    )
+    outcome = run_judge_phase(results_dir, run_id, plan, console)
+    with RunStore.open(results_dir) as store:
+        items = graded_items(store, outcome.run_id)
+        print_suite_summary(store, outcome.run_id, items, console)
+
+
+def _stored_kinds(info: object) -> tuple[str, ...] | None:
+    kinds = info.get("judge_kinds") if isinstance(info, dict) else None
+    if isinstance(kinds, list) and kinds:
+        return tuple(str(k) for k in kinds)
+    return None

@@ -1,0 +1,30 @@
+"""Executors: who asks the models for a run's missing answers.
+
+The runner owns the store (resume, status, commits); an executor only turns work units —
+(model × shard of samples) — into records and hands them back through `Commit`. `LocalExecutor`
+asks from this process's event loop; `RayExecutor` (`proctor.executors.ray_executor`, needs the
+`ray` extra) fans the units out as Ray tasks and returns their records to the driver."""
+
+from proctor.executors.base import (
+    AskSettings,
+    Commit,
+    Executor,
+    ModelCalls,
+    WorkUnit,
+    ask_items,
+    make_caller,
+    merge_calls,
+)
+from proctor.executors.local import LocalExecutor
+
+__all__ = [
+    "AskSettings",
+    "Commit",
+    "Executor",
+    "LocalExecutor",
+    "ModelCalls",
+    "WorkUnit",
+    "ask_items",
+    "make_caller",
+    "merge_calls",
+]

@@ -1,0 +1,146 @@
+"""What every executor shares: the settings a worker needs, a work unit, and the one loop that
+asks a model for a list of items and turns each reply into a Record."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from proctor.calling.breaker import CircuitBreaker
+from proctor.calling.caller import CallFailure, CallStats, ModelCaller
+from proctor.calling.rate_limit import RateLimits
+from proctor.calling.retry import RetryPolicy
+from proctor.providers.base import Provider
+from proctor.tasks.base import Task
+from proctor.types import GenerationParams, Record, Sample, Usage
+
+Item = tuple[Sample, int]
+"""One question to ask: a sample and its epoch."""
+
+Commit = Callable[[Sequence[tuple[Record, Sample]]], Awaitable[None]]
+"""Stores records (with their samples, for grading) and returns once they are committed."""
+
+
+@dataclass(frozen=True)
+class AskSettings:
+    """Everything a worker needs to ask and to build records; picklable (Ray ships it)."""
+
+    run_id: str
+    task: Task
+    variant: str
+    lang: str
+    params: GenerationParams
+    concurrency: int | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    limits: RateLimits = field(default_factory=RateLimits)
+    breaker_threshold: int = 10
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """One model and a shard of its missing items; `seed` seeds the caller's retry jitter."""
+
+    model: str
+    items: tuple[Item, ...]
+    seed: int = 0
+
+
+@dataclass
+class ModelCalls:
+    """How calling one model went, summed over its work units."""
+
+    stats: CallStats = field(default_factory=CallStats)
+    stopped: str | None = None
+    lowest_concurrency: int = 0
+
+
+class Executor(Protocol):
+    async def run(
+        self,
+        settings: AskSettings,
+        todo: Mapping[str, Sequence[Item]],
+        providers: Mapping[str, Provider],
+        commit: Commit,
+    ) -> dict[str, ModelCalls]:
+        """Ask every model in `todo` for its items, `commit` every record, and report per model
+        how calling it went. Models are numbered in `todo`'s order (their caller seeds)."""
+        ...
+
+
+def make_caller(provider: Provider, settings: AskSettings, seed: int) -> ModelCaller:
+    return ModelCaller(
+        provider,
+        concurrency=settings.concurrency,
+        policy=settings.retry,
+        limits=settings.limits,
+        breaker=CircuitBreaker(settings.breaker_threshold),
+        seed=seed,
+    )
+
+
+def calls_of(caller: ModelCaller) -> ModelCalls:
+    return ModelCalls(caller.stats, caller.breaker.reason, caller.concurrency.lowest)
+
+
+def merge_calls(parts: Sequence[ModelCalls]) -> ModelCalls:
+    out = ModelCalls(lowest_concurrency=min((p.lowest_concurrency for p in parts), default=0))
+    for p in parts:
+        s, t = out.stats, p.stats
+        s.calls += t.calls
+        s.attempts += t.attempts
+        s.retries += t.retries
+        s.rate_limited += t.rate_limited
+        for k, v in t.failures_by_type.items():
+            s.failures_by_type[k] = s.failures_by_type.get(k, 0) + v
+        out.stopped = out.stopped or p.stopped
+    return out
+
+
+async def ask_items(
+    settings: AskSettings,
+    caller: ModelCaller,
+    model: str,
+    items: Sequence[Item],
+    commit: Commit,
+) -> int:
+    """Ask `model` for `items` with as many workers as the caller's concurrency ceiling.
+
+    A worker takes its next item only once its last record is committed, so at any moment at
+    most `ceiling` answers are unstored: a kill loses only those, never a committed one. (One
+    task per worker, not per item: a run of 100,000 items holds 64 coroutines, not 100,000.)"""
+    pending: Iterator[Item] = iter(items)
+
+    async def worker() -> None:
+        for sample, epoch in pending:
+            record = await answer(settings, caller, model, sample, epoch)
+            await commit(((record, sample),))
+
+    width = min(caller.concurrency.ceiling, len(items))
+    async with asyncio.TaskGroup() as group:
+        for _ in range(width):
+            group.create_task(worker())
+    return len(items)
+
+
+async def answer(
+    settings: AskSettings, caller: ModelCaller, model: str, sample: Sample, epoch: int
+) -> Record:
+    s = settings
+    prompt = s.task.build_prompt(sample, s.variant, s.lang)
+    result = await caller.call(prompt, s.params)
+    if isinstance(result, CallFailure):
+        return Record(
+            run_id=s.run_id, model=model, sample_id=sample.id, status="call_failed", text="",
+            finish_reason="unknown", usage=Usage(), latency_s=0.0, attempts=result.attempts,
+            prompt_variant=s.variant, lang=s.lang,
+            error=f"{result.error_type}: {result.error}", epoch=epoch,
+        )  # fmt: skip
+    c = result.completion
+    return Record(
+        run_id=s.run_id, model=model, sample_id=sample.id, status="ok", text=c.text,
+        finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
+        attempts=result.attempts, prompt_variant=s.variant, lang=s.lang,
+        reported_model=c.model, epoch=epoch,
+    )  # fmt: skip

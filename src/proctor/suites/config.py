@@ -1,0 +1,101 @@
+"""A suite's optional defaults: a small TOML (or YAML) file beside the suite with the same stem,
+e.g. `cases.csv` + `cases.toml`. Every key is optional; an unknown key is an error.
+
+    name = "support-desk"           # shown in reports
+    lang = "zh"                     # prompt language when a case does not say (else guessed)
+    system = "你是一名严谨的助理。"     # a system message for every case
+    max_tokens = 256                # reply length limit (the CLI's --max-tokens wins)
+    match = "exact"                 # extraction match mode when a case does not say
+    refusal_phrases = ["资料中查不到"]  # more phrases that count as "the material does not say"
+    judge = "local"                 # judge model for `proctor run --suite` (the CLI's --judge wins)
+    judge_kinds = ["summary", "rewrite"]   # kinds the judge grades (default: all)
+    judge_max_tokens = 160
+
+    [gate]                          # what `proctor gate RUN` requires when given no --require
+    require = ["accuracy>=0.8", "kind=extraction:accuracy>=0.9"]
+    alpha = 0.05
+
+YAML needs PyYAML, which proctor does not install; TOML needs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from proctor.errors import ConfigError
+from proctor.suites.case import KINDS, Kind
+
+CONFIG_SUFFIXES = (".toml", ".yaml", ".yml")
+
+
+class GateConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    require: list[str] = Field(default_factory=list)
+    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+
+
+class SuiteConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    lang: Literal["zh", "en"] | None = None
+    system: str = ""
+    max_tokens: int = Field(default=256, ge=1)
+    match: Literal["exact", "contains"] = "exact"
+    refusal_phrases: list[str] = Field(default_factory=list)
+    judge: str | None = None
+    judge_kinds: list[Kind] = Field(default_factory=lambda: list(KINDS))
+    judge_max_tokens: int = Field(default=256, ge=1)
+    gate: GateConfig = Field(default_factory=GateConfig)
+
+
+def config_path_for(suite: Path) -> Path | None:
+    """The config file beside `suite`, if there is one; two candidates are an error."""
+    found = [suite.with_suffix(s) for s in CONFIG_SUFFIXES if suite.with_suffix(s).is_file()]
+    if len(found) > 1:
+        names = " and ".join(str(p) for p in found)
+        raise ConfigError(f"two configs for suite {suite}: {names}; keep one")
+    return found[0] if found else None
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read: {e}") from None
+    if path.suffix == ".toml":
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: bad TOML: {e}") from None
+    try:
+        yaml = importlib.import_module("yaml")
+    except ImportError:
+        raise ConfigError(
+            f"{path}: reading YAML needs PyYAML (pip install pyyaml); or write the config as TOML"
+        ) from None
+    try:
+        return yaml.safe_load(text) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: bad YAML: {e}") from None
+
+
+def load_config(path: Path | None) -> SuiteConfig:
+    """The config in `path`, or the defaults when None."""
+    if path is None:
+        return SuiteConfig()
+    data = _read(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a table of settings at the top")
+    try:
+        return SuiteConfig.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"{path}: {where}: {err['msg']}") from None

@@ -1,0 +1,121 @@
+"""A team's own suite: extraction, summary, rewrite and refusal cases from a CSV or JSONL file.
+
+dataset  the suite file given with `proctor run --suite FILE` (see `proctor.suites.loader`);
+         there is no built-in paper
+prompt   the case's own prompt, or its material and question; the suite config's system
+         message, when it has one
+extract  per kind: the reply's JSON object (extraction); the reply's text (the others)
+score    dispatched on the case's kind; everything it needs is stored in `Sample.metadata`, so
+         a stored run is re-graded without the suite file:
+           extraction  JsonFieldsMatch   (valid JSON, same keys, values equal/contain, no conflict)
+           summary     RequiredPoints    (required points present, forbidden ones absent)
+           rewrite     RewriteConstraints (sentence length, total length, required/forbidden words)
+           refusal     RefusalCheck      (says the material lacks it, invents no number or fact)
+metrics  accuracy by kind (the category), consistency over repeated replies, judge scores
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+from proctor.datasets.jsonl import content_hash
+from proctor.errors import ConfigError
+from proctor.score import extraction, refusal, rewrite, summary
+from proctor.score.extraction import JsonFieldsMatch, MatchMode
+from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
+from proctor.score.rewrite import RewriteConstraints
+from proctor.score.summary import RequiredPoints
+from proctor.suites.case import CaseSpec
+from proctor.suites.loader import load_suite
+from proctor.tasks.base import Dataset, Task
+from proctor.types import FinishReason, Message, Prompt, Record, Sample, Score
+
+VERSION = "1"
+VARIANT = "suite"
+
+Scorer = Callable[[str, FinishReason], Score]
+
+RULES: dict[str, str] = {
+    "call_failed": "The model call failed, so there is no answer to grade; it is never counted as"
+    " wrong.",
+    "bad_case": "The stored case cannot be read as a suite case, so the reply is not scored.",
+    **extraction.RULES,
+    **summary.RULES,
+    **rewrite.RULES,
+    **refusal.RULES,
+}
+
+
+DEFAULT_MAX_TOKENS = 256
+
+
+def load(seed: int | None, n: int | None) -> Dataset:
+    raise ConfigError("the suite task has no built-in cases: use proctor run --suite FILE")
+
+
+def load_file(path: Path, seed: int | None) -> Dataset:
+    """The cases of a suite file; the version names its content hash and git commit."""
+    suite = load_suite(path)
+    version = f"{suite.name} {suite.version.describe()}"
+    return Dataset(suite.samples, content_hash(suite.samples), version, str(path))
+
+
+def build_prompt(sample: Sample, variant: str, lang: str) -> Prompt:
+    system = sample.metadata.get("system", "")
+    user = Message("user", sample.input)
+    messages = (Message("system", system), user) if system else (user,)
+    return Prompt(messages, VARIANT, sample.metadata.get("lang", lang))
+
+
+def scorer_for(spec: CaseSpec) -> Scorer:
+    """The scorer of one case, from its stored grading data."""
+    if spec.kind == "extraction":
+        return JsonFieldsMatch(
+            expected=dict(spec.expected or {}),
+            modes=cast(dict[str, MatchMode], dict(spec.match) or {"*": "exact"}),
+            conflicts=dict(spec.conflicts),
+        )
+    if spec.kind == "summary":
+        return RequiredPoints(required=spec.points, forbidden=spec.forbidden)
+    if spec.kind == "rewrite":
+        c = spec.constraints
+        return RewriteConstraints(
+            max_sentence=c.get("max_sentence"),
+            max_length=c.get("max_length"),
+            min_length=c.get("min_length"),
+            required=tuple(c.get("required", ())),
+            forbidden=tuple(w for point in spec.forbidden for w in point),
+        )
+    return RefusalCheck(
+        question=spec.question,
+        phrases=(*REFUSAL_PHRASES, *spec.phrases),
+        invented=tuple(w for point in spec.forbidden for w in point),
+        allowed=tuple(spec.allowed),
+    )
+
+
+def grade(record: Record, sample: Sample) -> Score:
+    if record.status == "call_failed":
+        return Score("call_failed", "call_failed", record.error or "the call failed")
+    try:
+        spec = CaseSpec.from_metadata(sample.metadata)
+    except (ValueError, TypeError, KeyError) as e:
+        return Score("unscored", "bad_case", f"case {sample.id}: {e}")
+    return scorer_for(spec)(record.text, record.finish_reason)
+
+
+TASK = Task(
+    name="suite",
+    version=VERSION,
+    description="Your own suite (--suite FILE): extraction, summary, rewrite and refusal cases.",
+    load=load,
+    build_prompt=build_prompt,
+    grade=grade,
+    rules=RULES,
+    default_variant=VARIANT,
+    variants=(VARIANT,),
+    max_tokens={VARIANT: DEFAULT_MAX_TOKENS},
+    load_file=load_file,
+)

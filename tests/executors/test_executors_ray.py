@@ -1,0 +1,175 @@
+"""The Ray executor against a local Ray cluster and the loopback stub: the same results as the
+local executor, and a run started by one executor and resumed by the other asks nothing twice."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'proctor-eval[ray]')")
+
+from proctor.executors import AskSettings, Commit, LocalExecutor, ModelCalls  # noqa: E402
+from proctor.executors.base import Executor, Item  # noqa: E402
+from proctor.executors.ray_executor import RayExecutor, shards  # noqa: E402
+from proctor.prompts.arithmetic import build_prompt  # noqa: E402
+from proctor.providers.base import Provider  # noqa: E402
+from proctor.runner import RunPlan, execute, grade_run  # noqa: E402
+from proctor.store import RunStore  # noqa: E402
+from proctor.stub.app import prompt_key  # noqa: E402
+from proctor.stub.config import StubConfig  # noqa: E402
+from proctor.stub.server import StubHandle, run_stub  # noqa: E402
+from proctor.tasks.registry import get_task, load_for_run  # noqa: E402
+from proctor.types import GenerationParams, Record, Sample  # noqa: E402
+
+N = 200
+TASK = get_task("arithmetic")
+SAMPLES = load_for_run(TASK, n=N).samples
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        os.environ.pop(var, None)  # the workers inherit this environment; loopback only
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[StubHandle]:
+    with run_stub(StubConfig(seed=5, correct_rate=0.7)) as handle:
+        yield handle
+
+
+def plan(stub: StubHandle, results: Path) -> RunPlan:
+    return RunPlan(
+        task=TASK, samples=SAMPLES, dataset_hash="ray-test", generator_version="t",
+        models=(f"openai-compat/a@{stub.base_url}", f"openai-compat/b@{stub.base_url}"),
+        variant="B", lang="en", params=GenerationParams(max_tokens=64, timeout_s=30),
+        results_dir=results, concurrency=8,
+    )  # fmt: skip
+
+
+def stored(results: Path) -> dict[tuple[str, str, int], tuple[object, ...]]:
+    with RunStore.open(results) as store:
+        ((run_id, *_),) = [(r.run_id,) for r in store.list_runs()]
+        _, items = grade_run(store, run_id, TASK)
+    return {
+        (i.record.model, i.record.sample_id, i.record.epoch): (
+            i.record.status,
+            i.record.text,
+            i.record.finish_reason,
+            i.record.attempts,
+            i.record.reported_model,
+            i.score.outcome,
+            i.score.extracted,
+        )
+        for i in items
+    }
+
+
+class StopAfter:
+    """An executor that fails the run once `limit` records are committed (a crash mid-run)."""
+
+    def __init__(self, inner: Executor, limit: int) -> None:
+        self.inner, self.limit, self.seen = inner, limit, 0
+
+    async def run(
+        self,
+        settings: AskSettings,
+        todo: Mapping[str, Sequence[Item]],
+        providers: Mapping[str, Provider],
+        commit: Commit,
+    ) -> dict[str, ModelCalls]:
+        async def counted(batch: Sequence[tuple[Record, Sample]]) -> None:
+            await commit(batch)
+            self.seen += len(batch)
+            if self.seen >= self.limit:
+                raise RuntimeError("stopped on purpose")
+
+        return await self.inner.run(settings, todo, providers, counted)
+
+
+def asked(stub: StubHandle) -> dict[str, int]:
+    return dict(stub.stats().by_prompt)
+
+
+KEY = {s.id: prompt_key(build_prompt(s, "B", "en").messages[-1].content) for s in SAMPLES}
+
+
+def test_shards_cover_every_item_once_interleaved() -> None:
+    items = [(s, 0) for s in SAMPLES[:5]]
+    units = shards({"a": items, "b": items[:2]}, 2)
+    assert [(u.model, len(u.items)) for u in units] == [
+        ("a", 2), ("b", 2), ("a", 2), ("a", 1),
+    ]  # fmt: skip
+    assert [i for u in units if u.model == "a" for i in u.items] == items
+    assert {u.seed for u in units if u.model == "b"} == {1}
+
+
+async def test_ray_matches_the_local_executor(
+    cluster: None, stub: StubHandle, tmp_path: Path
+) -> None:
+    local = await execute(plan(stub, tmp_path / "local"))
+    remote = await execute(
+        plan(stub, tmp_path / "ray"), executor=RayExecutor(shard_size=50, cpus_per_unit=0.5)
+    )
+    assert local.asked == remote.asked == 2 * N
+    expected, got = stored(tmp_path / "local"), stored(tmp_path / "ray")
+    assert len(expected) == 2 * N
+    assert got == expected
+    assert {m.model: m.stats.calls for m in remote.models} == {
+        m.model: m.stats.calls for m in local.models
+    }
+    with RunStore.open(tmp_path / "ray") as store:
+        assert [r.status for r in store.list_runs()] == ["complete"]
+
+
+@pytest.mark.parametrize("first", ["local", "ray"])
+async def test_resume_across_executors(
+    cluster: None, stub: StubHandle, tmp_path: Path, first: str
+) -> None:
+    clean = tmp_path / "clean"
+    await execute(plan(stub, clean))
+    expected = stored(clean)
+
+    results = tmp_path / "resumed"
+    one: Executor = LocalExecutor() if first == "local" else RayExecutor(shard_size=40)
+    other: Executor = RayExecutor(shard_size=40) if first == "local" else LocalExecutor()
+    with pytest.raises(BaseException, match=r"stopped on purpose|unhandled errors"):
+        await execute(plan(stub, results), executor=StopAfter(one, 120))
+    with RunStore.open(results) as store:
+        ((run,),) = [store.list_runs()]
+        assert run.status == "interrupted"
+        done = {(r.model, r.sample_id) for r in store.records(run.run_id)}
+    assert 120 <= len(done) < 2 * N
+
+    before = asked(stub)
+    outcome = await execute(plan(stub, results), executor=other)
+    assert outcome.resumed and outcome.run_id == run.run_id
+    assert outcome.asked == 2 * N - len(done)
+    after = asked(stub)
+    models = plan(stub, results).models
+    for s in SAMPLES:
+        missing = sum((m, s.id) not in done for m in models)
+        # asked again exactly once per model that had no stored answer, never for a stored one
+        assert after.get(KEY[s.id], 0) - before.get(KEY[s.id], 0) == missing, s.id
+    assert stored(results) == expected
+
+
+def test_cli_rejects_an_unknown_executor() -> None:
+    import typer
+
+    from proctor.cli.app import _executor
+
+    with pytest.raises(typer.BadParameter):
+        _executor("spark", None, 10)
+    assert _executor("local", None, 10) is None
+    made: Any = _executor("ray", "auto", 7)
+    assert isinstance(made, RayExecutor) and made.shard_size == 7 and made.address == "auto"

@@ -1,0 +1,107 @@
+"""The four suite scorers, one table each (tests/suites/cases/*.json): every rule, and the nasty
+cases — JSON in a code fence, prose after JSON, a number with a unit, the right value with a
+conflicting one, a Chinese sentence of exactly 25 characters, a refusal that invents a number.
+Every bug found becomes a row."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.extract.sentences import split_sentences, text_length
+from proctor.score.extraction import JsonFieldsMatch
+from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
+from proctor.score.rewrite import RewriteConstraints
+from proctor.score.summary import RequiredPoints
+from proctor.types import Score
+
+CASES = Path(__file__).parent / "cases"
+
+
+def _table(name: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
+    return rows
+
+
+def _ids(rows: list[dict[str, Any]]) -> list[str]:
+    return [str(r.get("name", r.get("text", ""))) for r in rows]
+
+
+def _check(score: Score, row: dict[str, Any]) -> None:
+    assert (score.outcome, score.rule) == (row["outcome"], row["rule"]), score.explanation
+    if "explain" in row:
+        assert row["explain"] in score.explanation
+    if "format_ok" in row:
+        assert score.format_ok is row["format_ok"]
+    assert score.explanation
+
+
+EXTRACTION = _table("extraction")
+
+
+@pytest.mark.parametrize("row", EXTRACTION, ids=_ids(EXTRACTION))
+def test_extraction(row: dict[str, Any]) -> None:
+    scorer = JsonFieldsMatch(
+        expected=row["expected"],
+        modes=row.get("match", {"*": "exact"}),
+        conflicts=row.get("conflicts", {}),
+    )
+    _check(scorer(row["reply"], row.get("finish", "stop")), row)
+
+
+SUMMARY = _table("summary")
+
+
+@pytest.mark.parametrize("row", SUMMARY, ids=_ids(SUMMARY))
+def test_summary(row: dict[str, Any]) -> None:
+    scorer = RequiredPoints(required=row["points"], forbidden=row.get("forbidden", []))
+    _check(scorer(row["reply"], row.get("finish", "stop")), row)
+
+
+REWRITE = _table("rewrite")
+
+
+@pytest.mark.parametrize("row", REWRITE, ids=_ids(REWRITE))
+def test_rewrite(row: dict[str, Any]) -> None:
+    c = row["constraints"]
+    scorer = RewriteConstraints(
+        max_sentence=c.get("max_sentence"),
+        max_length=c.get("max_length"),
+        min_length=c.get("min_length"),
+        required=c.get("required", ()),
+        forbidden=c.get("forbidden", ()),
+    )
+    _check(scorer(row["reply"], row.get("finish", "stop")), row)
+
+
+REFUSAL = _table("refusal")
+
+
+@pytest.mark.parametrize("row", REFUSAL, ids=_ids(REFUSAL))
+def test_refusal(row: dict[str, Any]) -> None:
+    scorer = RefusalCheck(
+        question=row["question"],
+        phrases=(*REFUSAL_PHRASES, *row.get("phrases", [])),
+        invented=row.get("invented", ()),
+        allowed=row.get("allowed", ()),
+    )
+    _check(scorer(row["reply"], row.get("finish", "stop")), row)
+
+
+SENTENCES = _table("sentences")
+
+
+@pytest.mark.parametrize("row", SENTENCES, ids=_ids(SENTENCES))
+def test_sentence_splitting(row: dict[str, Any]) -> None:
+    assert split_sentences(row["text"]) == row["sentences"]
+
+
+LENGTHS = _table("lengths")
+
+
+@pytest.mark.parametrize("row", LENGTHS, ids=_ids(LENGTHS))
+def test_length_counts_cjk_characters_and_other_words(row: dict[str, Any]) -> None:
+    assert text_length(row["text"]) == row["length"]

@@ -1,0 +1,60 @@
+"""`proctor dialogue` and `proctor workflow` on the shipped examples with a scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from proctor.cli.app import app
+from proctor.workflow.tools import ReplayMissing
+
+runner = CliRunner()
+
+
+def test_dialogue_cli_writes_json(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["dialogue", "esg-acme-en", "-m", "fake/const:Receivable days: 120",
+              "-r", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (out,) = (tmp_path / "dialogues").glob("esg-acme-en-*.json")
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["path"] == ["facts", "compare", "open", "recommend"]
+    assert data["fact_graph"][0]["value"] == "120"
+
+
+def test_workflow_cli_replays_the_shipped_recording(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x",
+              "-r", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (out,) = (tmp_path / "workflows").glob("market-brief-zh-*.json")
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["status"] == "incomplete" and data["tool_calls"] == 2
+    assert data["outputs"]["growth"] == "15.44715447"
+
+
+def test_workflow_cli_replay_without_recording_fails_loudly(tmp_path: Path) -> None:
+    flow = tmp_path / "f.json"
+    flow.write_text(json.dumps({
+        "id": "f", "budget": {"max_tokens": 100, "max_wall_s": 10, "max_tool_calls": 1},
+        "steps": [{"id": "c", "kind": "tool", "tool": "calculator",
+                   "args": {"expression": "1+1"}, "output": "two"}],
+        "required": [{"output": "two", "check": "nonempty"}],
+    }))  # fmt: skip
+    (tmp_path / "f.replay.jsonl").write_text("")
+    with pytest.raises(ReplayMissing):
+        runner.invoke(
+            app,
+            ["workflow", str(flow), "--replay", "-m", "fake/const:x", "-r", str(tmp_path)],
+            catch_exceptions=False,
+        )
+    result = runner.invoke(
+        app, ["workflow", str(flow), "--record", "-m", "fake/const:x", "-r", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert '"answer": "2"' in (tmp_path / "f.replay.jsonl").read_text()
