@@ -577,3 +577,23 @@ async def test_a_model_named_twice_is_asked_once(tmp_path: Path) -> None:
         return  # rejecting the duplicate is as good as asking once
     assert provider.calls == N
     assert outcome.asked == N
+
+
+async def test_repeated_samples_get_distinct_seeds(tmp_path: Path) -> None:
+    seen: list[int | None] = []
+
+    class SeedRecorder(FakeProvider):
+        async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+            seen.append(params.seed)
+            return await super().complete(prompt, params)
+
+    plan = plan_for(
+        tmp_path,
+        models=("fake/a",),
+        epochs=3,
+        params=GenerationParams(timeout_s=5.0, temperature=0.8, seed=10),
+    )
+    await execute(plan, providers={"fake/a": SeedRecorder("fake/a", correct)})
+    assert len(seen) == 3 * len(SAMPLES)
+    assert sorted(set(seen)) == [10, 11, 12]
+    assert seen.count(10) == seen.count(11) == seen.count(12) == len(SAMPLES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from proctor.calling.breaker import CircuitBreaker
@@ -129,7 +129,12 @@ async def answer(
 ) -> Record:
     s = settings
     prompt = s.task.build_prompt(sample, s.variant, s.lang)
-    result = await caller.call(prompt, s.params)
+    params = s.params
+    if epoch:
+        # Repeated samples of one item need different seeds, or a seeded sampler (llama.cpp)
+        # gives the same reply every time and pass@k / maj@N say nothing.
+        params = replace(params, seed=(params.seed or 0) + epoch)
+    result = await caller.call(prompt, params)
     if isinstance(result, CallFailure):
         return Record(
             run_id=s.run_id, model=model, sample_id=sample.id, status="call_failed", text="",
