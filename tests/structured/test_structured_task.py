@@ -13,7 +13,7 @@ from proctor.providers.fake import FakeProvider
 from proctor.runner import RunPlan, execute, grade_run
 from proctor.store import RunStore
 from proctor.tasks.registry import get_task, load_for_run
-from proctor.tasks.structured import TASK, read_items, structured_metrics
+from proctor.tasks.structured import TASK, confidence_pairs, read_items, structured_metrics
 from proctor.types import GenerationParams, Prompt
 
 DATA = load_for_run(TASK)
@@ -114,3 +114,6 @@ async def test_runner_grades_perfect_and_broken_models(tmp_path: Path) -> None:
     assert metrics["fake/broken"]["structured total (mean)"] == 0.0
     assert metrics["fake/broken"]["valid replies"] == 0.0
     assert "ECE" not in metrics["fake/broken"]
+    pairs = confidence_pairs(items)
+    assert pairs["fake/perfect"] == [(1.0, True)] * len(perfect_items)
+    assert "fake/broken" not in pairs

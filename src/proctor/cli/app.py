@@ -349,8 +349,19 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         )
         for sid, s in samples.items()
     }
+    calibration = None
+    if task.name.startswith("structured"):
+        from proctor.report.html.report_page import calibration_of
+        from proctor.tasks.structured import confidence_pairs
+
+        calibration = calibration_of(confidence_pairs(items))
     written = write_run_files(
-        run_dir, info, metrics, items, task.rules, extras=ReportExtras(prompts=prompts)
+        run_dir,
+        info,
+        metrics,
+        items,
+        task.rules,
+        extras=ReportExtras(prompts=prompts, calibration=calibration),
     )
     extra = report_task_metrics(task, items, run_dir, console)
     if extra is not None:

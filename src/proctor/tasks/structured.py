@@ -219,6 +219,19 @@ def grade_record(record: Record, sample: Sample) -> Score:
     )
 
 
+def confidence_pairs(items: Sequence[GradedItem]) -> Mapping[str, list[tuple[float, bool]]]:
+    """Per model: (stated confidence, answer right) for every valid reply, in item order; a
+    model without a valid reply is left out. Pure: for the report's reliability diagram."""
+    out: dict[str, list[tuple[float, bool]]] = {}
+    for it in items:
+        if it.record.status != "ok":
+            continue
+        s = SCORER.score_text(it.record.text, item_of(it.sample))
+        if s.valid and s.confidence is not None:
+            out.setdefault(it.record.model, []).append((s.confidence, s.correct))
+    return out
+
+
 def structured_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, float]]:
     """Per model: mean total and axes over every answered item (an invalid reply counts 0), the
     valid-reply rate, and ECE / Brier over the valid replies."""

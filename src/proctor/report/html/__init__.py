@@ -9,6 +9,7 @@ from proctor.report.html.page import content_security_policy
 from proctor.report.html.report_page import (
     Links,
     ReportExtras,
+    calibration_of,
     report_html,
     samples_html,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "ReportExtras",
     "RunListing",
     "RunView",
+    "calibration_of",
     "compare_html",
     "content_security_policy",
     "report_html",

@@ -24,6 +24,7 @@ from proctor.report.text import (
     slice_values,
     tier_legend,
 )
+from proctor.stats.calibration import CalibrationSummary, summarize_calibration
 from proctor.stats.metrics import ModelMetrics, RunMetrics, ranked
 from proctor.stats.multiple import ranked_comparisons
 from proctor.stats.paired import PairedComparison, format_p, points_range, signed_points
@@ -44,6 +45,9 @@ class ReportExtras:
     taxonomy    model → error class → count; None: classified by `proctor.stats.taxonomy`
     paired      paired comparisons; None: each model against the next one down the ranking
                 (`proctor.stats.multiple.ranked_comparisons`, Holm-adjusted)
+    calibration model → reliability bins, ECE and Brier score of its stated confidences
+                (`proctor.stats.calibration.summarize_calibration`); None: the task asks for no
+                confidence
     """
 
     prompts: Mapping[str, str] | None = None
@@ -52,6 +56,7 @@ class ReportExtras:
     calculator_label: str = "with calculator"
     taxonomy: Mapping[str, Mapping[str, int]] | None = None
     paired: Sequence[PairedComparison] | None = None
+    calibration: Mapping[str, CalibrationSummary] | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ def report_html(
         charts=charts,
         notes=notes,
         paired=[_paired_view(p) for p in paired or ()],
+        calibration=_calibration_charts(names, extras.calibration),
         taxonomy_rules=[] if extras.taxonomy is not None else _taxonomy_legend(taxonomy),
         total=len(items),
         data=Markup(script_json(browser_document(items, rules, names, extras.prompts))),
@@ -225,7 +231,13 @@ def _charts(
         "size": None,
         "calculator": None,
     }
-    notes: dict[str, str] = {"taxonomy": "", "size": "", "calculator": "", "paired": ""}
+    notes: dict[str, str] = {
+        "taxonomy": "",
+        "size": "",
+        "calculator": "",
+        "paired": "",
+        "calibration": "",
+    }
 
     classes = list(dict.fromkeys(name for counts in taxonomy.values() for name in counts))
     if classes:
@@ -274,6 +286,11 @@ def _charts(
     else:
         notes["calculator"] = "bare vs calculator: no calculator run"
 
+    if extras.calibration is None:
+        notes["calibration"] = "calibration: not a confidence-scored task"
+    elif not extras.calibration:
+        notes["calibration"] = "calibration: no valid reply stated a confidence"
+
     if len(rows) < 2 and extras.paired is None:
         notes["paired"] = "paired comparison: needs at least two models"
     elif extras.paired is not None and not extras.paired:
@@ -283,3 +300,28 @@ def _charts(
 
 def overall_of(rows: Sequence[ModelMetrics], model: str) -> svg.Estimate:
     return next(overall(m) for m in rows if m.model == model)
+
+
+def calibration_of(
+    pairs: Mapping[str, Sequence[tuple[float, bool]]], bins: int = 10
+) -> dict[str, CalibrationSummary]:
+    """Model → (confidence, correct) pairs → model → reliability bins, ECE and Brier score; a
+    model without pairs is left out."""
+    return {
+        model: summarize_calibration([c for c, _ in got], [ok for _, ok in got], bins)
+        for model, got in pairs.items()
+        if got
+    }
+
+
+def _calibration_charts(
+    names: Sequence[str], calibration: Mapping[str, CalibrationSummary] | None
+) -> list[object]:
+    """One reliability diagram per model, in ranking order, then any model not ranked."""
+    if not calibration:
+        return []
+    order = [n for n in names if n in calibration] + [n for n in calibration if n not in names]
+    return [
+        svg.reliability_chart(model, calibration[model], label=f"reliability diagram · {model}")
+        for model in order
+    ]

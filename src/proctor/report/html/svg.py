@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from proctor.stats.calibration import CalibrationSummary
 from proctor.stats.metrics import Cell
 
 PALETTE: tuple[str, ...] = (
@@ -498,3 +499,67 @@ def dumbbell(
             gap = (b.value - a.value) * 100
             body.append(_text(gutter + plot_w + 8, y + 4, f"{gap:+.1f} points", cls="value"))
     return _svg("dumbbell", width, height, label, body)
+
+
+def reliability_chart(model: str, summary: CalibrationSummary, *, label: str) -> Markup:
+    """A reliability diagram: one point per non-empty confidence bin at (mean confidence,
+    accuracy), its radius growing with the bin's count (written beside it), against the diagonal
+    y = x; both axes 0–1. ECE and Brier score are written right of the plot."""
+    left, top, plot = 56.0, 12.0, 260.0
+    width, height = left + plot + 200, top + plot + 44
+
+    def px(x: float) -> float:
+        return left + plot * x
+
+    def py(y: float) -> float:
+        return top + plot - plot * y
+
+    body = _percent_axis_v(left, left + plot, top, plot)
+    for tick in (0, 25, 50, 75, 100):
+        x = px(tick / 100)
+        body.append(
+            f'<line x1="{_n(x)}" y1="{_n(top)}" x2="{_n(x)}" y2="{_n(top + plot)}" stroke="#eee"/>'
+        )
+        body.append(_text(x, top + plot + 14, f"{tick} %", anchor="middle", cls="tick"))
+    body.append(
+        _text(left + plot / 2, top + plot + 34, "mean confidence", anchor="middle", cls="axis")
+    )
+    body.append(
+        f'<text x="14" y="{_n(top + plot / 2)}" text-anchor="middle" class="axis" '
+        f'transform="rotate(-90 14 {_n(top + plot / 2)})">accuracy</text>'
+    )
+    body.append(
+        f'<line class="diagonal" x1="{_n(px(0))}" y1="{_n(py(0))}" x2="{_n(px(1))}" '
+        f'y2="{_n(py(1))}" stroke="#888" stroke-dasharray="4 3"><title>perfect calibration'
+        "</title></line>"
+    )
+    biggest = max((b.count for b in summary.bins), default=0) or 1
+    for b in summary.bins:
+        if b.count == 0 or b.mean_confidence is None or b.accuracy is None:
+            continue
+        x, y = px(b.mean_confidence), py(b.accuracy)
+        r = 3.0 + 6.0 * math.sqrt(b.count / biggest)
+        tip = (
+            f"{model} · confidence {b.lower:.1f}–{b.upper:.1f}: mean confidence "
+            f"{b.mean_confidence:.2f}, accuracy {b.accuracy:.2f} (n={b.count})"
+        )
+        body.append(
+            f'<circle class="bin point" cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" '
+            f'fill="{colour(0)}" data-count="{b.count}"><title>{_e(tip)}</title></circle>'
+        )
+        body.append(_text(x + r + 3, y - 3, f"n={b.count}", cls="value"))
+    sx = left + plot + 16
+    body.append(_text(sx, top + 14, short(model, 26), cls="label", title=model))
+    body.append(_text(sx, top + 34, f"ECE {summary.ece:.3f}", cls="ece"))
+    body.append(_text(sx, top + 52, f"Brier {summary.brier:.3f}", cls="brier"))
+    body.append(_text(sx, top + 70, f"n = {summary.n} valid replies", cls="value"))
+    body.append(
+        _text(
+            sx,
+            top + 88,
+            f"confidence {summary.mean_confidence:.2f} · accuracy {summary.accuracy:.2f}",
+            cls="value",
+        )
+    )
+    body.append(_text(sx, top + plot, "below the diagonal: over-confident", cls="tick"))
+    return _svg("reliability", width, height, label, body)
