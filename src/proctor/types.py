@@ -41,7 +41,7 @@ OUTCOMES: tuple[Outcome, ...] = (
     "unscored",
 )
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,23 @@ class Sample:
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One call of a tool a model asked for: its id, the tool's name and its JSON arguments."""
+
+    id: str
+    name: str
+    arguments_json: str
+
+
+@dataclass(frozen=True)
 class Message:
+    """One chat message. An assistant message may carry the tool calls it asked for; a "tool"
+    message answers the call named by `tool_call_id`."""
+
     role: Role
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,6 +85,8 @@ class Prompt:
     messages: tuple[Message, ...]
     variant: str
     lang: str
+    tools: tuple[str, ...] = ()
+    """Names of the tools offered (e.g. "calculator"); none by default."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +118,7 @@ class Completion:
     usage: Usage
     model: str
     latency_s: float
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 RecordStatus = Literal["ok", "call_failed"]

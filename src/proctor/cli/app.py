@@ -318,6 +318,7 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
 
 
 def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> None:
+    from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
     from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
     from proctor.report.html.report_page import ReportExtras
@@ -338,6 +339,8 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
     metrics = summarize(items, info.models)
     render_report(info, metrics, console)
     print_costs(metrics, prices, console)
+    calculator = calculator_metrics(items, info.models)
+    print_calculator_gaps(metrics, calculator, console)
     if info.task == "suite":
         from proctor.cli.suite import print_suite_report
 
@@ -361,7 +364,7 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         metrics,
         items,
         task.rules,
-        extras=ReportExtras(prompts=prompts, calibration=calibration),
+        extras=ReportExtras(prompts=prompts, calibration=calibration, calculator=calculator),
     )
     extra = report_task_metrics(task, items, run_dir, console)
     if extra is not None:

@@ -12,7 +12,9 @@ from proctor.calling.breaker import CircuitBreaker
 from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
+from proctor.calling.tools import CALCULATOR, call_with_calculator
 from proctor.providers.base import Provider
+from proctor.providers.registry import with_calculator
 from proctor.tasks.base import Task
 from proctor.types import GenerationParams, Record, Sample, Usage
 
@@ -134,7 +136,11 @@ async def answer(
         # Repeated samples of one item need different seeds, or a seeded sampler (llama.cpp)
         # gives the same reply every time and pass@k / maj@N say nothing.
         params = replace(params, seed=(params.seed or 0) + epoch)
-    result = await caller.call(prompt, params)
+    if with_calculator(model):
+        prompt = replace(prompt, tools=(CALCULATOR,))
+        result = await call_with_calculator(caller, prompt, params)
+    else:
+        result = await caller.call(prompt, params)
     if isinstance(result, CallFailure):
         return Record(
             run_id=s.run_id, model=model, sample_id=sample.id, status="call_failed", text="",

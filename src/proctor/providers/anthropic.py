@@ -74,6 +74,8 @@ class AnthropicProvider:
         return self._max_concurrency
 
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        if prompt.tools:
+            raise BadRequest("this provider does not support tool calls")
         try:
             return await self._complete(prompt, params)
         except ProviderError as e:

@@ -7,15 +7,17 @@ import time
 from collections.abc import Callable, Sequence
 
 from proctor.errors import ProviderError
-from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
+from proctor.types import Completion, FinishReason, GenerationParams, Prompt, ToolCall, Usage
 
-Reply = str | tuple[str, FinishReason] | ProviderError
+Reply = str | tuple[str, FinishReason] | ProviderError | ToolCall | tuple[ToolCall, ...]
+"""A text, a (text, finish_reason) pair, an error to raise, or tool call(s) to ask for."""
 Script = Callable[[Prompt], Reply]
 
 
 class FakeProvider:
-    """Answers each prompt with `script(prompt)`: a text, a (text, finish_reason) pair, or a
-    ProviderError to raise. Counts calls so tests can check what was asked."""
+    """Answers each prompt with `script(prompt)`: a text, a (text, finish_reason) pair, a
+    ProviderError to raise, or ToolCall(s) (a reply asking for tools, finish "tool_calls").
+    Counts calls so tests can check what was asked."""
 
     def __init__(
         self,
@@ -31,7 +33,7 @@ class FakeProvider:
         self._replies: list[Reply] | None = None
         if callable(script):
             self._script: Script = script
-        elif isinstance(script, str | tuple | ProviderError):
+        elif isinstance(script, str | tuple | ProviderError | ToolCall):
             fixed: Reply = script
             self._script = lambda _p: fixed
         else:
@@ -62,7 +64,19 @@ class FakeProvider:
         )
         if isinstance(reply, ProviderError):
             raise reply
-        text, finish = reply if isinstance(reply, tuple) else (reply, "stop")
+        calls: tuple[ToolCall, ...] = ()
+        if isinstance(reply, ToolCall):
+            calls = (reply,)
+        elif isinstance(reply, tuple) and reply and isinstance(reply[0], ToolCall):
+            calls = tuple(c for c in reply if isinstance(c, ToolCall))
+        text: str
+        finish: FinishReason
+        if calls:
+            text, finish = "", "tool_calls"
+        elif isinstance(reply, tuple):
+            text, finish = str(reply[0]), reply[1] if isinstance(reply[1], str) else "stop"
+        else:
+            text, finish = str(reply), "stop"
         words = len(text.split())
         return Completion(
             text=text,
@@ -73,6 +87,7 @@ class FakeProvider:
             ),
             model=self._name,
             latency_s=time.perf_counter() - start,
+            tool_calls=calls,
         )
 
     async def aclose(self) -> None:

@@ -108,6 +108,8 @@ class LocalProvider:
         )
 
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        if prompt.tools:
+            raise BadRequest("this provider does not support tool calls")
         return await asyncio.to_thread(self._generate, prompt, params)
 
     async def aclose(self) -> None:

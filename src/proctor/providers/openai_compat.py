@@ -6,6 +6,7 @@ it never appears in a stored record or an error message."""
 
 from __future__ import annotations
 
+import json
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -14,7 +15,15 @@ from urllib.parse import urlparse
 import httpx
 
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
-from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
+from proctor.types import (
+    Completion,
+    FinishReason,
+    GenerationParams,
+    Message,
+    Prompt,
+    ToolCall,
+    Usage,
+)
 
 _RAW = 20_000
 """How much of a server's error text is read: redaction runs on this much, then the message is
@@ -27,6 +36,24 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
     "tool_calls": "tool_calls",
     "function_call": "tool_calls",
+}
+
+TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
+    "calculator": {
+        "type": "function",
+        "function": {
+            "name": "calculator",
+            "description": (
+                "Evaluate an arithmetic expression exactly (+ - * / // %, parentheses, "
+                "decimals) and return the exact result: an integer, a decimal or p/q."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {"expression": {"type": "string"}},
+                "required": ["expression"],
+            },
+        },
+    }
 }
 
 
@@ -78,13 +105,18 @@ class OpenAICompatProvider:
     async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         body: dict[str, Any] = {
             "model": self._model,
-            "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
+            "messages": [wire_message(m) for m in prompt.messages],
             "temperature": params.temperature,
             "max_tokens": params.max_tokens,
             "stream": False,
         }
         if params.seed is not None:
             body["seed"] = params.seed
+        if prompt.tools:
+            unknown = [t for t in prompt.tools if t not in TOOL_SCHEMAS]
+            if unknown:
+                raise BadRequest(f"unknown tool(s): {', '.join(unknown)}")
+            body["tools"] = [TOOL_SCHEMAS[t] for t in prompt.tools]
         start = time.perf_counter()
         try:
             resp = await self._client.post(
@@ -102,6 +134,44 @@ class OpenAICompatProvider:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def wire_message(m: Message) -> dict[str, Any]:
+    """A message as the chat/completions API wants it; a plain message is just role and text."""
+    out: dict[str, Any] = {"role": m.role, "content": m.content}
+    if m.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments_json},
+            }
+            for c in m.tool_calls
+        ]
+    if m.role == "tool":
+        out["tool_call_id"] = m.tool_call_id
+    return out
+
+
+def _tool_calls(message: object) -> tuple[ToolCall, ...]:
+    """The tool calls of a reply's message; malformed entries are skipped, never invented."""
+    raw = message.get("tool_calls") if isinstance(message, dict) else None
+    if not isinstance(raw, list):
+        return ()
+    calls: list[ToolCall] = []
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, dict):
+            continue
+        fn = entry.get("function")
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            continue
+        args = fn.get("arguments")
+        if not isinstance(args, str):
+            args = json.dumps(args if args is not None else {})
+        call_id = entry.get("id")
+        call_id = call_id if isinstance(call_id, str) else f"call_{i}"
+        calls.append(ToolCall(id=call_id, name=fn["name"], arguments_json=args))
+    return tuple(calls)
 
 
 def _raise_for_status(resp: httpx.Response) -> None:
@@ -205,4 +275,5 @@ def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
         usage=parse_usage(data.get("usage"), "prompt_tokens", "completion_tokens"),
         model=str(data.get("model") or model),
         latency_s=latency,
+        tool_calls=_tool_calls(message),
     )

@@ -6,6 +6,7 @@
     openai/NAME                        OpenAI's API
     anthropic/NAME                     Anthropic's Messages API
     fake/const:TEXT                    a scripted reply, for trying the pipe without a model
+    M+calculator                       model M with a calculator tool offered (function calling)
 
 Keys come from the environment: PROCTOR_API_KEY first, then the provider's usual variable
 (OPENAI_API_KEY, ANTHROPIC_API_KEY). They are passed to the adapter's headers and nowhere else."""
@@ -21,6 +22,7 @@ from proctor.errors import ConfigError
 from proctor.providers.base import Provider
 
 DEFAULT_MODEL = "local"
+CALCULATOR_SUFFIX = "+calculator"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -40,8 +42,19 @@ class ModelSpec:
         return ()
 
 
+def with_calculator(model: str) -> bool:
+    """Whether a model string asks for the calculator tool to be offered."""
+    return model.strip().endswith(CALCULATOR_SUFFIX)
+
+
+def bare_model(model: str) -> str:
+    """The model string without its `+calculator` suffix."""
+    s = model.strip()
+    return s[: -len(CALCULATOR_SUFFIX)] if s.endswith(CALCULATOR_SUFFIX) else s
+
+
 def parse_model(spec: str) -> ModelSpec:
-    s = spec.strip()
+    s = bare_model(spec)
     if s == "local":
         return ModelSpec(kind="local", name="local")
     kind, sep, rest = s.partition("/")
