@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
+from proctor.extract.normalize import natural_places
 from proctor.types import AnswerType
 
 __all__ = ["comparison_target", "decimal_target", "fraction_target", "natural_places"]
@@ -35,17 +36,3 @@ def fraction_target(value: Fraction) -> tuple[str, AnswerType]:
 def comparison_target(left: Fraction, right: Fraction) -> str:
     """The sign that makes "left ? right" true."""
     return "<" if left < right else ">" if left > right else "="
-
-
-def natural_places(value: Fraction) -> int | None:
-    """The fewest digits after the point that write `value` exactly; None if no finite number
-    of digits does (the denominator has a prime factor other than 2 and 5)."""
-    den = value.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    return max(twos, fives) if den == 1 else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from proctor.datasets.exact_eval import evaluate
+from proctor.extract.normalize import decimal_string
 
 __all__ = ["calculate", "exact_text"]
 
@@ -19,23 +20,7 @@ MAX_EXPRESSION = 1000
 
 def exact_text(value: Fraction) -> str:
     """An integer, a terminating decimal, or p/q: never a rounded float."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    d = value.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    if d != 1:
-        return f"{value.numerator}/{value.denominator}"
-    places = max(twos, fives)
-    scaled = abs(value) * 10**places
-    digits = str(scaled.numerator // scaled.denominator).rjust(places + 1, "0")
-    sign = "-" if value < 0 else ""
-    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    return decimal_string(value) or f"{value.numerator}/{value.denominator}"
 
 
 def calculate(expression: str) -> str:

@@ -130,8 +130,9 @@ class NumberToken:
         return decimal_string(value) or f"{value.numerator}/{value.denominator}"
 
 
-def decimal_string(value: Fraction) -> str | None:
-    """The shortest exact decimal spelling of `value`, or None when it does not terminate."""
+def natural_places(value: Fraction) -> int | None:
+    """The fewest digits after the point that write `value` exactly; None if no finite number
+    of digits does (the denominator has a prime factor other than 2 and 5)."""
     den = value.denominator
     twos = fives = 0
     while den % 2 == 0:
@@ -140,9 +141,14 @@ def decimal_string(value: Fraction) -> str | None:
     while den % 5 == 0:
         den //= 5
         fives += 1
-    if den != 1:
+    return max(twos, fives) if den == 1 else None
+
+
+def decimal_string(value: Fraction) -> str | None:
+    """The shortest exact decimal spelling of `value`, or None when it does not terminate."""
+    places = natural_places(value)
+    if places is None:
         return None
-    places = max(twos, fives)
     scaled = abs(value.numerator) * 10**places // value.denominator
     digits = str(scaled).rjust(places + 1, "0")
     whole, frac = digits[: len(digits) - places], digits[len(digits) - places :].rstrip("0")

@@ -26,6 +26,7 @@ from decimal import (
 )
 from fractions import Fraction
 
+from proctor.extract.normalize import decimal_string
 from proctor.types import GradedItem, Sample, Score
 
 TAXONOMY_RULES: dict[str, str] = {
@@ -269,22 +270,7 @@ def _number(text: str | None) -> Fraction | None:
 
 def _decimal_spelling(value: Fraction) -> str | None:
     """The plain decimal spelling of |value| ("31.96"), or None when it does not terminate."""
-    den = value.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    if den != 1:
-        return None
-    places = max(twos, fives)
-    digits = str(abs(value.numerator) * 10**places // value.denominator)
-    if places == 0:
-        return digits
-    digits = digits.rjust(places + 1, "0")
-    return f"{digits[:-places]}.{digits[-places:]}"
+    return decimal_string(abs(value))
 
 
 def _digit_strings(answer: Fraction, target: Fraction) -> tuple[str, str] | None:
