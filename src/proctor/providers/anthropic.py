@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
+from proctor.providers.aiohttp_transport import lean_transport
 from proctor.providers.openai_compat import _RAW, parse_retry_after, parse_usage, redacted
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
@@ -57,12 +58,19 @@ class AnthropicProvider:
         limits = httpx.Limits(
             max_connections=max_concurrency * 2, max_keepalive_connections=max_concurrency * 2
         )
+        trust_env = True
+        if transport is None:
+            # httpx's own pool is CPU-bound at high concurrency (encode/httpx#3215); aiohttp
+            # carries the requests when installed, and reads the proxy settings itself.
+            transport = lean_transport(trust_env=True, limit=max_concurrency * 2)
+            trust_env = transport is None
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/") + "/",
             headers=headers,
             limits=limits,
             transport=transport,
             timeout=None,
+            trust_env=trust_env,
         )
 
     @property

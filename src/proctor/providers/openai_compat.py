@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 import httpx
 
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
+from proctor.providers.aiohttp_transport import lean_transport
 from proctor.types import (
     Completion,
     FinishReason,
@@ -78,14 +79,20 @@ class OpenAICompatProvider:
         # The caller bounds how many requests are in flight; the pool must not bound it again
         # (extra requests would queue inside httpx, unseen by timeouts and progress).
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=256)
+        # A server on this machine is never reached through a proxy from the environment.
+        trust_env = not is_loopback(base_url)
+        if transport is None:
+            # httpx's own pool is CPU-bound at high concurrency (encode/httpx#3215); aiohttp
+            # carries the requests when installed, and reads the proxy settings itself.
+            transport = lean_transport(trust_env=trust_env)
+            trust_env = trust_env and transport is None
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/") + "/",
             headers=headers,
             limits=limits,
             transport=transport,
             timeout=None,
-            # A server on this machine is never reached through a proxy from the environment.
-            trust_env=not is_loopback(base_url),
+            trust_env=trust_env,
         )
 
     @property
