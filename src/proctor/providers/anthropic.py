@@ -15,14 +15,19 @@ ours; nothing else. System messages go to the top-level `system` field, as the A
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
-from proctor.providers.aiohttp_transport import lean_transport
-from proctor.providers.openai_compat import _RAW, parse_retry_after, parse_usage, redacted
+from proctor.providers.http import (
+    _RAW,
+    json_client,
+    parse_retry_after,
+    parse_usage,
+    post_json,
+    redacted,
+)
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
@@ -55,23 +60,10 @@ class AnthropicProvider:
         headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
-        limits = httpx.Limits(
-            max_connections=max_concurrency * 2, max_keepalive_connections=max_concurrency * 2
-        )
-        trust_env = True
-        if transport is None:
-            # httpx's own pool is CPU-bound at high concurrency (encode/httpx#3215); aiohttp
-            # carries the requests when installed, and reads the proxy settings itself.
-            transport = lean_transport(trust_env=True, limit=max_concurrency * 2)
-            trust_env = transport is None
-        self._client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/") + "/",
-            headers=headers,
-            limits=limits,
-            transport=transport,
-            timeout=None,
-            trust_env=trust_env,
-        )
+        self._client = json_client(
+            base_url, headers, transport=transport, trust_env=True,
+            max_connections=max_concurrency * 2,
+        )  # fmt: skip
 
     @property
     def name(self) -> str:
@@ -103,18 +95,7 @@ class AnthropicProvider:
         }
         if system:
             body["system"] = system
-        start = time.perf_counter()
-        try:
-            resp = await self._client.post(
-                "messages", json=body, timeout=httpx.Timeout(params.timeout_s)
-            )
-        except httpx.TimeoutException as e:
-            raise Transient(f"timed out after {params.timeout_s:g} s ({type(e).__name__})") from e
-        except httpx.TransportError as e:
-            raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
-        except httpx.RequestError as e:
-            raise Transient(f"request failed: {type(e).__name__}: {e}") from e
-        latency = time.perf_counter() - start
+        resp, latency = await post_json(self._client, "messages", body, params.timeout_s)
         _raise_for_status(resp)
         return _parse(resp, self._model, latency)
 

@@ -7,15 +7,20 @@ it never appears in a stored record or an error message."""
 from __future__ import annotations
 
 import json
-import time
-from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlparse
 
 import httpx
 
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
-from proctor.providers.aiohttp_transport import lean_transport
+from proctor.providers.http import (
+    _RAW,
+    is_loopback,
+    json_client,
+    parse_retry_after,
+    parse_usage,
+    post_json,
+    redacted,
+)
 from proctor.types import (
     Completion,
     FinishReason,
@@ -23,13 +28,7 @@ from proctor.types import (
     Message,
     Prompt,
     ToolCall,
-    Usage,
 )
-
-_RAW = 20_000
-"""How much of a server's error text is read: redaction runs on this much, then the message is
-cut to `MESSAGE_LIMIT`, so a key can never be split by the cut and survive in part."""
-MESSAGE_LIMIT = 400
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -77,22 +76,10 @@ class OpenAICompatProvider:
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # The caller bounds how many requests are in flight; the pool must not bound it again
-        # (extra requests would queue inside httpx, unseen by timeouts and progress).
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=256)
-        # A server on this machine is never reached through a proxy from the environment.
-        trust_env = not is_loopback(base_url)
-        if transport is None:
-            # httpx's own pool is CPU-bound at high concurrency (encode/httpx#3215); aiohttp
-            # carries the requests when installed, and reads the proxy settings itself.
-            transport = lean_transport(trust_env=trust_env)
-            trust_env = trust_env and transport is None
-        self._client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/") + "/",
-            headers=headers,
-            limits=limits,
-            transport=transport,
-            timeout=None,
-            trust_env=trust_env,
+        # (extra requests would queue inside httpx, unseen by timeouts and progress). A server on
+        # this machine is never reached through a proxy from the environment.
+        self._client = json_client(
+            base_url, headers, transport=transport, trust_env=not is_loopback(base_url)
         )
 
     @property
@@ -124,18 +111,7 @@ class OpenAICompatProvider:
             if unknown:
                 raise BadRequest(f"unknown tool(s): {', '.join(unknown)}")
             body["tools"] = [TOOL_SCHEMAS[t] for t in prompt.tools]
-        start = time.perf_counter()
-        try:
-            resp = await self._client.post(
-                "chat/completions", json=body, timeout=httpx.Timeout(params.timeout_s)
-            )
-        except httpx.TimeoutException as e:
-            raise Transient(f"timed out after {params.timeout_s:g} s ({type(e).__name__})") from e
-        except httpx.TransportError as e:
-            raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
-        except httpx.RequestError as e:  # e.g. a body that cannot be decoded
-            raise Transient(f"request failed: {type(e).__name__}: {e}") from e
-        latency = time.perf_counter() - start
+        resp, latency = await post_json(self._client, "chat/completions", body, params.timeout_s)
         _raise_for_status(resp)
         return _parse(resp, self._model, latency)
 
@@ -210,55 +186,6 @@ def _error_detail(resp: httpx.Response) -> str:
         if isinstance(err, str):
             return err[:_RAW]
     return str(data)[:_RAW]
-
-
-def is_loopback(url: str) -> bool:
-    host = urlparse(url).hostname or ""
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
-def parse_usage(raw: object, prompt_key: str, completion_key: str) -> Usage:
-    """Token counts from a reply's usage object; a malformed count reads as 0 (the reply itself
-    is still good, and a missing count is never invented)."""
-    if not isinstance(raw, dict):
-        return Usage()
-
-    def count(key: str) -> int:
-        value = raw.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            return 0
-        return int(value)
-
-    return Usage(prompt_tokens=count(prompt_key), completion_tokens=count(completion_key))
-
-
-def redacted(error: ProviderError, secret: str) -> ProviderError:
-    """The same error with every occurrence of the API key replaced: some servers echo the key
-    back in their error messages, and error text is stored and printed."""
-    message = str(error)
-    if len(message) <= MESSAGE_LIMIT and (not secret or secret not in message):
-        return error
-    clean = message.replace(secret, "[redacted]") if secret else message
-    if len(clean) > MESSAGE_LIMIT:
-        clean = clean[: MESSAGE_LIMIT - 1] + "…"
-    if isinstance(error, RateLimited):
-        return RateLimited(clean, status=error.status, retry_after_s=error.retry_after_s)
-    return type(error)(clean, status=error.status)
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
