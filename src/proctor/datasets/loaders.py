@@ -4,13 +4,12 @@ DatasetError naming the file, the 1-based line and the field."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from proctor.datasets.records import csv_rows, jsonl_records, read_text
 from proctor.datasets.schema import FIELDS, to_sample
 from proctor.errors import DatasetError
 from proctor.types import Sample
@@ -19,14 +18,6 @@ __all__ = ["load_samples"]
 
 _REQUIRED = ("id", "input", "target")
 _DIGITS = re.compile(r"[0-9]+")
-_JSON_TYPES = {
-    list: "an array",
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "a boolean",
-    type(None): "null",
-}
 
 
 def load_samples(path: str | Path) -> list[Sample]:
@@ -38,8 +29,8 @@ def load_samples(path: str | Path) -> list[Sample]:
         raise DatasetError(
             file, None, None, f"unsupported file type {suffix or '(none)'!r}: use .jsonl or .csv"
         )
-    text = _read_text(p, file)
-    records = _jsonl_records(text, file) if suffix == ".jsonl" else _csv_records(text, file)
+    text = read_text(p, file)
+    records = jsonl_records(text, file) if suffix == ".jsonl" else _csv_records(text, file)
     samples: list[Sample] = []
     first_line: dict[str, int] = {}
     for line, raw in records:
@@ -58,83 +49,11 @@ def load_samples(path: str | Path) -> list[Sample]:
     return samples
 
 
-def _read_text(p: Path, file: str) -> str:
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise DatasetError(file, None, None, f"cannot read: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        message = f"not UTF-8 text (byte {data[e.start]:#04x})"
-        raise DatasetError(file, line, None, message) from None
-
-
-def _jsonl_records(text: str, file: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line, object) for each non-blank line; lines split on LF only, a trailing CR dropped."""
-    records: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
-        except json.JSONDecodeError as e:
-            raise DatasetError(
-                file, number, None, f"bad JSON: {e.msg} at column {e.colno}"
-            ) from None
-        except _DuplicateKey as e:
-            raise DatasetError(file, number, e.key, "key appears twice in one object") from None
-        if not isinstance(value, dict):
-            raise DatasetError(
-                file, number, None, f"expected a JSON object, got {_JSON_TYPES.get(type(value))}"
-            )
-        records.append((number, value))
-    return records
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
 def _csv_records(text: str, file: str) -> list[tuple[int, dict[str, Any]]]:
     """(first line, record) for each non-blank row; the header names the fields, and columns
     that are not fields go into metadata (empty cells left out)."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows: list[tuple[int, list[str]]] = []
-    start = 1
-    try:
-        for row in reader:
-            if any(cell.strip() for cell in row):
-                rows.append((start, row))
-            start = reader.line_num + 1
-    except csv.Error as e:
-        raise DatasetError(file, start, None, f"bad CSV: {e}") from None
-    if not rows:
-        return []
-    header_line, header = rows[0]
-    header = [h.strip() for h in header]
-    _check_header(header, file, header_line)
-    records = []
-    for line, row in rows[1:]:
-        if len(row) != len(header):
-            raise DatasetError(
-                file, line, None, f"row has {len(row)} cells but the header has {len(header)}"
-            )
-        records.append((line, _csv_record(dict(zip(header, row, strict=True)), file, line)))
-    return records
+    return [(line, _csv_record(cells, file, line)) for line, cells in
+            csv_rows(text, file, _check_header)]  # fmt: skip
 
 
 def _check_header(header: list[str], file: str, line: int) -> None:

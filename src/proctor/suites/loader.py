@@ -31,17 +31,16 @@ with or without BOM); every problem is a DatasetError naming file, line and colu
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from proctor.datasets.records import csv_rows, jsonl_records, read_text
 from proctor.errors import DatasetError
 from proctor.suites.case import KINDS, CaseSpec, Kind, Lang, as_kind, prompt_text
 from proctor.suites.config import SuiteConfig, config_path_for, load_config
@@ -115,8 +114,8 @@ def read_cases(path: Path, config: SuiteConfig | None = None) -> list[Sample]:
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".jsonl"):
         raise DatasetError(file, None, None, f"unsupported suite file {suffix or '(none)'!r}")
-    text = _read_text(path, file)
-    rows = _csv_rows(text, file) if suffix == ".csv" else _jsonl_rows(text, file)
+    text = read_text(path, file)
+    rows = csv_rows(text, file, _check_columns) if suffix == ".csv" else _jsonl_rows(text, file)
     samples: list[Sample] = []
     first: dict[str, int] = {}
     for line, row in rows:
@@ -130,20 +129,6 @@ def read_cases(path: Path, config: SuiteConfig | None = None) -> list[Sample]:
     if not samples:
         raise DatasetError(file, None, None, "no cases")
     return samples
-
-
-def _read_text(path: Path, file: str) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise DatasetError(file, None, None, f"cannot read: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise DatasetError(
-            file, line, None, f"not UTF-8 text (byte {data[e.start]:#04x})"
-        ) from None
 
 
 def _check_columns(names: list[str], file: str, line: int) -> None:
@@ -166,43 +151,11 @@ def _check_columns(names: list[str], file: str, line: int) -> None:
             raise DatasetError(file, line, name, "missing column")
 
 
-def _csv_rows(text: str, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    start = 1
-    header: list[str] | None = None
-    try:
-        for row in reader:
-            line, start = start, reader.line_num + 1
-            if not any(cell.strip() for cell in row):
-                continue
-            if header is None:
-                header = [h.strip() for h in row]
-                _check_columns(header, file, line)
-                continue
-            if len(row) != len(header):
-                raise DatasetError(
-                    file, line, None, f"row has {len(row)} cells but the header has {len(header)}"
-                )
-            yield line, dict(zip(header, row, strict=True))
-    except csv.Error as e:
-        raise DatasetError(file, start, None, f"bad CSV: {e}") from None
-
-
-def _jsonl_rows(text: str, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, raw in enumerate(text.split("\n"), start=1):
-        raw = raw.removesuffix("\r")
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise DatasetError(
-                file, number, None, f"bad JSON: {e.msg} at column {e.colno}"
-            ) from None
-        if not isinstance(value, dict):
-            raise DatasetError(file, number, None, "expected a JSON object")
+def _jsonl_rows(text: str, file: str) -> list[tuple[int, dict[str, Any]]]:
+    rows = jsonl_records(text, file)
+    for number, value in rows:
         _check_columns(list(value), file, number)
-        yield number, value
+    return rows
 
 
 class _Where:

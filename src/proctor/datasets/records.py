@@ -1,0 +1,106 @@
+"""Reading a user's JSONL or CSV file into numbered records, with errors that name the file
+and line: shared by test-set files and team suites, which differ only in their columns."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import DatasetError
+
+_JSON_TYPES = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
+
+
+def read_text(path: Path, file: str) -> str:
+    """The file as text: UTF-8, a BOM allowed; a clear error for unreadable or non-UTF-8 files."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise DatasetError(file, None, None, f"cannot read: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        message = f"not UTF-8 text (byte {data[e.start]:#04x})"
+        raise DatasetError(file, line, None, message) from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def jsonl_records(text: str, file: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line, object) for each non-blank line; lines split on LF only, a trailing CR dropped; a
+    key written twice in one object is an error, not a silent overwrite."""
+    records: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        except json.JSONDecodeError as e:
+            raise DatasetError(
+                file, number, None, f"bad JSON: {e.msg} at column {e.colno}"
+            ) from None
+        except _DuplicateKey as e:
+            raise DatasetError(file, number, e.key, "key appears twice in one object") from None
+        if not isinstance(value, dict):
+            raise DatasetError(
+                file, number, None, f"expected a JSON object, got {_JSON_TYPES.get(type(value))}"
+            )
+        records.append((number, value))
+    return records
+
+
+def csv_rows(
+    text: str, file: str, check_header: Callable[[list[str], str, int], None]
+) -> list[tuple[int, dict[str, Any]]]:
+    """(first line, header → cell text) for each non-blank row after the header, read by a strict
+    CSV parser (quoted commas and newlines in cells are fine); `check_header(header, file,
+    line)` vets the stripped header names; a row with the wrong number of cells is an error."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as e:
+        raise DatasetError(file, start, None, f"bad CSV: {e}") from None
+    if not rows:
+        return []
+    header_line, raw_header = rows[0]
+    header = [h.strip() for h in raw_header]
+    check_header(header, file, header_line)
+    out: list[tuple[int, dict[str, Any]]] = []
+    for line, row in rows[1:]:
+        if len(row) != len(header):
+            raise DatasetError(
+                file, line, None, f"row has {len(row)} cells but the header has {len(header)}"
+            )
+        out.append((line, dict(zip(header, row, strict=True))))
+    return out
