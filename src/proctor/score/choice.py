@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 from proctor.extract.choice import CHOICE_RULES, extract_choice
+from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.types import FinishReason, Sample, Score
 
 RULES: dict[str, str] = {
-    "call_failed": "The model call failed, so there is no answer to grade; it is never counted as"
-    " wrong.",
+    "call_failed": CALL_FAILED_RULE,
     "truncated": "The reply hit max_tokens before it named a choice.",
     "no_answer": "No choice letter could be found in the reply.",
     **CHOICE_RULES,
@@ -27,9 +27,7 @@ def grade_choice(
     error: str = "",
 ) -> Score:
     if call_failed:
-        return Score(
-            "call_failed", "call_failed", f"{RULES['call_failed']} Error: {error or 'unknown'}"
-        )
+        return call_failed_score(error)
     choices = json.loads(sample.metadata.get("choices", "[]"))
     found = extract_choice(text, letters=sample.metadata.get("letters", "ABCD"), choices=choices)
     if found.value is None:

@@ -16,11 +16,11 @@ from collections.abc import Callable
 
 from proctor.extract.code import CODE_RULES, extract_code
 from proctor.sandbox import Limits, SandboxResult, run_python
+from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.types import FinishReason, Sample, Score
 
 RULES: dict[str, str] = {
-    "call_failed": "The model call failed, so there is no answer to grade; it is never counted as"
-    " wrong.",
+    "call_failed": CALL_FAILED_RULE,
     "truncated": "The reply hit max_tokens before its code was complete.",
     "no_answer": "No code could be found in the reply.",
     **CODE_RULES,
@@ -81,9 +81,7 @@ def grade_code(
 ) -> Score:
     """Grade one reply to one code sample; `build` turns the extracted code into the program."""
     if call_failed:
-        return Score(
-            "call_failed", "call_failed", f"{RULES['call_failed']} Error: {error or 'unknown'}"
-        )
+        return call_failed_score(error)
     found = extract_code(text, entry_point=sample.metadata.get("entry_point", ""))
     if found.value is None:
         if finish_reason == "length":

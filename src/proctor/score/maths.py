@@ -28,6 +28,7 @@ from typing import Any, Literal
 from proctor.extract.maths import MATHS_RULES, extract_maths
 from proctor.extract.normalize import clean_text, find_numbers, parse_number
 from proctor.sandbox.worker import BoundedWorker
+from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.types import FinishReason, Sample, Score
 
 Verdict = Literal["equal", "different", "timeout", "error"]
@@ -41,8 +42,7 @@ EQUIVALENCE_RULES: dict[str, str] = {
 }
 
 OUTCOME_RULES: dict[str, str] = {
-    "call_failed": "The model call failed, so there is no answer to grade; it is never counted as"
-    " wrong.",
+    "call_failed": CALL_FAILED_RULE,
     "truncated": "The reply hit max_tokens before it gave a marked final answer.",
     "no_answer": "No answer could be found in the reply.",
     "maths_timeout": "The symbolic check ran out of time, so the item is not scored (never wrong).",
@@ -183,9 +183,7 @@ def grade_maths(
 ) -> Score:
     """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
     if call_failed:
-        return Score(
-            "call_failed", "call_failed", f"{RULES['call_failed']} Error: {error or 'unknown'}"
-        )
+        return call_failed_score(error)
     found = extract_maths(text, asked=asked, numeric=numeric)
     if finish_reason == "length" and found.rule in ("none", "last_number"):
         return Score("truncated", "truncated", RULES["truncated"], extracted=found.value)

@@ -32,11 +32,11 @@ from proctor.score.compare import (
     integer_equal,
     text_equal,
 )
+from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.types import Extraction, FinishReason, Sample, Score
 
 _OUTCOME_RULES: dict[str, str] = {
-    "call_failed": "The model call failed, so there is no answer to grade; it is never counted as"
-    " wrong.",
+    "call_failed": CALL_FAILED_RULE,
     "violation": "The reply wrote code or claimed to use a calculator, code or a tool, which the"
     " task forbids.",
     "truncated": "The reply hit max_tokens before giving a final-answer line.",
@@ -125,9 +125,7 @@ def grade(
 ) -> Score:
     """Grade one reply to one arithmetic sample (see the module docstring for the order)."""
     if call_failed:
-        return Score(
-            "call_failed", "call_failed", f"{RULES['call_failed']} Error: {error or 'unknown'}"
-        )
+        return call_failed_score(error)
     reason = find_violation(strip_reasoning(text))
     if reason is not None:
         return Score("violation", "violation", reason)
