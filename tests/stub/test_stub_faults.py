@@ -1,6 +1,6 @@
-"""Each fault the stub injects, seen through the real OpenAI-compatible adapter (httpx), is the
-ProviderError our retry policy expects; retried bodies get through; shutdown never waits on a
-hang."""
+"""Each fault the stub injects, seen through the real OpenAI-compatible adapter (aiohttp on the
+wire), is the ProviderError our retry policy expects; retried bodies get through; shutdown never
+waits on a hang."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
+import aiohttp
 import httpx
 import pytest
 
@@ -30,19 +31,21 @@ PARAMS = GenerationParams(max_tokens=64, timeout_s=10.0)
 HANG_TIMEOUT_S = 0.3
 
 
-def _expected(kind: FaultKind) -> tuple[type[ProviderError], str, type[Exception] | None]:
-    """(error class, words in its message, the httpx exception under it) for each kind."""
+def _expected(
+    kind: FaultKind,
+) -> tuple[type[ProviderError], str, type[Exception] | tuple[type[Exception], ...] | None]:
+    """(error class, words in its message, the wire's exception under it) for each kind."""
     return {
         "429": (RateLimited, "HTTP 429", None),
         "429_no_retry_after": (RateLimited, "HTTP 429", None),
         "500": (Transient, "HTTP 500", None),
         "502": (Transient, "HTTP 502", None),
         "503": (Transient, "HTTP 503", None),
-        "reset": (Transient, "connection failed", httpx.TransportError),
-        "hang": (Transient, "timed out", httpx.TimeoutException),
+        "reset": (Transient, "connection failed", (aiohttp.ClientError, OSError)),
+        "hang": (Transient, "timed out", TimeoutError),
         "not_json": (Transient, "not JSON", ValueError),
         "no_choices": (Transient, "no choices", None),
-        "truncated_stream": (Transient, "connection failed", httpx.RemoteProtocolError),
+        "truncated_stream": (Transient, "connection failed", aiohttp.ClientPayloadError),
     }[kind]
 
 
@@ -65,7 +68,7 @@ async def test_each_fault_surfaces_as_its_provider_error(
     if cause is not None:
         assert isinstance(error.__cause__, cause), repr(error.__cause__)
     if kind == "reset":
-        assert not isinstance(error.__cause__, httpx.TimeoutException)
+        assert not isinstance(error.__cause__, TimeoutError)
     if kind in ("500", "502", "503"):
         assert error.status == int(kind)
     if kind == "429":

@@ -1,6 +1,6 @@
 """Anthropic's Messages API, spoken natively (POST /v1/messages), not through a compatibility shim.
 
-Translates a Prompt to the wire and back with httpx and maps Anthropic's error classes onto
+Translates a Prompt to the wire and back (providers/http.py) and maps Anthropic's error classes onto
 ours; nothing else. System messages go to the top-level `system` field, as the API requires.
 
     HTTP 429 rate_limit_error       → RateLimited (Retry-After honoured)
@@ -22,6 +22,7 @@ import httpx
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.http import (
     _RAW,
+    HttpReply,
     json_client,
     parse_retry_after,
     parse_usage,
@@ -103,7 +104,7 @@ class AnthropicProvider:
         await self._client.aclose()
 
 
-def _error(resp: httpx.Response) -> tuple[str, str]:
+def _error(resp: HttpReply) -> tuple[str, str]:
     try:
         data = resp.json()
     except ValueError:
@@ -114,7 +115,7 @@ def _error(resp: httpx.Response) -> tuple[str, str]:
     return "", str(data)[:_RAW]
 
 
-def _raise_for_status(resp: httpx.Response) -> None:
+def _raise_for_status(resp: HttpReply) -> None:
     code = resp.status_code
     if code < 400:
         return
@@ -130,7 +131,7 @@ def _raise_for_status(resp: httpx.Response) -> None:
     raise BadRequest(detail, status=code)
 
 
-def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
+def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
     try:
         data = resp.json()
     except ValueError as e:

@@ -1,25 +1,69 @@
 """The HTTP plumbing every API adapter shares: one pooled JSON client, one POST that turns
 transport failures into Transient errors, and the readers of what servers send back (usage,
 Retry-After) with the API key scrubbed from any error text. Adapters keep only their wire
-format and their error classes."""
+format and their error classes.
+
+The wire is aiohttp, spoken directly: httpx's async client spends more CPU per request than the
+network takes at 64 requests in flight (encode/httpx#3215, and its request/URL building on top),
+and a harness that waits on servers must add close to nothing. httpx remains the client when a
+test hands the adapter an `httpx` transport (`MockTransport`) or aiohttp is missing; both paths
+send the same bytes and return the same `HttpReply`."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlparse
 
 import httpx
 
 from proctor.errors import ProviderError, RateLimited, Transient
-from proctor.providers.aiohttp_transport import lean_transport
 from proctor.types import Usage
+
+try:
+    import aiohttp
+    from yarl import URL
+except ImportError:  # pragma: no cover - aiohttp is a dependency; httpx is the fallback
+    aiohttp = None  # type: ignore[assignment]
 
 _RAW = 20_000
 """How much of a server's error text is read: redaction runs on this much, then the message is
 cut to `MESSAGE_LIMIT`, so a key can never be split by the cut and survive in part."""
 MESSAGE_LIMIT = 400
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    """A whole response: status, headers (names in lower case) and body."""
+
+    status_code: int
+    headers: Mapping[str, str]
+    content: bytes
+    reason_phrase: str = ""
+
+    def json(self) -> Any:
+        """The body as JSON; ValueError when it is not (bad JSON or bad UTF-8)."""
+        return json.loads(self.content)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+
+class JsonClient(Protocol):
+    async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply: ...
+
+    async def aclose(self) -> None: ...
+
+
+def encode_body(body: dict[str, Any]) -> bytes:
+    """The request body, byte for byte what httpx's `json=` sends."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 def json_client(
@@ -29,40 +73,128 @@ def json_client(
     transport: httpx.AsyncBaseTransport | None,
     trust_env: bool,
     max_connections: int | None = None,
-) -> httpx.AsyncClient:
-    """A pooled client for one API. Without a given transport, requests go through aiohttp when
-    it is installed (httpx's own async pool is CPU-bound at high concurrency, encode/httpx#3215);
-    aiohttp then reads the proxy settings itself, so httpx must not route them too."""
-    if transport is None:
-        transport = lean_transport(trust_env=trust_env, limit=max_connections or 0)
-        if transport is not None:
-            trust_env = False
-    keepalive = max_connections if max_connections is not None else 256
-    return httpx.AsyncClient(
-        base_url=base_url.rstrip("/") + "/",
-        headers=headers,
-        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=keepalive),
-        transport=transport,
-        timeout=None,
-        trust_env=trust_env,
-    )
+) -> JsonClient:
+    """A pooled client for one API: aiohttp, or httpx when a transport is given (tests) or
+    aiohttp is not installed. `trust_env`: take proxies (and CA settings) from the environment."""
+    root = base_url.rstrip("/") + "/"
+    if transport is None and aiohttp is not None:
+        return AiohttpJsonClient(root, headers, trust_env=trust_env, limit=max_connections or 0)
+    return HttpxJsonClient(root, headers, transport, trust_env, max_connections)
+
+
+class AiohttpJsonClient:
+    """One aiohttp session per event loop, made on first use (a session belongs to its loop)."""
+
+    def __init__(self, root: str, headers: dict[str, str], *, trust_env: bool, limit: int) -> None:
+        self._root = root
+        self._headers = {"User-Agent": "proctor", "Accept": "application/json", **headers}
+        self._trust_env = trust_env
+        self._limit = limit
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            # The certificate store httpx would use (certifi; SSL_CERT_FILE when trusted), built
+            # only for https: loading it costs ~60 ms.
+            ssl = (
+                httpx.create_ssl_context(trust_env=self._trust_env)
+                if self._root.startswith("https:")
+                else True
+            )
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self._limit, keepalive_timeout=30.0, ssl=ssl),
+                headers=self._headers,
+                trust_env=self._trust_env,
+                timeout=aiohttp.ClientTimeout(total=None),
+            )
+            self._loop = loop
+        return self._session
+
+    async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply:
+        session = self._get_session()
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
+        try:
+            async with session.post(
+                URL(self._root + path, encoded=True),
+                data=encode_body(body),
+                headers={"Content-Type": "application/json"},
+                timeout=timeout,
+                allow_redirects=False,
+            ) as resp:
+                content = await resp.read()
+                return HttpReply(
+                    resp.status,
+                    {k.lower(): v for k, v in resp.headers.items()},
+                    content,
+                    resp.reason or "",
+                )
+        except (TimeoutError, aiohttp.ServerTimeoutError) as e:
+            raise Transient(f"timed out after {timeout_s:g} s ({type(e).__name__})") from e
+        except (aiohttp.ClientError, OSError) as e:
+            raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
+
+    async def aclose(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
+
+
+class HttpxJsonClient:
+    def __init__(
+        self,
+        root: str,
+        headers: dict[str, str],
+        transport: httpx.AsyncBaseTransport | None,
+        trust_env: bool,
+        max_connections: int | None,
+    ) -> None:
+        keepalive = max_connections if max_connections is not None else 256
+        self._client = httpx.AsyncClient(
+            base_url=root,
+            headers=headers,
+            limits=httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=keepalive
+            ),
+            transport=transport,
+            timeout=None,
+            trust_env=trust_env,
+        )
+
+    async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply:
+        try:
+            resp = await self._client.post(
+                path,
+                content=encode_body(body),
+                headers={"Content-Type": "application/json"},
+                timeout=httpx.Timeout(timeout_s),
+            )
+        except httpx.TimeoutException as e:
+            raise Transient(f"timed out after {timeout_s:g} s ({type(e).__name__})") from e
+        except httpx.TransportError as e:
+            raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
+        except httpx.RequestError as e:  # e.g. a body that cannot be decoded
+            raise Transient(f"request failed: {type(e).__name__}: {e}") from e
+        return HttpReply(
+            resp.status_code,
+            {k.lower(): v for k, v in resp.headers.items()},
+            resp.content,
+            resp.reason_phrase,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
 
 
 async def post_json(
-    client: httpx.AsyncClient, path: str, body: dict[str, Any], timeout_s: float
-) -> tuple[httpx.Response, float]:
-    """POST `body`; the response and its latency in seconds. A request that never got a whole
-    response (timeout, refused or reset connection, undecodable body) is Transient."""
+    client: JsonClient, path: str, body: dict[str, Any], timeout_s: float
+) -> tuple[HttpReply, float]:
+    """POST `body`; the whole response and its latency in seconds. A request that never got a
+    whole response (timeout, refused or reset connection, undecodable body) is Transient."""
     start = time.perf_counter()
-    try:
-        resp = await client.post(path, json=body, timeout=httpx.Timeout(timeout_s))
-    except httpx.TimeoutException as e:
-        raise Transient(f"timed out after {timeout_s:g} s ({type(e).__name__})") from e
-    except httpx.TransportError as e:
-        raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
-    except httpx.RequestError as e:  # e.g. a body that cannot be decoded
-        raise Transient(f"request failed: {type(e).__name__}: {e}") from e
-    return resp, time.perf_counter() - start
+    reply = await client.post(path, body, timeout_s)
+    return reply, time.perf_counter() - start
 
 
 def is_loopback(url: str) -> bool:

@@ -1,8 +1,8 @@
 """Any `/v1/chat/completions` endpoint (OpenAI, vLLM, Ollama, llama.cpp server, LM Studio).
 
-Translates a Prompt to the wire and back with httpx and classifies failures; nothing else. The
-API key is read from the environment by the caller and only ever placed in a request header:
-it never appears in a stored record or an error message."""
+Translates a Prompt to the wire and back (through providers/http.py) and classifies failures;
+nothing else. The API key is read from the environment by the caller and only ever placed in a
+request header: it never appears in a stored record or an error message."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import httpx
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.http import (
     _RAW,
+    HttpReply,
     is_loopback,
     json_client,
     parse_retry_after,
@@ -76,7 +77,7 @@ class OpenAICompatProvider:
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # The caller bounds how many requests are in flight; the pool must not bound it again
-        # (extra requests would queue inside httpx, unseen by timeouts and progress). A server on
+        # (extra requests would queue inside the pool, unseen by timeouts and progress). A server on
         # this machine is never reached through a proxy from the environment.
         self._client = json_client(
             base_url, headers, transport=transport, trust_env=not is_loopback(base_url)
@@ -157,7 +158,7 @@ def _tool_calls(message: object) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-def _raise_for_status(resp: httpx.Response) -> None:
+def _raise_for_status(resp: HttpReply) -> None:
     code = resp.status_code
     if code < 400:
         return
@@ -174,7 +175,7 @@ def _raise_for_status(resp: httpx.Response) -> None:
     raise BadRequest(f"HTTP {code}: {detail}", status=code)
 
 
-def _error_detail(resp: httpx.Response) -> str:
+def _error_detail(resp: HttpReply) -> str:
     try:
         data = resp.json()
     except ValueError:
@@ -188,7 +189,7 @@ def _error_detail(resp: httpx.Response) -> str:
     return str(data)[:_RAW]
 
 
-def _parse(resp: httpx.Response, model: str, latency: float) -> Completion:
+def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
     try:
         data = resp.json()
     except ValueError as e:

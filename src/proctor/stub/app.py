@@ -514,7 +514,12 @@ def _transport_of(send: Send) -> asyncio.Transport | None:
     """The connection under a uvicorn request: its `send` is a bound method of the request
     cycle, which holds the transport. ASGI gives no portable way to drop a connection."""
     transport = getattr(getattr(send, "__self__", None), "transport", None)
-    return transport if isinstance(transport, asyncio.Transport) else None
+    # uvloop's transports are not asyncio.Transport subclasses: check for what is used.
+    if callable(getattr(transport, "abort", None)) and callable(
+        getattr(transport, "get_extra_info", None)
+    ):
+        return cast(asyncio.Transport, transport)
+    return None
 
 
 async def _reset(send: Send, receive: Receive) -> None:
