@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -109,3 +110,20 @@ def test_content_hash() -> None:
     reordered = Sample(**{**FULL.__dict__, "metadata": {"a": "2", "z": "1"}})
     assert content_hash([PLAIN, reordered]) == h  # keys are sorted
     assert content_hash(generate(1, 50)) != content_hash(generate(2, 50))
+
+
+@pytest.mark.parametrize("samples", [[], [PLAIN], [PLAIN, FULL], generate(3, 40)])
+def test_content_hash_is_the_hash_of_the_whole_array(samples: list[Sample]) -> None:
+    # Hashed in pieces, it must equal the hash of the paper written as one JSON array: stored
+    # runs are found again (resumed) by this hash.
+    from proctor.datasets.schema import sample_dict
+
+    whole = json.dumps(
+        [sample_dict(s) for s in samples], ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+    assert content_hash(samples) == "sha256:" + hashlib.sha256(whole.encode()).hexdigest()[:16]
+
+
+def test_the_default_paper_keeps_its_hash() -> None:
+    # Changing it would orphan every stored default run (the same command would start afresh).
+    assert content_hash(generate(42, 50)) == "sha256:5a94ca98d74be5ec"

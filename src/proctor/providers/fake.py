@@ -26,8 +26,10 @@ class FakeProvider:
         *,
         delay_s: float = 0.0,
         max_concurrency: int = 8,
+        keep_prompts: bool = True,
     ) -> None:
         self._name = name
+        self._keep_prompts = keep_prompts
         self._delay_s = delay_s
         self._max_concurrency = max_concurrency
         self._replies: list[Reply] | None = None
@@ -53,7 +55,8 @@ class FakeProvider:
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         self.calls += 1
         n = self.calls  # fixed at entry: concurrent calls each keep their own place in a list
-        self.prompts.append(prompt)
+        if self._keep_prompts:  # for tests; a long CLI run must not hold every prompt
+            self.prompts.append(prompt)
         start = time.perf_counter()
         if self._delay_s:
             await asyncio.sleep(self._delay_s)

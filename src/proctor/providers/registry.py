@@ -122,4 +122,4 @@ def make_provider(model: str) -> Provider:
     mode, _, arg = spec.name.partition(":")
     if mode != "const":
         raise ConfigError(f"unknown fake model {model!r}: use fake/const:TEXT")
-    return FakeProvider(model, constant_reply(arg))
+    return FakeProvider(model, constant_reply(arg), keep_prompts=False)
