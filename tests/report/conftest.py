@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pytest
 
@@ -112,3 +113,49 @@ def build_run() -> Run:
 @pytest.fixture
 def run() -> Run:
     return build_run()
+
+
+CATEGORIES = ("integer", "decimal", "mixed", "fraction", "bigint")
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+def many_models(n: int) -> list[str]:
+    """The models of a 50-model run against one local server."""
+    return [f"openai-compat/m{i:02d}@http://127.0.0.1:18555/v1" for i in range(1, n + 1)]
+
+
+@lru_cache(maxsize=4)
+def build_many(n_models: int, n_items: int, task: str = "arithmetic") -> Run:
+    """A run of many models over `n_items` samples each; model k gets 7·k answers wrong."""
+    models = many_models(n_models)
+    samples = [
+        Sample(
+            id=f"s{i}",
+            input="1 + 1",
+            target="2",
+            category=CATEGORIES[i % len(CATEGORIES)],
+            difficulty=DIFFICULTIES[i % len(DIFFICULTIES)],
+        )
+        for i in range(n_items)
+    ]
+    right = Score(outcome="correct", rule="numeric", explanation="", extracted="2", format_ok=True)
+    wrong = Score(outcome="wrong", rule="numeric", explanation="", extracted="3", format_ok=True)
+    items = []
+    for k, model in enumerate(models):
+        record = _item(model, "s0", "correct").record  # shared: metrics read only model and usage
+        items += [
+            GradedItem(sample=s, record=record, score=wrong if i < 7 * k else right)
+            for i, s in enumerate(samples)
+        ]
+    info = RunInfo(
+        run_id="20261130-000825-arithmetic-b9c705",
+        task=task,
+        models=tuple(models),
+        dataset_hash="sha256:abc97b76d44ead3c",
+        dataset_size=n_items,
+        generator_version="arith-1",
+        prompt_variant="B",
+        lang="en",
+        created_at="2026-11-30T00:08:25+00:00",
+    )
+    return Run(info, items, summarize(items, models=info.models), {})

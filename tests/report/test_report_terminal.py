@@ -1,15 +1,17 @@
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import replace
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 
 from proctor.report import render_report
 from proctor.stats import summarize
 
-from .conftest import Run, build_run
+from .conftest import Run, build_many, build_run
 
 
 def _render(run: Run, width: int) -> str:
@@ -55,3 +57,89 @@ def test_empty_and_narrow_do_not_crash(width: int) -> None:
     assert "Tiers" in _render(empty, width)
     long_name = replace(run, metrics=summarize(run.items, models=["x" * 120]))
     assert "Ranking" in _render(long_name, width)
+
+
+def _recorded(run: Run, width: int = 80) -> str:
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    render_report(run.info, run.metrics, console)
+    return console.export_text()
+
+
+def _section(text: str, title: str) -> list[str]:
+    """A table's lines under its title, up to the next title (a line opening with a letter)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    body = []
+    for line in lines[start + 1 :]:
+        if line[:1].isalpha():
+            break
+        body.append(line)
+    return body
+
+
+def test_fifty_models_fit_80_columns() -> None:
+    run = build_many(50, 2000)
+    text = _recorded(run)
+    assert all(cell_len(line) <= 80 for line in text.splitlines())
+    assert "models      openai-compat/<name>@http://127.0.0.1:18555/v1" in text
+    assert "@http://127.0.0.1:18555/v1" not in text.replace(
+        "models      openai-compat/<name>@http://127.0.0.1:18555/v1", ""
+    )  # said once, in the header
+    ranking = _section(text, "Ranking")
+    for i in range(1, 51):
+        assert any(re.match(rf"\s*{i}\s+m{i:02d}\s", line) for line in ranking), i
+    assert "2000/2000" in text and "1657/2000" in text  # counts whole, never folded
+    for title, values in (
+        ("Accuracy by category", ("integer", "bigint", "n=400")),
+        ("Accuracy by difficulty", ("easy", "hard", "n=667")),
+    ):
+        table = _section(text, title)
+        rows = [line for line in table if re.match(r"\s*\d+\s+m\d\d\s", line)]
+        assert [line.split()[1] for line in rows] == [f"m{i:02d}" for i in range(1, 51)]
+        assert all(value in "\n".join(table[:4]) for value in values)  # in the headings
+    assert "Tiers" in text
+
+
+def test_many_models_category_table_has_a_row_per_model() -> None:
+    run = build_many(5, 40)
+    table = _section(_recorded(run), "Accuracy by category")
+    rows = [line for line in table if re.match(r"\s*\d+\s+m\d\d\s", line)]
+    assert len(rows) == 5
+    assert all(len(re.findall(r"\d+\.\d %", line)) == 5 for line in rows)  # one per category
+
+
+def test_few_models_keep_a_column_each() -> None:
+    run = build_many(4, 40)
+    text = _recorded(run)
+    head = _section(text, "Accuracy by category")[0]
+    assert head.split() == ["m01", "m02", "m03", "m04"]
+    assert "integer" in text and "100.0 % (n=8)" in text
+
+
+def test_tier_legend_only_for_arithmetic() -> None:
+    assert "Tiers" in _recorded(build_many(2, 10))
+    text = _recorded(build_many(2, 10, task="gsm8k"))
+    assert "Tiers" not in text and "can carry numeric work" not in text
+
+
+def test_full_names_when_they_cannot_be_shortened(run: Run) -> None:
+    text = _recorded(run)
+    assert "openai/gpt-4o" in text and "local/smol|lm" in text
+    assert "<name>" not in text
+
+
+def test_slices_many_values_split_to_fit() -> None:
+    run = build_run()
+    items = [
+        replace(item, sample=replace(item.sample, category=f"category-number-{i}"))
+        for i, item in enumerate(run.items)
+    ]
+    models = [f"provider{i}/model-{i}" for i in range(6)]
+    items = [
+        replace(item, record=replace(item.record, model=model))
+        for model in models
+        for item in items
+    ]
+    text = _recorded(replace(run, items=items, metrics=summarize(items, models=models)))
+    assert all(cell_len(line) <= 80 for line in text.splitlines())
+    assert "Accuracy by category (1/" in text

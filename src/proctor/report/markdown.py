@@ -11,6 +11,7 @@ from proctor.report.text import (
     interval,
     pct,
     shown_outcomes,
+    shows_tiers,
     slice_name,
     slice_values,
     tier_legend,
@@ -24,6 +25,9 @@ from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES, taxonomy_count
 from proctor.types import GradedItem, RunInfo
 
 EXAMPLES_PER_MODEL = 5
+MODEL_COLUMNS = 4
+"""Up to this many models, per-slice tables give each model a column; past it, a row (a table
+50 models wide reads as no table at all). Names stay whole everywhere: summary.md is a record."""
 CELL_LIMIT = 200
 # Backslash-escaped so that "2*3*4", "a_b", "$5" or "[x]" show as written (GitHub renders $…$ math).
 _MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_~[]|$"})
@@ -79,10 +83,11 @@ def summary_markdown(
     size = _size(rows)
     if size:
         parts += ["### Model size and accuracy", size]
-    parts += [
-        "### Tiers",
-        markdown_table(["tier", "accuracy", "meaning"], [list(row) for row in tier_legend()]),
-    ]
+    if shows_tiers(info.task):
+        parts += [
+            "### Tiers",
+            markdown_table(["tier", "accuracy", "meaning"], [list(row) for row in tier_legend()]),
+        ]
     failures = _failures(rows, items, rules)
     if failures:
         parts += ["### Example failures", failures]
@@ -115,10 +120,18 @@ def _ranking(rows: Sequence[ModelMetrics]) -> str:
 
 
 def _slices(rows: Sequence[ModelMetrics], slices: list[Mapping[str, Cell]]) -> str:
+    values = slice_values(slices)
+    if len(rows) > MODEL_COLUMNS:
+        head = ["model", *(escape_cell(slice_name(value)) for value in values)]
+        body = [
+            [escape_cell(m.model), *(cell_text(by.get(value)) for value in values)]
+            for m, by in zip(rows, slices, strict=True)
+        ]
+        return markdown_table(head, body)
     head = ["", *(escape_cell(m.model) for m in rows)]
     body = [
         [escape_cell(slice_name(value)), *(cell_text(by.get(value)) for by in slices)]
-        for value in slice_values(slices)
+        for value in values
     ]
     return markdown_table(head, body)
 
@@ -197,6 +210,17 @@ def _taxonomy(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
     classes = [name for name in ERROR_CLASSES if any(name in c for c in counts.values())]
     if not classes:
         return ""
+    if len(rows) > MODEL_COLUMNS:
+        body = [
+            [escape_cell(m.model), *(str(counts.get(m.model, {}).get(name, 0)) for name in classes)]
+            for m in rows
+        ]
+        rules = [[name, escape_cell(TAXONOMY_RULES[name])] for name in classes]
+        return (
+            markdown_table(["model", *classes], body)
+            + "\n\n"
+            + markdown_table(["kind", "rule"], rules)
+        )
     head = ["kind", *(escape_cell(m.model) for m in rows), "rule"]
     body = [
         [

@@ -1,21 +1,30 @@
-"""The run's report in a terminal: header, ranked table, accuracy by category and difficulty."""
+"""The run's report in a terminal: header, ranked table, accuracy by category and difficulty.
+
+Models show by their short labels (`short_names`: no shared provider or URL), the dropped part
+said once in the header; past `MODEL_COLUMNS` models the slice tables turn to one row per model."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from rich import box
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, JustifyMethod, OverflowMethod
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from proctor.report.text import (
+    NONE,
     cell_text,
     header_lines,
     interval,
+    name_pattern,
     pct,
+    short_names,
     shown_outcomes,
+    shows_tiers,
     slice_name,
     slice_values,
     tier_legend,
@@ -23,86 +32,208 @@ from proctor.report.text import (
 from proctor.stats.metrics import Cell, ModelMetrics, RunMetrics, ranked
 from proctor.types import Outcome, RunInfo
 
+MODEL_COLUMNS = 4
+"""Up to this many models, the slice tables give each model a column; past it, a row."""
+NAME_WIDTH = 30
+"""Names stay whole up to this many cells; the narrow numeric columns give way first."""
+NAME_MIN_WIDTH = 12
+"""…or this many on a console too narrow for the numbers beside 30-cell names."""
+VALUE_WIDTH = 10
+"""A slice value's column in the one-row-per-model tables: a longer heading folds."""
+
 
 def render_report(info: RunInfo, metrics: RunMetrics, console: Console) -> None:
     """Print the whole report. Cells are plain `Text`: a name with brackets stays as written."""
     rows = ranked(metrics)
-    console.print(_header(info))
-    for table in _ranking(rows, console):
+    models = [m.model for m in rows]
+    labels = short_names(models)
+    console.print(_header(info, name_pattern(models)))
+    for table in _ranking(rows, labels, console):
         console.print(table)
     if rows:
-        console.print(_slices("Accuracy by category", rows, [m.by_category for m in rows]))
-        console.print(_slices("Accuracy by difficulty", rows, [m.by_difficulty for m in rows]))
-    console.print(Text("Tiers", style="bold"))
-    console.print(_legend())
+        for title, slices in (
+            ("Accuracy by category", [m.by_category for m in rows]),
+            ("Accuracy by difficulty", [m.by_difficulty for m in rows]),
+        ):
+            if len(rows) <= MODEL_COLUMNS:
+                console.print(_slices(title, rows, labels, slices))
+            else:
+                for table in _slices_by_model(title, rows, labels, slices, console):
+                    console.print(table)
+    if shows_tiers(info.task):
+        console.print(Text("Tiers", style="bold"))
+        console.print(_legend())
 
 
-def _header(info: RunInfo) -> Table:
+def _header(info: RunInfo, pattern: str | None) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
     for label, value in header_lines(info):
         grid.add_row(Text(label), Text(value))
+    if pattern is not None:
+        grid.add_row(Text("models"), Text(pattern))
     return grid
 
 
-def _ranking(rows: Sequence[ModelMetrics], console: Console) -> list[Table]:
-    """One table when it fits the console; else the outcome counts move to a second table."""
-    outcomes = shown_outcomes(rows)
-    whole = _table("Ranking (95 % Wilson interval)", rows, outcomes, with_scores=True)
+def _spare(console: Console, table: Table) -> int:
+    """Cells left on a console line by the table drawn unwrapped (< 0: too wide)."""
     unbounded = console.options.update_width(1_000_000)
-    if Measurement.get(console, unbounded, whole).maximum <= console.width:
-        return [whole]
+    return console.width - Measurement.get(console, unbounded, table).maximum
+
+
+@dataclass(frozen=True)
+class _Column:
+    heading: str
+    cell: Callable[[ModelMetrics], str]
+    justify: JustifyMethod = "right"
+    no_wrap: bool = False
+    overflow: OverflowMethod = "ellipsis"
+
+
+_SCORES = (
+    _Column("accuracy", lambda m: pct(m.accuracy), no_wrap=True),
+    _Column("95 % CI", lambda m: interval(m.ci_low, m.ci_high), overflow="fold"),
+    _Column("correct / scored", lambda m: f"{m.correct}/{m.n_scored}"),
+    _Column("tier", lambda m: m.tier, justify="center"),
+)
+_FORMAT = _Column("format", lambda m: pct(m.format_compliance))
+_RETRIES = _Column("retries", lambda m: str(m.retries))
+_RANKING = "Ranking (95 % Wilson interval)"
+
+
+def _outcome_column(outcome: Outcome) -> _Column:
+    return _Column(outcome, lambda m: str(m.outcomes[outcome]))
+
+
+def _ranking(
+    rows: Sequence[ModelMetrics], labels: Mapping[str, str], console: Console
+) -> list[Table]:
+    """One table when it fits the console; else the outcome counts move to a second table, and
+    then format and retries too (rich would squeeze a column that does not fit to nothing)."""
+    outcomes = [_outcome_column(o) for o in shown_outcomes(rows)]
+    layouts: list[list[tuple[str, Sequence[_Column]]]] = [
+        [(_RANKING, [*_SCORES, _FORMAT, *outcomes, _RETRIES])],
+        [(_RANKING, [*_SCORES, _FORMAT, _RETRIES]), ("Outcomes", outcomes)],
+        [(_RANKING, _SCORES), ("Outcomes", [_FORMAT, *outcomes, _RETRIES])],
+    ]
+    longest = max((cell_len(labels[m.model]) for m in rows), default=5)
+    spares: list[int] = []
+    # Names whole if some layout allows it; else folded at NAME_WIDTH, a table that fits so
+    # giving its spare cells back to the names.
+    for width in dict.fromkeys((longest, min(longest, NAME_WIDTH))):
+        for layout in layouts:
+            spares = [
+                _spare(console, _table(title, rows, labels, columns, width))
+                for title, columns in layout
+            ]
+            if all(spare >= 0 for spare in spares):
+                return [
+                    _table(title, rows, labels, columns, width + spare)
+                    for (title, columns), spare in zip(layout, spares, strict=True)
+                ]
+    # Not even that fits: the names fold narrower still, down to NAME_MIN_WIDTH.
     return [
-        _table("Ranking (95 % Wilson interval)", rows, [], with_scores=True),
-        _table("Outcomes", rows, outcomes, with_scores=False),
+        _table(title, rows, labels, columns, max(NAME_MIN_WIDTH, NAME_WIDTH + spare))
+        for (title, columns), spare in zip(layouts[-1], spares, strict=True)
     ]
 
 
+def _name_column(
+    table: Table, rows: Sequence[ModelMetrics], labels: Mapping[str, str], width: int
+) -> None:
+    """Names whole up to `width` cells, folded past it."""
+    longest = max((cell_len(labels[m.model]) for m in rows), default=5)
+    table.add_column(
+        "model", overflow="fold", min_width=min(longest, NAME_WIDTH, width), max_width=width
+    )
+
+
 def _table(
-    title: str, rows: Sequence[ModelMetrics], outcomes: Sequence[Outcome], *, with_scores: bool
+    title: str,
+    rows: Sequence[ModelMetrics],
+    labels: Mapping[str, str],
+    columns: Sequence[_Column],
+    name_width: int,
 ) -> Table:
     table = _new_table(title)
     table.add_column("#", justify="right", no_wrap=True)
-    # Names stay whole up to 30 characters; the narrow numeric columns give way first.
-    longest = max((len(m.model) for m in rows), default=5)
-    table.add_column("model", overflow="fold", min_width=min(longest, 30))
-    if with_scores:
-        table.add_column("accuracy", justify="right", no_wrap=True)
-        table.add_column("95 % CI", justify="right", overflow="fold")
-        table.add_column("correct / scored", justify="right")
-        table.add_column("tier", justify="center")
-        table.add_column("format", justify="right")
-    for outcome in outcomes:
-        table.add_column(outcome, justify="right")
-    if with_scores:
-        table.add_column("retries", justify="right")
+    _name_column(table, rows, labels, name_width)
+    for c in columns:
+        table.add_column(c.heading, justify=c.justify, no_wrap=c.no_wrap, overflow=c.overflow)
     for rank, m in enumerate(rows, start=1):
-        cells = [str(rank), m.model]
-        if with_scores:
-            cells += [
-                pct(m.accuracy),
-                interval(m.ci_low, m.ci_high),
-                f"{m.correct}/{m.n_scored}",
-                m.tier,
-                pct(m.format_compliance),
-            ]
-        cells += [str(m.outcomes[outcome]) for outcome in outcomes]
-        if with_scores:
-            cells.append(str(m.retries))
+        cells = [str(rank), labels[m.model], *(c.cell(m) for c in columns)]
         table.add_row(*(Text(cell) for cell in cells))
     return table
 
 
-def _slices(title: str, rows: Sequence[ModelMetrics], slices: list[Mapping[str, Cell]]) -> Table:
+def _slices(
+    title: str,
+    rows: Sequence[ModelMetrics],
+    labels: Mapping[str, str],
+    slices: Sequence[Mapping[str, Cell]],
+) -> Table:
+    """One column per model, one row per slice value (few models)."""
     table = _new_table(title)
     table.add_column("", overflow="fold")
     for m in rows:
-        table.add_column(Text(m.model), justify="right", overflow="fold")
+        table.add_column(Text(labels[m.model]), justify="right", overflow="fold")
     for value in slice_values(slices):
         cells = (Text(cell_text(by.get(value))) for by in slices)
         table.add_row(Text(slice_name(value)), *cells)
     return table
+
+
+def _counted(value: str, slices: Sequence[Mapping[str, Cell]]) -> str:
+    """A slice value's column heading with its denominators: "integer\nn=400" (or "n=380–400")."""
+    ns = sorted({by[value].n for by in slices if value in by and by[value].accuracy is not None})
+    if not ns:
+        return slice_name(value)
+    n = f"n={ns[0]}" if len(ns) == 1 else f"n={ns[0]}–{ns[-1]}"
+    return f"{slice_name(value)}\n{n}"
+
+
+def _slices_by_model(
+    title: str,
+    rows: Sequence[ModelMetrics],
+    labels: Mapping[str, str],
+    slices: Sequence[Mapping[str, Cell]],
+    console: Console,
+) -> list[Table]:
+    """One row per model, one column per slice value, the n in the heading (many models). As
+    many columns as fit the console; the rest go to a further table."""
+    values = slice_values(slices)
+
+    def build(part: Sequence[str], heading: str, name_width: int = NAME_WIDTH) -> Table:
+        table = _new_table(heading)
+        table.add_column("#", justify="right", no_wrap=True)
+        _name_column(table, rows, labels, name_width)
+        for value in part:
+            table.add_column(
+                Text(_counted(value, slices)),
+                justify="right",
+                overflow="fold",
+                max_width=VALUE_WIDTH,
+            )
+        for rank, (m, by) in enumerate(zip(rows, slices, strict=True), start=1):
+            cells = [pct(by[v].accuracy) if v in by else NONE for v in part]
+            table.add_row(Text(str(rank)), Text(labels[m.model]), *(Text(c) for c in cells))
+        return table
+
+    parts: list[list[str]] = []
+    rest = list(values)
+    while rest:
+        take = len(rest)
+        while take > 1 and _spare(console, build(rest[:take], title)) < 0:
+            take -= 1
+        parts.append(rest[:take])
+        rest = rest[take:]
+    tables: list[Table] = []
+    for i, part in enumerate(parts, start=1):
+        heading = title if len(parts) == 1 else f"{title} ({i}/{len(parts)})"
+        spare = max(0, _spare(console, build(part, heading)))
+        tables.append(build(part, heading, NAME_WIDTH + spare))
+    return tables
 
 
 def _new_table(title: str) -> Table:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from proctor.stats.metrics import Cell, ModelMetrics
 from proctor.stats.tiers import TIERS
@@ -91,3 +91,54 @@ def tier_legend() -> list[tuple[str, str, str]]:
         rows.append((tier.name, bounds, tier.label))
         upper = tier.min_accuracy
     return rows
+
+
+# Tiers describe the arithmetic seed (stats.tiers); other tasks get no legend for them.
+TIERED_TASKS = frozenset({"arithmetic"})
+
+
+def shows_tiers(task: str) -> bool:
+    """Whether a run of this task gets the tier legend."""
+    return task in TIERED_TASKS
+
+
+def _dropped(models: Sequence[str]) -> tuple[str, str]:
+    """The "<provider>/" prefix and "@<url>" suffix that `short_names` drops ("" for none)."""
+    names = list(dict.fromkeys(models))
+    if len(names) < 2:
+        return "", ""  # nothing to tell apart: the whole name says most
+    heads = {m[: m.index("/") + 1] if "/" in m else "" for m in names}
+    tails = {m[m.rindex("@") :] if "@" in m else "" for m in names}
+    prefix = heads.pop() if len(heads) == 1 else ""
+    suffix = tails.pop() if len(tails) == 1 else ""
+    for p, s in ((prefix, suffix), ("", suffix), (prefix, "")):
+        if not p and not s:
+            continue
+        if any(len(p) + len(s) > len(m) for m in names):
+            continue  # prefix and suffix overlap ("a@b/c")
+        labels = {m[len(p) : len(m) - len(s)] for m in names}
+        if len(labels) == len(names) and all(label.strip() for label in labels):
+            return p, s
+    return "", ""
+
+
+def short_names(models: Sequence[str]) -> dict[str, str]:
+    """Each model's display label: the "@<url>" suffix and the "<provider>/" prefix that every
+    model shares are dropped where the labels stay unique and non-empty; else the whole string.
+    "openai-compat/m01@http://h/v1", "openai-compat/m02@http://h/v1" → "m01", "m02"."""
+    prefix, suffix = _dropped(models)
+    return {m: m[len(prefix) : len(m) - len(suffix)] for m in models}
+
+
+def name_pattern(models: Sequence[str]) -> str | None:
+    """What `short_names` dropped, as "openai-compat/<name>@http://h/v1"; None when nothing."""
+    prefix, suffix = _dropped(models)
+    if not prefix and not suffix:
+        return None
+    return f"{prefix}<name>{suffix}"
+
+
+def names_line(models: Sequence[str]) -> str | None:
+    """The line shown once when labels are short, so that nothing is hidden: "models: …"."""
+    pattern = name_pattern(models)
+    return None if pattern is None else f"models: {pattern}"
