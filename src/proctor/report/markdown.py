@@ -174,6 +174,8 @@ def _estimate(e: Estimate) -> str:
 
 def _repeats(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
     """Stability, majority vote and pass@k, shown only when some item has several replies."""
+    if all(item.record.epoch == 0 for item in items):  # one reply per item: nothing to show
+        return ""
     repeats = repeat_metrics(items)
     if not any(r.replies_per_item > 1 for r in repeats.values()):
         return ""
@@ -271,14 +273,15 @@ def _failures(
 ) -> str:
     """Up to EXAMPLES_PER_MODEL answers per model that counted against it, folded away."""
     sections: list[str] = []
+    by_model: dict[str, list[GradedItem]] = {}  # one pass: 50 models × 100k items is 5M looks
+    for item in items:
+        if item.score.outcome in NOT_SCORED or item.score.outcome == "correct":
+            continue
+        kept = by_model.setdefault(item.record.model, [])
+        if len(kept) < EXAMPLES_PER_MODEL:
+            kept.append(item)
     for m in rows:
-        failed = [
-            item
-            for item in items
-            if item.record.model == m.model
-            and item.score.outcome not in NOT_SCORED
-            and item.score.outcome != "correct"
-        ][:EXAMPLES_PER_MODEL]
+        failed = by_model.get(m.model, [])
         if not failed:
             continue
         body = [

@@ -167,10 +167,13 @@ def evaluate(
 ) -> list[GateRow]:
     """One row per requirement and model (the model named by a model filter, else each)."""
     rows: list[GateRow] = []
+    by_model: dict[str, list[GradedItem]] = {}
+    for i in items:
+        by_model.setdefault(i.record.model, []).append(i)
     for req in requirements:
         named = [v for k, v in req.filters if k == "model"]
         for model in named or list(models):
-            mine = [i for i in items if i.record.model == model]
+            mine = by_model.get(model, [])
             value, n, note = measure(req.metric, _selected(mine, req.filters), judge or {})
             passed = value is not None and _OPS[req.op](value, req.threshold)
             rows.append(GateRow(req.text, model, req.metric, value, n, passed, note))
