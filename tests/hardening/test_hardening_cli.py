@@ -189,3 +189,19 @@ def test_retry_errors_on_a_mixed_run_asks_only_the_failed(tmp_path: Path) -> Non
     assert len(after) == n
     assert {status for _, _, status in after} == {"ok"}
     assert re.search(rf"asked {len(failed)} failed or missing calls", second.stdout)
+
+
+def test_a_run_cut_by_its_deadline_exits_3_and_resumes_to_0(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    with run_stub(StubConfig(latency_s=0.3)) as slow:
+        first = proctor(
+            "run", "arithmetic", "--n", "12", "-m", slow.model, "-r", str(results),
+            "--concurrency", "1", "--deadline", "1",
+        )  # fmt: skip
+        assert first.returncode == 3, first.stderr
+        assert "is incomplete" in first.stderr and "deadline" in first.stderr
+        again = proctor("run", "arithmetic", "--n", "12", "-m", slow.model, "-r", str(results),
+                        "--concurrency", "4")  # fmt: skip
+        assert again.returncode == 0, again.stderr
+    run_id = only_run(results)
+    assert len(stored(results, run_id)) == 12

@@ -54,7 +54,8 @@ def test_unreachable_endpoint_is_a_clear_message(tmp_path: Path) -> None:
                     "--max-attempts", "2"),
         env=child_env(), capture_output=True, timeout=120,
     )  # fmt: skip
-    out = proc.stdout.decode()
-    assert proc.returncode == 0
-    assert "Traceback" not in out + proc.stderr.decode()
+    out, err = proc.stdout.decode(), proc.stderr.decode()
+    assert proc.returncode == 3, err  # incomplete: a gate must not read it as finished
+    assert "Traceback" not in out + err
     assert "was stopped" in out and "connection failed" in out
+    assert "is incomplete" in err and "--retry-errors" in err

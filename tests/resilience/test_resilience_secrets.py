@@ -87,7 +87,10 @@ def test_the_key_appears_in_no_output_of_a_run(tmp_path: Path, server: str) -> N
             cmd[1] = run_id
         proc = subprocess.run(proctor_cmd(*cmd), env=env, capture_output=True, timeout=120)
         outputs.append(proc.stdout + proc.stderr)
-        assert proc.returncode == 0, (proc.stdout + proc.stderr).decode()
+        # The run is incomplete (401: the breaker stops the model at once): exit 3.
+        assert proc.returncode == (3 if args[0] == "run" else 0), (
+            proc.stdout + proc.stderr
+        ).decode()
 
     assert any(KEY in k for k in EchoingServer.seen_keys), "the key must reach the server"
     secret = KEY.encode()

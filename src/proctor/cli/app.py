@@ -139,7 +139,12 @@ def run(
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.progress import RunProgress
-    from proctor.cli.run_support import print_call_reports, print_estimate
+    from proctor.cli.run_support import (
+        EXIT_INCOMPLETE,
+        incomplete_reason,
+        print_call_reports,
+        print_estimate,
+    )
     from proctor.prompts.arithmetic import check_lang
     from proctor.runner import RunPlan, execute
     from proctor.stats.cost import load_price_table
@@ -226,6 +231,11 @@ def run(
             f"`proctor report {outcome.run_id}` tries again"
         )
         raise
+    incomplete = incomplete_reason(outcome)
+    if incomplete is not None:
+        # A gate in CI must not read a half-asked run as a finished one.
+        err_console.print(f"[red]run {outcome.run_id} is incomplete:[/] {incomplete}")
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 def _executor(name: str, address: str | None, shard_size: int) -> Executor | None:

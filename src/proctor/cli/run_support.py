@@ -51,6 +51,24 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
     console.print(f"{all_calls:,} calls in all; cost {spent}. Nothing was called.")
 
 
+EXIT_INCOMPLETE = 3
+"""`proctor run` exit status when answers are missing: a model was stopped by its circuit
+breaker or the deadline came first (what is stored is kept; the same command resumes)."""
+
+
+def incomplete_reason(outcome: RunOutcome) -> str | None:
+    """Why the run has answers missing or failed for good, or None when it asked everything."""
+    stopped = [r.model for r in outcome.models if r.stopped]
+    if outcome.deadline_hit:
+        return "the deadline came first; run the same command again to finish"
+    if stopped:
+        return (
+            f"{', '.join(stopped)} stopped by the circuit breaker; fix the cause, then "
+            f"`proctor run --retry-errors {outcome.run_id}` asks the failed calls again"
+        )
+    return None
+
+
 def print_call_reports(outcome: RunOutcome, console: Console) -> None:
     if outcome.deadline_hit:
         console.print(
