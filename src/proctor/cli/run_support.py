@@ -12,6 +12,7 @@ from rich.table import Table
 
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.report.atomic import write_text_atomic
+from proctor.report.text import short_names
 from proctor.runner import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable, load_price_table
 from proctor.stats.metrics import RunMetrics
@@ -96,12 +97,13 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
 def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> None:
     """Tokens and cost per model, from the price table; a model with no price says so."""
     table = load_price_table(prices)
+    label = short_names([m.model for m in metrics.models])  # as in the tables above
     parts = []
     for m in metrics.models:
         cost = table.cost(m.model, m.total_prompt_tokens, m.total_completion_tokens)
         money = "no price" if cost is None else f"${cost:,.4f}"
         parts.append(
-            f"{m.model}: {m.total_prompt_tokens:,} prompt + "
+            f"{label[m.model]}: {m.total_prompt_tokens:,} prompt + "
             f"{m.total_completion_tokens:,} completion tokens, {money}"
         )
     console.print("cost  " + "\n      ".join(parts))
