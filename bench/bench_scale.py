@@ -30,25 +30,63 @@ def _plan(models: tuple[str, ...], n: int, results: Path, conc: int, variant: st
     )  # fmt: skip
 
 
+RAW_ASYNC = r"""
+import asyncio, json, sys, time
+import aiohttp
+url, prompts_file, conc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+prompts = json.load(open(prompts_file))
+async def main():
+    gate = asyncio.Semaphore(conc)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=conc)) as s:
+        async def ask(messages):
+            async with gate:
+                body = {"model": "stub", "messages": messages, "max_tokens": 256, "temperature": 0}
+                async with s.post(url + "/chat/completions", json=body) as r:
+                    return (await r.json())["choices"][0]["message"]["content"]
+        return await asyncio.gather(*(ask(m) for m in prompts))
+start = time.perf_counter()
+asyncio.run(main())
+print(json.dumps({"asking_s": time.perf_counter() - start}))
+"""
+
+
 def latency(
     n: int = 1000, conc: int = 64, latency_s: float = 0.1, reps: int = 3
 ) -> dict[str, object]:
-    """(b): asking time of `execute` (in process; the stub in its own) against N·latency/conc."""
+    """(b): asking time of `execute` (in process; the stub in its own) against N·latency/conc,
+    and, in the same run against the same stub, a bare asyncio + aiohttp client sending the very
+    same messages: the floor this machine and stub allow (its own CPU and the stub's queue)."""
     from proctor.runner import execute
+    from proctor.tasks.registry import get_task, load_for_run
 
     ideal = n * latency_s / conc
-    runs = []
+    task = get_task("arithmetic")
+    messages = [
+        [{"role": m.role, "content": m.content} for m in task.build_prompt(s, "B", "en").messages]
+        for s in load_for_run(task, n=n).samples
+    ]
+    work = Path(tempfile.mkdtemp(prefix="proctor-bench-b-"))
+    (work / "prompts.json").write_text(json.dumps(messages))
+    (work / "raw.py").write_text(RAW_ASYNC)
+    runs, raw = [], []
     with stub_process("--latency", str(latency_s)) as url:
-        for _ in range(reps):
+        for _ in range(reps):  # interleaved, so both meet the same load
+            out = subprocess.run([PY, str(work / "raw.py"), url, str(work / "prompts.json"),
+                                  str(conc)], capture_output=True, text=True, env=child_env(),
+                                 check=True)  # fmt: skip
+            raw.append(json.loads(out.stdout.strip().splitlines()[-1])["asking_s"])
             with tempfile.TemporaryDirectory() as d:
                 plan = _plan((f"openai-compat/stub@{url}",), n, Path(d), conc)
                 start = time.perf_counter()
                 asyncio.run(execute(plan))  # type: ignore[arg-type]
                 runs.append(time.perf_counter() - start)
     runs.sort()
-    med = runs[len(runs) // 2]
+    raw.sort()
+    med, raw_med = runs[len(runs) // 2], raw[len(raw) // 2]
     return {"n": n, "concurrency": conc, "latency_s": latency_s, "ideal_s": ideal,
-            "runs": runs, "median_s": med, "ratio": med / ideal}  # fmt: skip
+            "runs": runs, "median_s": med, "ratio": med / ideal,
+            "raw_runs": raw, "raw_median_s": raw_med, "raw_ratio": raw_med / ideal,
+            "over_raw": med / raw_med}  # fmt: skip
 
 
 BARE_LOOP = r"""
@@ -119,7 +157,9 @@ def embedded(n: int = 20, reps: int = 3) -> dict[str, object]:
 
 
 def regrade(n: int = 100_000, reps: int = 3) -> dict[str, object]:
-    """(d): `grade_run` over N stored records (read, grade, write scores), in process."""
+    """(d): `grade_run` over N stored records (read, grade, write scores), in process: as
+    `proctor score` calls it (keeping every graded item for the report: `runs`, `median_s`),
+    and streaming (`keep_items=False`: `stream_runs`, `stream_median_s`), interleaved."""
     from proctor.runner import grade_run
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task, load_for_run
@@ -143,13 +183,18 @@ def regrade(n: int = 100_000, reps: int = 3) -> dict[str, object]:
         for i in range(0, n, 10_000):
             store.add_records(recs[i : i + 10_000])
         del recs
-        runs = []
+        runs, stream = [], []
         for _ in range(reps):
             start = time.perf_counter()
             grade_run(store, "bench-regrade", task)
             runs.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            grade_run(store, "bench-regrade", task, keep_items=False)
+            stream.append(time.perf_counter() - start)
     runs.sort()
-    return {"n": n, "runs": runs, "median_s": runs[len(runs) // 2]}
+    stream.sort()
+    return {"n": n, "runs": runs, "median_s": runs[len(runs) // 2],
+            "stream_runs": stream, "stream_median_s": stream[len(stream) // 2]}  # fmt: skip
 
 
 MEMORY_CHILD = r"""
@@ -168,6 +213,13 @@ else:
     from proctor.tasks.registry import get_task
     with RunStore.open(results) as store:
         (run,) = store.list_runs()
+        # Streaming first (its peak is the high-water mark so far; one line of its own), then
+        # as `proctor score` does, keeping every item (the last line: "s" and "peak_mb").
+        grade_run(store, run.run_id, get_task("arithmetic"), keep_items=False)
+        hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+        print(json.dumps({"stream_s": time.perf_counter() - start,
+                          "stream_peak_mb": int(hwm.split()[1]) / 1024}))
+        start = time.perf_counter()
         grade_run(store, run.run_id, get_task("arithmetic"))
 # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent across fork + exec
 hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))

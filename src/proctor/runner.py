@@ -9,10 +9,11 @@ nothing twice. `grade_run` re-enters after the store and never calls a model."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -336,16 +337,50 @@ def _redo(todo: Sequence[tuple[Sample, int]], store: RunStore, run_id: str, mode
     return sum((s.id, e) in stored for s, e in todo)
 
 
-def grade_run(store: RunStore, run_id: str, task: Task) -> tuple[RunInfo, list[GradedItem]]:
-    """Re-grade every stored record of a run with `task`'s current rules; never calls a model."""
+GRADE_PAGE = 5000
+"""Samples (of one model, all epochs) that `grade_run` reads, grades and saves at a time."""
+
+
+def grade_run(
+    store: RunStore,
+    run_id: str,
+    task: Task,
+    *,
+    keep_items: bool = True,
+    page_size: int = GRADE_PAGE,
+) -> tuple[RunInfo, list[GradedItem]]:
+    """Re-grade every stored record of a run with `task`'s current rules; never calls a model.
+
+    Reads, grades and saves the scores a page at a time (`RunStore.answer_pages`,
+    `RunStore.save_score_pages`). With `keep_items` every graded item comes back, in
+    `RunStore.records` order (a report needs them all); without, the list is empty and memory
+    holds one page whatever the size of the run."""
     info = store.run_info(run_id)
-    by_id = {s.id: s for s in store.samples(run_id)}
     items: list[GradedItem] = []
-    scores: list[tuple[str, str, int, Score]] = []
-    for record in store.records(run_id):
-        sample = by_id[record.sample_id]
-        score = task.grade(record, sample)
-        items.append(GradedItem(sample, record, score))
-        scores.append((record.model, record.sample_id, record.epoch, score))
-    store.save_scores(run_id, scores, grader_version=f"{task.name}/{task.version}")
+    pages = _graded_pages(store, run_id, task, page_size, items if keep_items else None)
+    # The cyclic collector is paused meanwhile (reference counting still frees all that is
+    # dropped): each of its passes walks every object kept, so over the items of a 100k-record
+    # run they cost about a quarter of the time. Cycles a grader leaves wait until it resumes.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        store.save_score_pages(run_id, pages, grader_version=f"{task.name}/{task.version}")
+    finally:
+        if collecting:
+            gc.enable()
     return info, items
+
+
+def _graded_pages(
+    store: RunStore, run_id: str, task: Task, page_size: int, items: list[GradedItem] | None
+) -> Iterator[list[tuple[str, str, int, Score]]]:
+    """Each page's scores, graded as it is read; the items appended to `items` if given."""
+    samples: dict[str, Sample] = {}  # kept items share one Sample per id, whatever the model
+    for page in store.answer_pages(run_id, page_size):
+        scores: list[tuple[str, str, int, Score]] = []
+        for record, sample in page:
+            score = task.grade(record, sample)
+            scores.append((record.model, record.sample_id, record.epoch, score))
+            if items is not None:
+                items.append(GradedItem(samples.setdefault(sample.id, sample), record, score))
+        yield scores

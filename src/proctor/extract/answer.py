@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from proctor.extract.comparison import find_comparisons, pick_comparison
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text, parse_number
@@ -40,16 +40,35 @@ _NUMERIC_TYPES = ("integer", "decimal", "fraction")
 _SEGMENT_LIMIT = 300  # an answer sits right after its marker; this bounds runaway lines
 
 
-@dataclass(frozen=True)
 class _Reply:
-    text: str
-    with_decoration: str
-    answer_type: AnswerType
-    operands: tuple[Fraction, ...]
+    """The reply as the rules read it. A plain class, not a dataclass: one is built per graded
+    reply, and the question's operands are read only when a rule needs them."""
+
+    __slots__ = ("_operands", "answer_type", "operand_texts", "question", "text", "with_decoration")
+
+    def __init__(
+        self,
+        text: str,
+        with_decoration: str,
+        answer_type: AnswerType,
+        operand_texts: Sequence[str],
+        question: str,
+    ) -> None:
+        self.text = text
+        self.with_decoration = with_decoration
+        self.answer_type = answer_type
+        self.operand_texts = operand_texts
+        self.question = question
+        self._operands: tuple[Fraction, ...] | None = None
+
+    @property
+    def operands(self) -> tuple[Fraction, ...]:
+        if self._operands is None:
+            self._operands = operand_values(self.operand_texts, self.question)
+        return self._operands
 
 
-@dataclass(frozen=True)
-class _Found:
+class _Found(NamedTuple):
     value: str
     note: str = ""
 
@@ -82,10 +101,12 @@ def _answer_in(segment: str, reply: _Reply) -> str | None:
         # "4821 × 37 = 178377" and "3.125 ≈ 3.13" answer after the sign; "42 (= 6 × 7)" before.
         if tail and (segment[cut] == "≈" or _OPERATOR.search(head) or not find_numbers(head)):
             numbers = tail
+    if len(numbers) < 2:
+        return numbers[0].text if numbers else None
     # "The product of 4821 and 37 is 178377": the answer is not a restated operand.
     others = [token for token in numbers if token.value not in reply.operands]
     chosen = others or numbers
-    return chosen[0].text if chosen else None
+    return chosen[0].text
 
 
 def final_answer_line(reply: _Reply) -> _Found | None:
@@ -243,7 +264,8 @@ def extract_answer(
         text=clean_text(visible),
         with_decoration=visible,
         answer_type=answer_type,
-        operands=operand_values(operands, question),
+        operand_texts=operands,
+        question=question,
     )
     for rule in _ORDER[answer_type]:
         found = rule(reply)

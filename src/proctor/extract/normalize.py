@@ -23,6 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 NumberKind = Literal["integer", "decimal", "fraction"]
@@ -31,11 +32,20 @@ _GROUP_SPACES = "\u00a0\u2007\u2009\u202f"
 _SPACED_GROUPS = re.compile(rf"(?<![\d.])\d{{1,3}}(?:[{_GROUP_SPACES}]\d{{3}})+(?!\d)")
 _MINUS_LOOKALIKES = str.maketrans({"\u2212": "-", "\ufe63": "-", "\uff0d": "-", "\u2044": "/"})
 _DASH_AS_SIGN = re.compile(r"[\u2012-\u2015](?=\d)")
+_GROUP_SPACE = re.compile(f"[{_GROUP_SPACES}]")
 
 
 def normalize_text(text: str) -> str:
     """NFKC, minus look-alikes → "-", and spaced thousands groups → comma groups."""
-    text = _SPACED_GROUPS.sub(lambda m: re.sub(f"[{_GROUP_SPACES}]", ",", m.group()), text)
+    # Every step reads or writes only non-ASCII characters, and NFKC leaves ASCII as it is.
+    return text if text.isascii() else _normalize_unicode(text)
+
+
+@lru_cache(maxsize=64)
+def _normalize_unicode(text: str) -> str:
+    # Cached: grading normalises the same reply twice (the violation check, then extraction).
+    if _GROUP_SPACE.search(text):
+        text = _SPACED_GROUPS.sub(lambda m: _GROUP_SPACE.sub(",", m.group()), text)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_MINUS_LOOKALIKES)
     return _DASH_AS_SIGN.sub("-", text)
@@ -46,41 +56,52 @@ _FRAC_SHORT = re.compile(r"\\[dt]?frac\s*(\d)(\d)")
 _UNWRAP = re.compile(
     r"\\(?:boxed|fbox|text|textbf|textrm|mathbf|mathrm|mathit|displaystyle|underline)\s*\{([^{}]*)\}"
 )
+# (text every match contains, pattern, replacement), applied in this order.
 _LATEX_SYMBOLS = (
-    (re.compile(r"\\times\b"), "×"),
-    (re.compile(r"\\div\b"), "÷"),
-    (re.compile(r"\\cdot\b"), "·"),
-    (re.compile(r"\\approx\b"), "≈"),
-    (re.compile(r"\\(?:leq?|leqslant)\b"), "≤"),
-    (re.compile(r"\\(?:geq?|geqslant)\b"), "≥"),
-    (re.compile(r"\\(?:neq?)\b"), "≠"),
-    (re.compile(r"\\lt\b"), "<"),
-    (re.compile(r"\\gt\b"), ">"),
-    (re.compile(r"&lt;"), "<"),
-    (re.compile(r"&gt;"), ">"),
-    (re.compile(r"\\%"), "%"),
-    (re.compile(r"\{,\}"), ","),
-    (re.compile(r"(?<=\d)\\,(?=\d{3}(?!\d))"), ","),
-    (re.compile(r"\\(?:left|right|displaystyle)\b"), ""),
-    (re.compile(r"\\[()\[\]]"), " "),
-    (re.compile(r"\\[,;:! ]"), " "),
+    ("\\times", re.compile(r"\\times\b"), "×"),
+    ("\\div", re.compile(r"\\div\b"), "÷"),
+    ("\\cdot", re.compile(r"\\cdot\b"), "·"),
+    ("\\approx", re.compile(r"\\approx\b"), "≈"),
+    ("\\le", re.compile(r"\\(?:leq?|leqslant)\b"), "≤"),
+    ("\\ge", re.compile(r"\\(?:geq?|geqslant)\b"), "≥"),
+    ("\\ne", re.compile(r"\\(?:neq?)\b"), "≠"),
+    ("\\lt", re.compile(r"\\lt\b"), "<"),
+    ("\\gt", re.compile(r"\\gt\b"), ">"),
+    ("&lt;", re.compile(r"&lt;"), "<"),
+    ("&gt;", re.compile(r"&gt;"), ">"),
+    ("\\%", re.compile(r"\\%"), "%"),
+    ("{,}", re.compile(r"\{,\}"), ","),
+    ("\\,", re.compile(r"(?<=\d)\\,(?=\d{3}(?!\d))"), ","),
+    ("\\", re.compile(r"\\(?:left|right|displaystyle)\b"), ""),
+    ("\\", re.compile(r"\\[()\[\]]"), " "),
+    ("\\", re.compile(r"\\[,;:! ]"), " "),
 )
 _MARKDOWN_EMPHASIS = re.compile(r"\*\*|__|`")
 _SINGLE_STAR = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])")
+_DECORATION = re.compile(r"[\\&{$*_`]")
+"""A character every decoration pattern below contains: text without one is left as it is."""
 
 
 def strip_decoration(text: str) -> str:
     """Remove markdown and LaTeX wrapping around answers; turn LaTeX fractions into "p/q"."""
-    text = _FRAC.sub(r"\1/\2", text)
-    text = _FRAC_SHORT.sub(r"\1/\2", text)
-    previous = None
-    while previous != text:
-        previous, text = text, _UNWRAP.sub(r"\1", text)
-    for pattern, replacement in _LATEX_SYMBOLS:
-        text = pattern.sub(replacement, text)
+    if _DECORATION.search(text) is None:
+        return text
+    # Each step runs only when the text (as it is by then) holds what every match contains:
+    # a step that cannot match would leave the text unchanged anyway.
+    if "frac" in text:
+        text = _FRAC.sub(r"\1/\2", text)
+        text = _FRAC_SHORT.sub(r"\1/\2", text)
+    if "\\" in text and "{" in text:
+        previous = None
+        while previous != text:
+            previous, text = text, _UNWRAP.sub(r"\1", text)
+    for needle, pattern, replacement in _LATEX_SYMBOLS:
+        if needle in text:
+            text = pattern.sub(replacement, text)
     text = text.replace("$", "")
-    text = _MARKDOWN_EMPHASIS.sub("", text)
-    return _SINGLE_STAR.sub(r"\1", text)
+    if "**" in text or "__" in text or "`" in text:
+        text = _MARKDOWN_EMPHASIS.sub("", text)
+    return _SINGLE_STAR.sub(r"\1", text) if "*" in text else text
 
 
 def clean_text(text: str) -> str:
@@ -156,26 +177,52 @@ def decimal_string(value: Fraction) -> str | None:
     return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
 
 
+_TOKENS: dict[str, NumberToken | None] = {}
+_TOKENS_MAX = 8192
+
+
 def _token(match: re.Match[str]) -> NumberToken | None:
-    negative = match.group("sign") == "-"
-    percent = match.group("pct") is not None
+    # The groups, and so the token, are a function of the matched text alone ("/" means a
+    # fraction, a leading "." a bare decimal, …), so tokens are cached by it: a reply's answer
+    # is read again as the target, and the same numbers recur across a run.
+    written = match.group()
+    try:
+        return _TOKENS[written]
+    except KeyError:
+        pass
+    token = _read_token(match)
+    if len(_TOKENS) >= _TOKENS_MAX:
+        _TOKENS.clear()
+    _TOKENS[written] = token
+    return token
+
+
+def _read_token(match: re.Match[str]) -> NumberToken | None:
+    sign, pct, num_text, den_text, int_text, frac, bare_frac = match.group(
+        "sign", "pct", "num", "den", "int", "frac", "bare_frac"
+    )
     kind: NumberKind
-    if match.group("den") is not None:
-        num, den = int(match.group("num")), int(match.group("den"))
+    if den_text is not None:
+        num, den = int(num_text), int(den_text)
         if den == 0:
             return None
         value, kind, decimals = Fraction(num, den), "fraction", 0
-        reduced = Fraction(num, den).numerator == num
+        reduced = value.numerator == num
     else:
-        whole = (match.group("int") or "0").replace(",", "")
-        frac = match.group("frac") or match.group("bare_frac")
+        whole = (int_text or "0").replace(",", "")
+        frac = frac or bare_frac
         if frac is None:
             value, kind, decimals = Fraction(int(whole)), "integer", 0
         else:
-            value, kind, decimals = Fraction(f"{whole}.{frac}"), "decimal", len(frac)
+            # The exact value of "<whole>.<frac>", computed as Fraction(str) does it, without
+            # the cost of parsing a decimal string.
+            scale = 10 ** len(frac)
+            value, kind = Fraction(int(whole) * scale + int(frac), scale), "decimal"
+            decimals = len(frac)
         reduced = True
-    if negative:
+    if sign == "-":
         value = -value
+    percent = pct is not None
     if percent:
         value, kind, decimals = value / 100, "decimal", decimals + 2
     return NumberToken(match.group().strip(), value, kind, decimals, percent, reduced)
@@ -191,7 +238,10 @@ def find_numbers(text: str) -> list[tuple[int, int, NumberToken]]:
     return found
 
 
+@lru_cache(maxsize=4096)
 def parse_number(text: str) -> NumberToken | None:
     """Read `text` as exactly one number (after normalisation and decoration), else None."""
+    # Cached: a token is immutable, and grading reads the same strings again and again (a
+    # sample's target and operands, an answer that is also the target).
     match = _NUMBER.fullmatch(clean_text(text).strip())
     return _token(match) if match else None

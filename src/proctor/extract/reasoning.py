@@ -16,6 +16,8 @@ def strip_reasoning(text: str) -> str:
     reply is what follows it. An opening tag never closed means the reply ended inside its
     reasoning: nothing after it is an answer.
     """
+    if "<" not in text:  # every tag starts with one
+        return text
     text = _BLOCK.sub("", text)
     closing = list(_CLOSE.finditer(text))
     if closing:

@@ -50,6 +50,38 @@ _CLAIMS: tuple[str, ...] = (
     r"(?:计算器|程序|代码)\s*(?:显示|给出|算出|输出|返回)",
 )
 _CLAIM = re.compile("|".join(f"(?:{pattern})" for pattern in _CLAIMS), re.IGNORECASE)
+# Words every match of _CODE_LINE (case-sensitive), and of _CLAIM (IGNORECASE), contains: a text
+# without one cannot match, so the costly search is skipped.
+_CODE_WORDS = ("def", "class", "import", ">>>", "print", "console")
+_CLAIM_WORDS = (
+    "calculator", "python", "interpreter", "code", "script", "program", "tool", "wolfram",
+    "snippet",
+)  # fmt: skip
+_CLAIM_WORDS_ZH = ("计算器", "计算机", "代码", "程序", "编程", "解释器", "工具", "脚本")
+_CLAIM_HINT = re.compile("|".join(_CLAIM_WORDS + _CLAIM_WORDS_ZH), re.IGNORECASE)
+_FOLDS_TO_ASCII = re.compile("[ıİſ\u212a]")
+"""The only characters IGNORECASE matches to an ASCII letter (i, i, s, k) besides its cases."""
+
+
+def _contains_any(text: str, words: tuple[str, ...]) -> bool:
+    # A loop of `in`, not any(<generator>) nor a regex alternation: several times faster here.
+    for word in words:  # noqa: SIM110
+        if word in text:
+            return True
+    return False
+
+
+def _may_write_code(text: str) -> bool:
+    return _contains_any(text, _CODE_WORDS)
+
+
+def _may_claim(text: str) -> bool:
+    if not text.isascii() and _FOLDS_TO_ASCII.search(text):
+        return _CLAIM_HINT.search(text) is not None
+    # Without those, IGNORECASE is plain case folding of ASCII letters: `lower` and `in` do it.
+    return _contains_any(text.lower(), _CLAIM_WORDS) or _contains_any(text, _CLAIM_WORDS_ZH)
+
+
 _CLAUSE_START = re.compile(r".*[.!?;,\n。！？；，]", re.DOTALL)
 _NEGATION = re.compile(
     r"\b(?:not|no|never|without|instead\s+of|rather\s+than|cannot|can't|don't|didn't|won't)\b"
@@ -72,18 +104,22 @@ def _one_line(text: str, limit: int = 60) -> str:
 def find_violation(text: str) -> str | None:
     """A one-line reason when the reply used, or claims to use, code or a tool; else None."""
     text = normalize_text(text)
-    for fence in _FENCE.finditer(text):
-        language = fence.group(1).lower()
-        if language in _CODE_LANGUAGES:
-            return f"wrote a {language} code block"
-        if _CODE_LINE.search(fence.group(2)):
-            return "wrote a code block"
-    code_line = _CODE_LINE.search(text)
+    # Each search below is skipped when the text lacks what every one of its matches contains.
+    if "```" in text:
+        for fence in _FENCE.finditer(text):
+            language = fence.group(1).lower()
+            if language in _CODE_LANGUAGES:
+                return f"wrote a {language} code block"
+            if _CODE_LINE.search(fence.group(2)):
+                return "wrote a code block"
+    code_line = _CODE_LINE.search(text) if _may_write_code(text) else None
     if code_line:
         line_start = text.rfind("\n", 0, code_line.start()) + 1
         line_end = text.find("\n", code_line.end())
         line = text[line_start : line_end if line_end >= 0 else len(text)]
         return f"wrote code: {_one_line(line)!r}"
+    if not _may_claim(text):
+        return None
     for claim in _CLAIM.finditer(text):
         if _NEGATION.search(_clause_before(text, claim.start())):
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, get_args
 
 from proctor.errors import StoreError
@@ -40,6 +40,25 @@ ANSWER_TYPES: tuple[AnswerType, ...] = get_args(AnswerType)
 OUTCOME_NAMES: tuple[Outcome, ...] = get_args(Outcome)
 RECORD_STATUSES: tuple[RecordStatus, ...] = get_args(RecordStatus)
 
+# `literal` by one dict lookup, for the columns read once per record; a value not found goes
+# through `literal`, which raises its usual error.
+_FINISH_REASON_OF: dict[object, FinishReason] = {v: v for v in FINISH_REASONS}
+_ANSWER_TYPE_OF: dict[object, AnswerType] = {v: v for v in ANSWER_TYPES}
+_OUTCOME_OF: dict[object, Outcome] = {v: v for v in OUTCOME_NAMES}
+_RECORD_STATUS_OF: dict[object, RecordStatus] = {v: v for v in RECORD_STATUSES}
+
+
+def _known(value: object, known: dict[object, L], allowed: tuple[L, ...], what: str) -> L:
+    try:
+        return known[value]
+    except (KeyError, TypeError):  # TypeError: an unhashable value read from JSON
+        return literal(value, allowed, what)
+
+
+def outcome_name(value: object) -> Outcome:
+    """`value` as an `Outcome`, or a StoreError naming it."""
+    return _known(value, _OUTCOME_OF, OUTCOME_NAMES, "outcome")
+
 
 def sample_to_json(sample: Sample) -> str:
     return dumps(
@@ -56,18 +75,31 @@ def sample_to_json(sample: Sample) -> str:
     )
 
 
+_DECODER = json.JSONDecoder()
+
+
+def _loads(text: str) -> Any:
+    """`json.loads`, minus its wrappers' cost on the JSON we wrote (read once per record); any
+    other text goes through `json.loads` itself, which reads or refuses it as always."""
+    try:
+        value, end = _DECODER.raw_decode(text)
+    except (ValueError, TypeError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
+
+
 def sample_from_json(text: str) -> Sample:
-    d: dict[str, Any] = json.loads(text)
+    d: dict[str, Any] = _loads(text)
     decimals = d.get("decimals")
     return Sample(
-        id=str(d["id"]),
-        input=str(d["input"]),
-        target=str(d["target"]),
-        category=str(d.get("category", "")),
-        difficulty=str(d.get("difficulty", "")),
-        answer_type=literal(d.get("answer_type", "integer"), ANSWER_TYPES, "answer type"),
-        decimals=None if decimals is None else int(decimals),
-        metadata={str(k): str(v) for k, v in dict(d.get("metadata") or {}).items()},
+        str(d["id"]),
+        str(d["input"]),
+        str(d["target"]),
+        str(d.get("category", "")),
+        str(d.get("difficulty", "")),
+        _known(d.get("answer_type", "integer"), _ANSWER_TYPE_OF, ANSWER_TYPES, "answer type"),
+        None if decimals is None else int(decimals),
+        {str(k): str(v) for k, v in dict(d.get("metadata") or {}).items()},
     )
 
 
@@ -142,22 +174,48 @@ def record_to_row(record: Record, created_at: str) -> tuple[object, ...]:
     )
 
 
-def record_from_row(row: sqlite3.Row) -> Record:
+RECORD_READ_COLUMNS = RECORD_COLUMNS[:-1]
+"""The columns `record_from_row` reads, in its order (`created_at` is not part of a Record)."""
+
+
+def record_from_row(row: Sequence[Any]) -> Record:
+    """A Record from a row of `RECORD_READ_COLUMNS` (a plain tuple or an `sqlite3.Row`).
+
+    The columns are taken as SQLite returns them: the table's NOT NULL types hold what
+    `record_to_row` wrote. Status and finish reason are still checked (a StoreError names a
+    value that is not one of them)."""
+    (
+        run_id,
+        model,
+        sample_id,
+        epoch,
+        status,
+        text,
+        finish_reason,
+        prompt_tokens,
+        completion_tokens,
+        latency_s,
+        attempts,
+        prompt_variant,
+        lang,
+        reported_model,
+        error,
+    ) = row[:15]
     return Record(
-        run_id=str(row["run_id"]),
-        model=str(row["model"]),
-        sample_id=str(row["sample_id"]),
-        epoch=int(row["epoch"]),
-        status=literal(row["status"], RECORD_STATUSES, "record status"),
-        text=str(row["text"]),
-        finish_reason=literal(row["finish_reason"], FINISH_REASONS, "finish reason"),
-        usage=Usage(int(row["prompt_tokens"]), int(row["completion_tokens"])),
-        latency_s=float(row["latency_s"]),
-        attempts=int(row["attempts"]),
-        prompt_variant=str(row["prompt_variant"]),
-        lang=str(row["lang"]),
-        reported_model=str(row["reported_model"]),
-        error=str(row["error"]),
+        run_id,
+        model,
+        sample_id,
+        _known(status, _RECORD_STATUS_OF, RECORD_STATUSES, "record status"),
+        text,
+        _known(finish_reason, _FINISH_REASON_OF, FINISH_REASONS, "finish reason"),
+        Usage(prompt_tokens, completion_tokens),
+        latency_s,
+        attempts,
+        prompt_variant,
+        lang,
+        reported_model,
+        error,
+        epoch,
     )
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from proctor.errors import StoreError
 from proctor.store import codec
@@ -32,6 +32,19 @@ DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
 
 _COLUMNS = ", ".join(codec.RECORD_COLUMNS)
+_READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
+_INSERT_SCORE = (
+    "INSERT INTO scores (run_id, model, sample_id, epoch, outcome, rule,"
+    " explanation, extracted, normalized, format_ok)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_MARK_GRADED = (
+    "INSERT INTO gradings (run_id, grader_version, graded_at) VALUES (?, ?, ?)"
+    " ON CONFLICT (run_id) DO UPDATE SET"
+    " grader_version = excluded.grader_version, graded_at = excluded.graded_at"
+)
+ScoreRow = tuple[str, str, int, Score]
+"""(model, sample id, epoch, score): one grade as `save_scores` takes it."""
 _PLACEHOLDERS = ", ".join("?" for _ in codec.RECORD_COLUMNS)
 _KEY = ("run_id", "model", "sample_id", "epoch")
 _UPDATES = ", ".join(f"{c} = excluded.{c}" for c in codec.RECORD_COLUMNS if c not in _KEY)
@@ -108,6 +121,30 @@ _UPSERT_JUDGEMENT = (
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+def _tuples(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+    """Rows as plain tuples: cheaper than `sqlite3.Row` where a method reads many rows."""
+    cursor = db.cursor()
+    cursor.row_factory = None
+    rows: list[tuple[Any, ...]] = cursor.execute(sql, args).fetchall()
+    return rows
+
+
+def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[object, ...]]:
+    for model, sample_id, epoch, s in scores:
+        yield (
+            run_id,
+            model,
+            sample_id,
+            epoch,
+            codec.outcome_name(s.outcome),
+            s.rule,
+            s.explanation,
+            s.extracted,
+            s.normalized,
+            int(s.format_ok),
+        )
 
 
 class RunStore:
@@ -303,10 +340,10 @@ class RunStore:
         """The run's samples, in the order they were given to `create_run`."""
         with self._tx(f"read samples of run {run_id}", write=False) as db:
             self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT data FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
-            ).fetchall()
-        return [codec.sample_from_json(r["data"]) for r in rows]
+            rows = _tuples(
+                db, "SELECT data FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
+            )
+        return [codec.sample_from_json(data) for (data,) in rows]
 
     def list_runs(self) -> list[RunSummaryRow]:
         """Every run, newest first."""
@@ -427,13 +464,58 @@ class RunStore:
         args: tuple[str, ...] = (run_id,) if model is None else (run_id, model)
         with self._tx(f"read records of run {run_id}", write=False) as db:
             self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT r.* FROM records r JOIN samples s"
+            rows = _tuples(
+                db,
+                f"SELECT {_READ_COLUMNS} FROM records r JOIN samples s"
                 " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
                 f" WHERE {where} ORDER BY r.model, s.position, r.epoch",
                 args,
-            ).fetchall()
+            )
         return [codec.record_from_row(r) for r in rows]
+
+    def answer_pages(
+        self, run_id: str, page_size: int = 5000
+    ) -> Iterator[list[tuple[Record, Sample]]]:
+        """Every stored record with its sample, in `records` order, `page_size` samples (of one
+        model, all their epochs) at a time.
+
+        Each page is read in a transaction of its own and none is open between pages, so the
+        caller may write (e.g. `save_score_pages`) while it reads; memory holds one page."""
+        if page_size < 1:
+            raise ValueError(f"page_size must be at least 1, got {page_size}")
+        with self._tx(f"read records of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            models = [m for (m,) in _tuples(
+                db, "SELECT DISTINCT model FROM records WHERE run_id = ? ORDER BY model", (run_id,)
+            )]  # fmt: skip
+            (end,) = _tuples(
+                db, "SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE run_id = ?", (run_id,)
+            )[0]
+        # Samples by position, then each one's records by the primary key: rows come out in
+        # order without sorting the run, and a position window is a cheap range read.
+        sql = (
+            f"SELECT {_READ_COLUMNS}, s.position, s.data FROM samples s JOIN records r"
+            " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id"
+            " WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
+            " ORDER BY s.position, r.epoch"
+        )
+        # Epochs of one sample share its Sample; so do all models when the paper fits one page
+        # (50 models × 2,000 items decode 2,000 samples, not 100,000).
+        samples: dict[int, Sample] = {}
+        for model in models:
+            for start in range(0, end, page_size):
+                with self._tx(f"read records of run {run_id}", write=False) as db:
+                    rows = _tuples(db, sql, (model, run_id, start, start + page_size))
+                if end > page_size:
+                    samples = {}
+                page: list[tuple[Record, Sample]] = []
+                for row in rows:
+                    sample = samples.get(row[-2])
+                    if sample is None:
+                        sample = samples[row[-2]] = codec.sample_from_json(row[-1])
+                    page.append((codec.record_from_row(row), sample))
+                if page:
+                    yield page
 
     def count_records(self, run_id: str) -> dict[str, int]:
         """Stored records per model; every model of the run appears, with 0 if it has none."""
@@ -459,32 +541,33 @@ class RunStore:
         with self._tx(f"save scores of run {run_id}", write=True) as db:
             self._require_run(db, run_id)
             db.execute("DELETE FROM scores WHERE run_id = ?", (run_id,))
-            db.executemany(
-                "INSERT INTO scores (run_id, model, sample_id, epoch, outcome, rule,"
-                " explanation, extracted, normalized, format_ok)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (
-                        run_id,
-                        model,
-                        sample_id,
-                        epoch,
-                        codec.literal(s.outcome, codec.OUTCOME_NAMES, "outcome"),
-                        s.rule,
-                        s.explanation,
-                        s.extracted,
-                        s.normalized,
-                        int(s.format_ok),
-                    )
-                    for model, sample_id, epoch, s in scores
-                ),
-            )
-            db.execute(
-                "INSERT INTO gradings (run_id, grader_version, graded_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (run_id) DO UPDATE SET"
-                " grader_version = excluded.grader_version, graded_at = excluded.graded_at",
-                (run_id, grader_version, _now()),
-            )
+            db.executemany(_INSERT_SCORE, _score_rows(run_id, scores))
+            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+
+    def save_score_pages(
+        self, run_id: str, pages: Iterable[Sequence[ScoreRow]], grader_version: str
+    ) -> None:
+        """Replace every score of the run, one transaction per page of `pages`, so that a long
+        re-grade never holds the write lock for long nor all its scores in memory.
+
+        The first transaction deletes the old scores and the run's grader version and saves the
+        first page; the last records `grader_version`. If `pages` fails on its first page nothing
+        changes; if it fails later, the pages saved so far stay and the run has no grader version
+        (it reads as not graded). Either way the error propagates."""
+        remaining = iter(pages)
+        first = next(remaining, None)  # made before the old scores go: a first error keeps them
+        with self._tx(f"save scores of run {run_id}", write=True) as db:
+            self._require_run(db, run_id)
+            db.execute("DELETE FROM scores WHERE run_id = ?", (run_id,))
+            db.execute("DELETE FROM gradings WHERE run_id = ?", (run_id,))
+            if first is not None:
+                db.executemany(_INSERT_SCORE, _score_rows(run_id, first))
+        for page in remaining:
+            with self._tx(f"save scores of run {run_id}", write=True) as db:
+                db.executemany(_INSERT_SCORE, _score_rows(run_id, page))
+        with self._tx(f"save scores of run {run_id}", write=True) as db:
+            self._require_run(db, run_id)
+            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
 
     def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
         """The run's scores keyed by (model, sample id, epoch)."""

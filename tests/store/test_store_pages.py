@@ -1,0 +1,141 @@
+"""Reading a run a page at a time and saving its scores page by page; decoding stored rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+
+import pytest
+from store_factories import make_info, make_record, make_samples
+
+from proctor.errors import StoreError
+from proctor.store import RunStore
+from proctor.store.run_store import ScoreRow
+from proctor.types import Record, Score
+
+SAMPLES = 11
+
+
+@pytest.fixture
+def big(store: RunStore) -> str:
+    """Samples in an order that is not their id order, two models, two epochs, holes."""
+    samples = make_samples(SAMPLES)[::-1]
+    store.create_run(make_info("big", size=SAMPLES), samples, fingerprint="fp", config={})
+    records = [
+        make_record("big", s.id, model=m, epoch=e, text=f"Final answer: {i + e}")
+        for i, s in enumerate(samples)
+        for m in ("fake/b", "fake/a")
+        for e in (1, 0)
+        if (i + e) % 4 != 3 and not (m == "fake/b" and i == 0)
+    ]
+    store.add_records(records)
+    return "big"
+
+
+@pytest.mark.parametrize("page_size", [1, 2, 3, 5, SAMPLES, 1000])
+def test_pages_hold_every_record_with_its_sample_in_records_order(
+    store: RunStore, big: str, page_size: int
+) -> None:
+    pages = list(store.answer_pages(big, page_size))
+    samples = {s.id: s for s in store.samples(big)}
+    pairs = [pair for page in pages for pair in page]
+    assert [r for r, _ in pairs] == store.records(big)
+    assert all(s == samples[r.sample_id] for r, s in pairs)
+    assert all(pages)
+    # a page is at most page_size samples of one model (all their epochs)
+    for page in pages:
+        assert len({r.model for r, _ in page}) == 1
+        assert len({r.sample_id for r, _ in page}) <= page_size
+
+
+def test_epochs_of_a_sample_share_one_sample_object(store: RunStore, big: str) -> None:
+    (page,) = list(store.answer_pages(big, 1))[:1]
+    assert len(page) == 2 and page[0][1] is page[1][1]
+
+
+def test_pages_of_an_empty_or_unknown_run(store: RunStore, run: str) -> None:
+    assert list(store.answer_pages(run)) == []
+    with pytest.raises(StoreError, match="no run"):
+        list(store.answer_pages("nope"))
+    with pytest.raises(ValueError, match="page_size"):
+        list(store.answer_pages(run, 0))
+
+
+def test_the_store_can_be_written_between_pages(store: RunStore, big: str) -> None:
+    seen = 0
+    for page in store.answer_pages(big, 2):
+        seen += len(page)
+        store.add_records([make_record(big, page[0][0].sample_id, model="fake/c")])
+    assert seen == len(store.records(big, "fake/a")) + len(store.records(big, "fake/b"))
+
+
+def _scores(records: Sequence[Record], outcome: str = "correct") -> list[ScoreRow]:
+    return [(r.model, r.sample_id, r.epoch, Score(outcome, "r", r.text)) for r in records]  # type: ignore[arg-type]
+
+
+def test_save_score_pages_replaces_every_score_like_save_scores(store: RunStore, big: str) -> None:
+    records = store.records(big)
+    store.save_scores(big, _scores(records, "wrong"), grader_version="old")
+    new = _scores(records)
+    store.save_score_pages(big, [new[:3], [], new[3:10], new[10:]], grader_version="new")
+    assert store.scores(big) == {(m, s, e): score for m, s, e, score in new}
+    assert store.grader_version(big) == "new"
+    store.save_score_pages(big, [], grader_version="none")
+    assert store.scores(big) == {}
+    assert store.grader_version(big) == "none"
+
+
+def test_a_failure_on_the_first_page_keeps_the_old_scores(store: RunStore, big: str) -> None:
+    old = _scores(store.records(big), "wrong")
+    store.save_scores(big, old, grader_version="old")
+
+    def failing() -> Iterator[list[ScoreRow]]:
+        raise RuntimeError("grader bug")
+        yield []
+
+    with pytest.raises(RuntimeError, match="grader bug"):
+        store.save_score_pages(big, failing(), grader_version="new")
+    assert len(store.scores(big)) == len(old)
+    assert store.grader_version(big) == "old"
+
+
+def test_a_later_failure_leaves_the_run_without_a_grader_version(store: RunStore, big: str) -> None:
+    new = _scores(store.records(big))
+    store.save_scores(big, _scores(store.records(big), "wrong"), grader_version="old")
+
+    def failing() -> Iterator[list[ScoreRow]]:
+        yield new[:4]
+        raise RuntimeError("grader bug")
+
+    with pytest.raises(RuntimeError, match="grader bug"):
+        store.save_score_pages(big, failing(), grader_version="new")
+    assert store.scores(big) == {(m, s, e): score for m, s, e, score in new[:4]}
+    assert store.grader_version(big) is None
+
+
+def test_a_bad_outcome_is_refused_by_both_savers(store: RunStore, big: str) -> None:
+    bad = _scores(store.records(big)[:1], "great")
+    with pytest.raises(StoreError, match="outcome 'great'"):
+        store.save_scores(big, bad, grader_version="g")
+    with pytest.raises(StoreError, match="outcome 'great'"):
+        store.save_score_pages(big, [bad], grader_version="g")
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [("status", "maybe", "record status 'maybe'"), ("finish_reason", "bored", "finish reason")],
+)
+def test_a_bad_stored_value_is_named_when_read(
+    store: RunStore, run: str, column: str, value: str, message: str
+) -> None:
+    store.add_records([make_record(run, "s00000")])
+    db = sqlite3.connect(store.db_path)
+    if column == "status":  # the table's CHECK forbids it: only a damaged file holds one
+        db.execute("PRAGMA ignore_check_constraints = ON")
+    db.execute(f"UPDATE records SET {column} = ?", (value,))
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match=message):
+        store.records(run)
+    with pytest.raises(StoreError, match=message):
+        list(store.answer_pages(run))

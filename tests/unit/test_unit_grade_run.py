@@ -1,0 +1,157 @@
+"""`grade_run` reads, grades and saves a run page by page: the same scores and items as grading
+every stored record directly, whatever the page size, with or without keeping the items."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+from pathlib import Path
+
+import pytest
+
+from proctor.datasets.arithmetic import generate
+from proctor.runner import grade_run
+from proctor.store import RunStore
+from proctor.tasks.arithmetic import TASK
+from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
+
+RUN = "regrade"
+MODELS = ("m/b", "m/a")
+SAMPLES = generate(3, 40)
+
+
+def _reply(i: int, sample: Sample) -> str:
+    target = sample.target
+    forms = (
+        f"Step 1: work.\nFinal answer: {target}",
+        "Step 1: work.\nFinal answer: 0",
+        target,
+        f"{sample.input} = {target}",
+        f"最终答案：{target}。",
+        f"$\\boxed{{{target}}}$",
+        f"The result of {sample.input} is {target}",
+        "```python\nprint(1)\n```",
+        "",
+        f"<think>{target}</think>no idea",
+    )
+    return forms[i % len(forms)]
+
+
+def _store(tmp_path: Path) -> RunStore:
+    store = RunStore.open(tmp_path / "results")
+    info = RunInfo(
+        run_id=RUN, task="arithmetic", models=MODELS, dataset_hash="x", dataset_size=len(SAMPLES),
+        generator_version="x", prompt_variant="B", lang="en", created_at="2026-01-01T00:00:00",
+        params=GenerationParams(),
+    )  # fmt: skip
+    store.create_run(info, SAMPLES, "fp", {})
+    records = [
+        Record(
+            run_id=RUN,
+            model=model,
+            sample_id=s.id,
+            epoch=epoch,
+            status="call_failed" if i % 17 == 5 else "ok",
+            text=_reply(i + epoch, s),
+            finish_reason="length" if i % 13 == 4 else "stop",
+            usage=Usage(5, 5),
+            latency_s=0.1,
+            attempts=1,
+            prompt_variant="AB"[i % 2],
+            lang="en",
+            error="boom" if i % 17 == 5 else "",
+        )
+        for i, s in enumerate(SAMPLES)
+        for model in MODELS
+        for epoch in range(2)
+        if (i + epoch) % 9 != 8  # some answers missing
+    ]
+    store.add_records(records)
+    return store
+
+
+def _direct(store: RunStore) -> dict[tuple[str, str, int], Score]:
+    samples = {s.id: s for s in store.samples(RUN)}
+    return {
+        (r.model, r.sample_id, r.epoch): TASK.grade(r, samples[r.sample_id])
+        for r in store.records(RUN)
+    }
+
+
+@pytest.mark.parametrize("page_size", [1, 3, 7, 40, 5000])
+def test_paged_grading_stores_what_grading_each_record_gives(
+    tmp_path: Path, page_size: int
+) -> None:
+    with _store(tmp_path) as store:
+        expected = _direct(store)
+        info, items = grade_run(store, RUN, TASK, page_size=page_size)
+        assert store.scores(RUN) == expected
+        assert store.grader_version(RUN) == f"{TASK.name}/{TASK.version}"
+        assert [i.record for i in items] == store.records(RUN)
+        assert {(i.record.model, i.sample.id, i.record.epoch): i.score for i in items} == expected
+        assert all(i.sample.id == i.record.sample_id for i in items)
+        assert info == store.run_info(RUN)
+    assert len({s.outcome for s in expected.values()}) >= 5
+
+
+def test_kept_items_share_one_sample_per_id(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        _, items = grade_run(store, RUN, TASK, page_size=4)
+    by_id: dict[str, Sample] = {}
+    for item in items:
+        assert by_id.setdefault(item.sample.id, item.sample) is item.sample
+
+
+def test_without_items_the_scores_are_the_same(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        expected = _direct(store)
+        _, items = grade_run(store, RUN, TASK, keep_items=False, page_size=6)
+        assert items == []
+        assert store.scores(RUN) == expected
+
+
+def test_regrading_replaces_the_scores_of_the_previous_rules(tmp_path: Path) -> None:
+    def unscored(record: Record, sample: Sample) -> Score:
+        return Score("unscored", "test_rule", "old rules")
+
+    with _store(tmp_path) as store:
+        grade_run(store, RUN, dataclasses.replace(TASK, grade=unscored, version="0"), page_size=5)
+        assert {s.outcome for s in store.scores(RUN).values()} == {"unscored"}
+        grade_run(store, RUN, TASK, keep_items=False, page_size=5)
+        assert store.scores(RUN) == _direct(store)
+        assert store.grader_version(RUN) == f"{TASK.name}/{TASK.version}"
+
+
+def test_a_grader_error_propagates_and_leaves_no_grader_version(tmp_path: Path) -> None:
+    calls = 0
+
+    def fails_late(record: Record, sample: Sample) -> Score:
+        nonlocal calls
+        calls += 1
+        if calls > 10:
+            raise RuntimeError("grader bug")
+        return TASK.grade(record, sample)
+
+    with _store(tmp_path) as store:
+        grade_run(store, RUN, TASK)
+        with pytest.raises(RuntimeError, match="grader bug"):
+            grade_run(store, RUN, dataclasses.replace(TASK, grade=fails_late), page_size=3)
+        assert store.grader_version(RUN) is None  # the run reads as not graded
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_garbage_collector_is_left_as_it_was(tmp_path: Path, enabled: bool) -> None:
+    def fails(record: Record, sample: Sample) -> Score:
+        raise RuntimeError("grader bug")
+
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        with _store(tmp_path) as store:
+            grade_run(store, RUN, TASK, page_size=7)
+            assert gc.isenabled() is enabled
+            with pytest.raises(RuntimeError):
+                grade_run(store, RUN, dataclasses.replace(TASK, grade=fails))
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
