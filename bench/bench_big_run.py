@@ -1,0 +1,96 @@
+"""(f) A big run stays usable: M models × N items against the zero-latency stub, through the CLI
+exactly as a user types it. Measures the whole `proctor run` (ask + grade + report), then
+`proctor report` alone on the stored run, each in its own process with its peak RSS, and keeps
+the first lines of the terminal report (80 columns) to show what a user reads.
+
+Run: `.venv/bin/python bench/bench_big_run.py [--models 50] [--n 2000] [--concurrency 8]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from common import PROCTOR, child_env, stub_process
+
+
+def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall s, peak RSS MB, stdout) of one child process; the peak from wait4's rusage of
+    exactly that child (the bench process itself stays small, so a fork's inherited RSS is
+    no concern)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        took = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{cmd[:4]} exited {proc.returncode}: {err.read().decode()[-1500:]}")
+        return took, usage.ru_maxrss / 1024, out.read().decode(errors="replace")
+
+
+def open_in_browser(page: Path) -> dict[str, object]:
+    """Milliseconds until headless Chromium has loaded `page` (load event) and until its sample
+    browser has drawn its first rows; skipped, saying why, without Debian's chromium+driver."""
+    chromium, driver_path = "/usr/bin/chromium", "/usr/bin/chromedriver"
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        return {"skipped": "selenium is not installed"}
+    if not (os.path.exists(chromium) and os.path.exists(driver_path)):
+        return {"skipped": "chromium / chromium-driver not installed"}
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    try:
+        start = time.perf_counter()
+        driver.get(page.as_uri())  # returns once the page has loaded
+        loaded = time.perf_counter() - start
+        nav = driver.execute_script(
+            "const t = performance.getEntriesByType('navigation')[0];"
+            "return [t.domContentLoadedEventEnd, t.loadEventEnd];"
+        )
+        rows = driver.execute_script("return document.querySelectorAll('tbody tr').length;")
+        return {"get_ms": loaded * 1000, "dom_content_loaded_ms": nav[0], "load_ms": nav[1],
+                "table_rows_drawn": rows}  # fmt: skip
+    finally:
+        driver.quit()
+
+
+def big_run(models: int = 50, n: int = 2000, conc: int = 8) -> dict[str, object]:
+    work = Path(tempfile.mkdtemp(prefix="proctor-bench-f-"))
+    env = child_env(COLUMNS="80")
+    with stub_process() as url:
+        names = [f"openai-compat/m{i:02d}@{url}" for i in range(1, models + 1)]
+        cmd = [*PROCTOR, "run", "arithmetic", "--n", str(n), "--concurrency", str(conc),
+               "-r", str(work)]  # fmt: skip
+        for m in names:
+            cmd += ["-m", m]
+        run_s, run_mb, run_out = _measured(cmd, env)
+    (run_dir,) = (work / "runs").iterdir()
+    report_s, report_mb, _ = _measured([*PROCTOR, "report", run_dir.name, "-r", str(work)], env)
+    sizes = {p.name: p.stat().st_size for p in sorted(run_dir.iterdir())}
+    browser = open_in_browser(run_dir / "report.html")
+    report_lines = [line for line in run_out.splitlines() if "━" not in line]
+    return {"models": models, "n": n, "concurrency": conc, "calls": models * n,
+            "run_s": run_s, "run_peak_mb": run_mb, "report_s": report_s,
+            "report_peak_mb": report_mb, "files": sizes, "browser": browser,
+            "head": report_lines[:40]}  # fmt: skip
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", type=int, default=50)
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--concurrency", type=int, default=8)
+    a = ap.parse_args()
+    print(json.dumps(big_run(a.models, a.n, a.concurrency), indent=2))
