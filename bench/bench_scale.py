@@ -241,8 +241,11 @@ def memory(sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> dict[str, objec
                 [PY, str(work / "child.py"), mode, str(n), str(work / f"r{n}"), bench_dir],
                 capture_output=True, text=True, env=child_env(), check=True,
             )  # fmt: skip
-            got = json.loads(out.stdout.strip().splitlines()[-1])
+            lines = [json.loads(x) for x in out.stdout.strip().splitlines() if x.startswith("{")]
+            got = lines[-1]
             row[f"{mode}_s"], row[f"{mode}_peak_mb"] = got["s"], got["peak_mb"]
+            for extra in lines[:-1]:  # the grade child's streaming pass
+                row.update(extra)
         rows[str(n)] = row
     return {"sizes": rows}
 
