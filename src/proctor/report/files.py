@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from proctor.report.atomic import write_text_atomic
+from proctor.report.atomic import write_atomic, write_text_atomic
 from proctor.report.html import ReportExtras, report_html
 from proctor.report.markdown import summary_markdown
 from proctor.report.results_json import results_json
-from proctor.report.samples_csv import samples_csv
+from proctor.report.samples_csv import write_samples_csv
 from proctor.stats.metrics import RunMetrics
 from proctor.types import GradedItem, RunInfo
 
@@ -31,7 +31,9 @@ def write_run_files(
     models = [m.model for m in metrics.models]
     return [
         write_text_atomic(run_dir / "results.json", results_json(info, metrics)),
-        write_text_atomic(run_dir / "samples.csv", samples_csv(items, rules, models)),
+        write_atomic(
+            run_dir / "samples.csv", lambda out: write_samples_csv(out, items, rules, models)
+        ),
         write_text_atomic(run_dir / "summary.md", summary_markdown(info, metrics, items, rules)),
         write_text_atomic(
             run_dir / "report.html", report_html(info, metrics, items, rules, extras)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from typing import TextIO
 
 from proctor.types import GradedItem, Score
 
@@ -52,15 +53,22 @@ def samples_csv(
 
     Models come in the order of `models`, then of first appearance; items keep their order.
     """
+    buffer = io.StringIO(newline="")
+    write_samples_csv(buffer, items, rules, models)
+    return buffer.getvalue()
+
+
+def write_samples_csv(
+    out: TextIO, items: Sequence[GradedItem], rules: Mapping[str, str], models: Sequence[str] = ()
+) -> None:
+    """`samples_csv`, written row by row into `out`."""
     order = {name: position for position, name in enumerate(models)}
     for item in items:
         order.setdefault(item.record.model, len(order))
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
+    writer = csv.writer(out)
     writer.writerow(COLUMNS)
     for item in sorted(items, key=lambda item: order[item.record.model]):
         writer.writerow(_row(item, rules))
-    return buffer.getvalue()
 
 
 def _row(item: GradedItem, rules: Mapping[str, str]) -> list[str]:
