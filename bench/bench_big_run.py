@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import subprocess
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 from common import PROCTOR, child_env, stub_process
@@ -77,12 +79,15 @@ def big_run(models: int = 50, n: int = 2000, conc: int = 8) -> dict[str, object]
             cmd += ["-m", m]
         run_s, run_mb, run_out = _measured(cmd, env)
     (run_dir,) = (work / "runs").iterdir()
+    with sqlite3.connect(work / "proctor.db") as db:  # first to last answer stored
+        first, last = db.execute("SELECT MIN(created_at), MAX(created_at) FROM records").fetchone()
+    asking_s = (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
     report_s, report_mb, _ = _measured([*PROCTOR, "report", run_dir.name, "-r", str(work)], env)
     sizes = {p.name: p.stat().st_size for p in sorted(run_dir.iterdir())}
     browser = open_in_browser(run_dir / "report.html")
     report_lines = [line for line in run_out.splitlines() if "━" not in line]
     return {"models": models, "n": n, "concurrency": conc, "calls": models * n,
-            "run_s": run_s, "run_peak_mb": run_mb, "report_s": report_s,
+            "run_s": run_s, "asking_s": asking_s, "run_peak_mb": run_mb, "report_s": report_s,
             "report_peak_mb": report_mb, "files": sizes, "browser": browser,
             "head": report_lines[:40]}  # fmt: skip
 

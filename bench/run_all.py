@@ -183,7 +183,14 @@ def _big_run(f: dict[str, Any]) -> list[str]:
         f"## (f) A big run: {f['models']} models × {f['n']:,} items = {f['calls']:,} calls, "
         f"zero-latency stub, `--concurrency {f['concurrency']}` per model",
         "",
-        f"- `proctor run` (ask, store, grade, report): {f['run_s']:.0f} s, peak RSS "
+        f"- `proctor run` (ask, store, grade, report): {f['run_s']:.0f} s"
+        + (
+            f" (asking: {f['asking_s']:.0f} s from the first answer stored to the last, "
+            f"{f['calls'] / f['asking_s']:,.0f} calls/s)"
+            if f.get("asking_s")
+            else ""
+        )
+        + f", peak RSS "
         f"{f['run_peak_mb']:.0f} MB; `proctor report` alone (re-grade + every file): "
         f"{f['report_s']:.0f} s, peak RSS {f['report_peak_mb']:.0f} MB.",
         f"- files: {files}; report.html: {opened}.",
