@@ -17,7 +17,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from common import PROCTOR, child_env, stub_process
+from common import PROCTOR, child_env, headless_chromium, stub_process
 
 
 def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
@@ -40,19 +40,10 @@ def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
 def open_in_browser(page: Path) -> dict[str, object]:
     """Milliseconds until headless Chromium has loaded `page` (load event) and until its sample
     browser has drawn its first rows; skipped, saying why, without Debian's chromium+driver."""
-    chromium, driver_path = "/usr/bin/chromium", "/usr/bin/chromedriver"
     try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        return {"skipped": "selenium is not installed"}
-    if not (os.path.exists(chromium) and os.path.exists(driver_path)):
-        return {"skipped": "chromium / chromium-driver not installed"}
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+        driver = headless_chromium()
+    except RuntimeError as e:
+        return {"skipped": str(e)}
     try:
         start = time.perf_counter()
         driver.get(page.as_uri())  # returns once the page has loaded

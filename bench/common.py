@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable  # the repo's virtualenv (bench scripts are run with .venv/bin/python)
@@ -105,3 +106,21 @@ def load() -> str:
 def write_json(path: Path, data: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2))
+
+
+def headless_chromium() -> Any:
+    """Debian's chromium + chromium-driver through selenium, headless (never a download); raises
+    RuntimeError saying what is missing."""
+    chromium, driver_path = "/usr/bin/chromium", "/usr/bin/chromedriver"
+    if not (os.path.exists(chromium) and os.path.exists(driver_path)):
+        raise RuntimeError("chromium / chromium-driver not installed")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError as e:
+        raise RuntimeError("selenium is not installed") from e
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import tempfile
@@ -26,6 +25,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
+
+from common import headless_chromium
 
 from proctor.report.html import ReportExtras, report_html
 from proctor.stats import summarize
@@ -126,21 +127,13 @@ def timed(fn: Callable[[], T], repeat: int = 3) -> tuple[float, T]:
 
 def browser_seconds(path: Path) -> tuple[float, float] | None:
     """(open until the first page of samples is drawn, apply an outcome filter), or None."""
-    chromium, driver_path = "/usr/bin/chromium", "/usr/bin/chromedriver"
-    if not (os.path.exists(chromium) and os.path.exists(driver_path)):
-        return None
     try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import Select, WebDriverWait
-    except ImportError:
+
+        driver = headless_chromium()
+    except (ImportError, RuntimeError):
         return None
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     try:
         driver.set_page_load_timeout(120)
         ready = "return document.documentElement.getAttribute('data-browser-ready')"
