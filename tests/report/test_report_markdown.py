@@ -95,3 +95,13 @@ def test_four_models_keep_a_column_each() -> None:
 def test_tier_legend_only_for_arithmetic() -> None:
     assert "### Tiers" in _markdown(build_many(2, 10))
     assert "### Tiers" not in _markdown(build_many(2, 10, task="gsm8k"))
+
+
+def test_tier_column_only_for_arithmetic() -> None:
+    def ranking_head(text: str) -> list[str]:
+        line = next(x for x in text.splitlines() if x.startswith("| # | model | accuracy"))
+        return [cell.strip() for cell in line.strip("|").split("|")]
+
+    assert "tier" in ranking_head(_markdown(build_many(2, 10)))
+    head = ranking_head(_markdown(build_many(2, 10, task="gsm8k")))
+    assert "tier" not in head and head[-2:] == ["format", "retries"]

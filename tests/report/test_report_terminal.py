@@ -122,6 +122,15 @@ def test_tier_legend_only_for_arithmetic() -> None:
     assert "Tiers" not in text and "can carry numeric work" not in text
 
 
+def test_tier_column_only_for_arithmetic() -> None:
+    # Tiers are the arithmetic seed's scale: elsewhere a letter with no legend would mislead.
+    def heading(text: str) -> list[str]:
+        return next(line for line in text.splitlines() if "accuracy" in line).split()
+
+    assert "tier" in heading(_recorded(build_many(2, 10)))
+    assert "tier" not in heading(_recorded(build_many(2, 10, task="gsm8k")))
+
+
 def test_full_names_when_they_cannot_be_shortened(run: Run) -> None:
     text = _recorded(run)
     assert "openai/gpt-4o" in text and "local/smol|lm" in text

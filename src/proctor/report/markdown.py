@@ -61,7 +61,7 @@ def summary_markdown(
         f"## proctor run `{info.run_id.replace('`', '')}`",
         header,
         "### Ranking",
-        _ranking(rows),
+        _ranking(rows, shows_tiers(info.task)),
     ]
     paired = _paired(rows, items)
     if paired:
@@ -101,7 +101,8 @@ def markdown_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _ranking(rows: Sequence[ModelMetrics]) -> str:
+def _ranking(rows: Sequence[ModelMetrics], tiers: bool) -> str:
+    """The tier column only where tiers mean something (the arithmetic seed's scale)."""
     head = ["#", "model", "accuracy", "95 % CI", "correct/scored", "tier", "format", "retries"]
     body = [
         [
@@ -116,6 +117,10 @@ def _ranking(rows: Sequence[ModelMetrics]) -> str:
         ]
         for rank, m in enumerate(rows, start=1)
     ]
+    if not tiers:
+        head.pop(5)
+        for row in body:
+            row.pop(5)
     return markdown_table(head, body)
 
 

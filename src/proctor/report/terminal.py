@@ -48,7 +48,7 @@ def render_report(info: RunInfo, metrics: RunMetrics, console: Console) -> None:
     models = [m.model for m in rows]
     labels = short_names(models)
     console.print(_header(info, name_pattern(models)))
-    for table in _ranking(rows, labels, console):
+    for table in _ranking(rows, labels, console, tiers=shows_tiers(info.task)):
         console.print(table)
     if rows:
         for title, slices in (
@@ -107,15 +107,17 @@ def _outcome_column(outcome: Outcome) -> _Column:
 
 
 def _ranking(
-    rows: Sequence[ModelMetrics], labels: Mapping[str, str], console: Console
+    rows: Sequence[ModelMetrics], labels: Mapping[str, str], console: Console, *, tiers: bool
 ) -> list[Table]:
     """One table when it fits the console; else the outcome counts move to a second table, and
-    then format and retries too (rich would squeeze a column that does not fit to nothing)."""
+    then format and retries too (rich would squeeze a column that does not fit to nothing).
+    The tier column only where tiers mean something (the arithmetic seed's scale)."""
     outcomes = [_outcome_column(o) for o in shown_outcomes(rows)]
+    scores = [c for c in _SCORES if tiers or c.heading != "tier"]
     layouts: list[list[tuple[str, Sequence[_Column]]]] = [
-        [(_RANKING, [*_SCORES, _FORMAT, *outcomes, _RETRIES])],
-        [(_RANKING, [*_SCORES, _FORMAT, _RETRIES]), ("Outcomes", outcomes)],
-        [(_RANKING, _SCORES), ("Outcomes", [_FORMAT, *outcomes, _RETRIES])],
+        [(_RANKING, [*scores, _FORMAT, *outcomes, _RETRIES])],
+        [(_RANKING, [*scores, _FORMAT, _RETRIES]), ("Outcomes", outcomes)],
+        [(_RANKING, scores), ("Outcomes", [_FORMAT, *outcomes, _RETRIES])],
     ]
     longest = max((cell_len(labels[m.model]) for m in rows), default=5)
     spares: list[int] = []
