@@ -185,38 +185,26 @@ def _charts(
     names = [m.model for m in rows]
     categories = slice_values([m.by_category for m in rows])
     difficulties = slice_values([m.by_difficulty for m in rows])
+    by_category = {
+        (m.model, c): svg.Estimate.of(cell) for m in rows for c, cell in m.by_category.items()
+    }
+    by_difficulty = {
+        (m.model, d): svg.Estimate.of(cell) for m in rows for d, cell in m.by_difficulty.items()
+    }
     charts: dict[str, object] = {
         "ranking": svg.ranking_chart(
             [(m.model, overall(m)) for m in rows], label="accuracy per model, 95 % intervals"
         ),
         "by_category": svg.grouped_bars(
-            names,
-            categories,
-            {
-                (m.model, c): svg.Estimate.of(cell)
-                for m in rows
-                for c, cell in m.by_category.items()
-            },
-            label="accuracy by category per model",
+            names, categories, by_category, label="accuracy by category per model"
         ),
         "by_difficulty": svg.grouped_bars(
-            names,
-            difficulties,
-            {
-                (m.model, d): svg.Estimate.of(cell)
-                for m in rows
-                for d, cell in m.by_difficulty.items()
-            },
-            label="accuracy by difficulty per model",
+            names, difficulties, by_difficulty, label="accuracy by difficulty per model"
         ),
         "heatmap": svg.heat_map(
             names,
             categories,
-            {
-                (m.model, c): svg.Estimate.of(cell)
-                for m in rows
-                for c, cell in m.by_category.items()
-            },
+            by_category,
             label="accuracy, model × category",
             filter_attrs=True,
         ),
