@@ -137,6 +137,20 @@ async def test_fake_const_replies_with_its_text() -> None:
     assert completion.finish_reason == "stop"
 
 
+async def test_fake_models_from_a_model_string_keep_no_prompts() -> None:
+    # A CLI run of 100,000 samples against fake/ must not hold every prompt; tests that build
+    # a FakeProvider themselves still get the log.
+    made = make_provider("fake/const:42")
+    mine = FakeProvider("fake/mine", "42")
+    prompt = Prompt((Message("user", "q"),), "B", "en")
+    for provider in (made, mine):
+        for _ in range(3):
+            await provider.complete(prompt, GenerationParams())
+    assert isinstance(made, FakeProvider)
+    assert (made.calls, made.prompts) == (3, [])
+    assert (mine.calls, len(mine.prompts)) == (3, 3)
+
+
 @pytest.mark.parametrize("spec", ["fake/x", "fake/echo:1", "fake/Const:1"])
 def test_unknown_fake_model_is_a_config_error(spec: str) -> None:
     with pytest.raises(ConfigError, match="unknown fake model"):
