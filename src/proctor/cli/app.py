@@ -13,6 +13,7 @@ from rich.table import Table
 
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
+from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.judge import judge_cmd
 from proctor.cli.view import view as view_cmd
@@ -138,9 +139,9 @@ def run(
     """Ask every model every sample, store each raw answer, grade, and report."""
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
+    from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.cli.progress import RunProgress
     from proctor.cli.run_support import (
-        EXIT_INCOMPLETE,
         incomplete_reason,
         print_call_reports,
         print_estimate,
@@ -397,7 +398,7 @@ def main() -> None:
         app()
     except ProctorError as e:
         err_console.print(f"[red]error:[/] {e}")
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
         err_console.print("interrupted: stored answers are kept; run the same command to resume")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)

@@ -19,10 +19,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from proctor.cli.exit_codes import EXIT_WORSE
 from proctor.errors import ConfigError, ProctorError
 from proctor.types import GradedItem, RunInfo
 
-EXIT_WORSE = 1
 DEFAULT_RESULTS = Path("proctor-results")
 
 

@@ -21,13 +21,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from proctor.cli.exit_codes import EXIT_FAILED
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from proctor.stats.gates import GateRow
     from proctor.types import RunInfo
 
-EXIT_FAILED = 1
 DEFAULT_RESULTS = Path("proctor-results")
 _JUDGE_METRICS = ("judge_mean", "judge_unscored")
 

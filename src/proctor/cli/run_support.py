@@ -52,11 +52,6 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
     console.print(f"{all_calls:,} calls in all; cost {spent}. Nothing was called.")
 
 
-EXIT_INCOMPLETE = 3
-"""`proctor run` exit status when answers are missing: a model was stopped by its circuit
-breaker or the deadline came first (what is stored is kept; the same command resumes)."""
-
-
 def incomplete_reason(outcome: RunOutcome) -> str | None:
     """Why the run has answers missing or failed for good, or None when it asked everything."""
     stopped = [r.model for r in outcome.models if r.stopped]
