@@ -31,10 +31,10 @@ def test_workflow_cli_replays_the_shipped_recording(tmp_path: Path) -> None:
         app, ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x",
               "-r", str(tmp_path)],
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    (out,) = (tmp_path / "workflows").glob("market-brief-zh-*.json")
+    assert result.exit_code == 6, result.output  # "x" is no JSON object: invalid_output
+    (out,) = tmp_path.glob("runs/*/workflow.json")
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["status"] == "incomplete" and data["tool_calls"] == 2
+    assert data["outcome"] == "invalid_output" and data["tool_calls"] == 2
     assert data["outputs"]["growth"] == "15.44715447"
 
 
