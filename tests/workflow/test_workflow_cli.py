@@ -20,7 +20,7 @@ def test_dialogue_cli_writes_json(tmp_path: Path) -> None:
               "-r", str(tmp_path)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    (out,) = (tmp_path / "dialogues").glob("esg-acme-en-*.json")
+    (out,) = tmp_path.glob("runs/*/dialogue.json")
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["path"] == ["facts", "compare", "open", "recommend"]
     assert data["fact_graph"][0]["value"] == "120"

@@ -23,6 +23,7 @@ from proctor.types import GenerationParams
 
 if TYPE_CHECKING:
     from proctor.executors.base import Executor
+    from proctor.store import RunStore
 
 app = typer.Typer(
     name="proctor",
@@ -344,6 +345,9 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
         info = store.run_info(run_id)
+        if info.task in TURN_TASKS:
+            _regrade_turns(store, run_id, info.task)
+            return
         task = get_task(info.task)
         info, items = grade_run(store, run_id, task)
         run_dir = store.run_dir(run_id)
@@ -383,6 +387,27 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
     console.print(f"run [bold]{run_id}[/] · folder {run_dir}")
     for path in written:
         console.print(f"  {path}")
+
+
+TURN_TASKS = ("dialogue", "workflow")
+"""Runs kept as turns (dialogues, workflows): graded by their own rules, not a Task's."""
+
+
+def _regrade_turns(store: RunStore, run_id: str, kind: str) -> None:
+    """Grade a stored dialogue or workflow run again with the current rules; calls nothing."""
+    if kind == "dialogue":
+        from proctor.cli.dialogue import print_result
+        from proctor.dialogue.session import regrade_dialogue
+
+        dialogue, written = regrade_dialogue(store, run_id)
+        print_result(console, dialogue)
+    else:
+        from proctor.cli.workflow import print_workflow
+        from proctor.workflow.session import regrade_workflow
+
+        workflow, written = regrade_workflow(store, run_id)
+        print_workflow(console, workflow)
+    console.print(f"run [bold]{run_id}[/] · re-graded from the store · {written}")
 
 
 app.command(name="compare")(compare_cmd)

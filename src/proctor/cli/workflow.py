@@ -107,9 +107,15 @@ def workflow_cmd(
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:
             return await run_workflow_in_store(
-                flow, caller, tools, params, results_dir, model=model,
-                require_usage=require_usage, resume=resume,
-            )  # fmt: skip
+                flow,
+                caller,
+                tools,
+                params,
+                results_dir,
+                model=model,
+                require_usage=require_usage,
+                resume=resume,
+            )
         finally:
             await provider.aclose()
 

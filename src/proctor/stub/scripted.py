@@ -140,9 +140,14 @@ def run_scripted(script: Script) -> Iterator[ScriptedServer]:
     app = ScriptedApp(script)
     sock = bind_loopback(0)
     config = uvicorn.Config(
-        app, interface="asgi3", lifespan="off", log_config=None, log_level="warning",
-        access_log=False, timeout_graceful_shutdown=1,
-    )  # fmt: skip
+        app,
+        interface="asgi3",
+        lifespan="off",
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=1,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="proctor-scripted", daemon=True

@@ -1,0 +1,86 @@
+"""A dialogue run through the run store: find or start the run, run (or resume) the dialogue with
+each turn committed as it is answered, mark the run, and write `dialogue.json` in its folder;
+and the re-grade of a stored dialogue run (`proctor score`), which calls nothing.
+
+A dialogue stopped by a failed call (or interrupted) stays unfinished, so the same command (or
+`--resume RUN`) asks again from the first turn without an answer; one that reached its end, or
+stopped because the model's answers left the tree no way on, is finished."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from proctor.calling.caller import ModelCaller
+from proctor.dialogue.executor import DialogueResult, grade_dialogue, run_dialogue
+from proctor.dialogue.tree import DialogueTree
+from proctor.report.atomic import write_text_atomic
+from proctor.store import RunStore
+from proctor.store.turn_log import StoredTurns, open_turn_run
+from proctor.types import GenerationParams
+
+KIND = "dialogue"
+RESULT_FILE = "dialogue.json"
+
+
+@dataclass(frozen=True)
+class DialogueRun:
+    run_id: str
+    run_dir: Path
+    resumed_turns: int
+    """Turns taken from the store instead of being asked again."""
+    result: DialogueResult
+    written: Path
+
+
+def write_result(run_dir: Path, run_id: str, result: DialogueResult) -> Path:
+    out = run_dir / RESULT_FILE
+    doc = {"run_id": run_id, **result.to_json()}
+    write_text_atomic(out, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    return out
+
+
+async def run_dialogue_in_store(
+    tree: DialogueTree,
+    caller: ModelCaller,
+    params: GenerationParams,
+    results_dir: Path,
+    *,
+    model: str,
+    resume: str | None = None,
+) -> DialogueRun:
+    with RunStore.open(results_dir) as store:
+        run = open_turn_run(
+            store,
+            kind=KIND,
+            spec=tree.model_dump(mode="json", by_alias=True),
+            model=model,
+            lang=tree.lang,
+            stages=[(s.id, s.ask) for s in tree.stages],
+            params=params,
+            settings={"max_tokens": params.max_tokens, "temperature": params.temperature},
+            resume=resume,
+        )
+        log = StoredTurns(store, run.run_id, model)
+        resumed = len(log.answered())
+        store.set_status(run.run_id, "running")
+        try:
+            result = await run_dialogue(tree, caller, params, log=log)
+        except BaseException:
+            store.set_status(run.run_id, "interrupted")
+            raise
+        finished = result.status in ("complete", "stopped")
+        store.set_status(run.run_id, "complete" if finished else "interrupted")
+        run_dir = store.run_dir(run.run_id)
+    written = write_result(run_dir, run.run_id, result)
+    return DialogueRun(run.run_id, run_dir, resumed, result, written)
+
+
+def regrade_dialogue(store: RunStore, run_id: str) -> tuple[DialogueResult, Path]:
+    """Grade a stored dialogue run again with the current rules; rewrite its `dialogue.json`."""
+    tree = DialogueTree.model_validate(store.run_config(run_id)["spec"])
+    (model,) = store.run_info(run_id).models
+    result = grade_dialogue(tree, model, store.turns(run_id, model))
+    run_dir = store.run_dir(run_id)
+    return result, write_result(run_dir, run_id, result)
