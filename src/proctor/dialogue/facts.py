@@ -310,7 +310,7 @@ class FactGraph:
     ) -> tuple[Contradiction, ...]:
         """Record the facts of one turn; the contradictions they make (with earlier turns, and
         the turn's own self-corrections)."""
-        made: list[Contradiction] = list(corrections)
+        made: list[Contradiction] = []
         for fact in new:
             ref = self.first(fact.key)
             if ref is not None and ref.turn != fact.turn:
@@ -320,11 +320,17 @@ class FactGraph:
                     self.unscored.append(Unscored(ref, ref.unreadable))
                 else:
                     same, why = _same(ref.read, fact.read, self.tree.tolerance(fact.key))
-                    if same:
+                    if same and not fact.corrected_from:
                         self.confirmations += 1
+                    elif same:
+                        pass  # back to the reference after a wrong value: see corrections
                     else:
                         made.append(Contradiction(ref, fact, why))
             self.facts.append(fact)
+        # one contradiction a turn and fact: a correction to a value that differs from the
+        # reference is that difference; one back to the reference is still a self-contradiction
+        differs = {c.later.key for c in made}
+        made += [c for c in corrections if c.later.key not in differs]
         self.contradictions.extend(made)
         return tuple(made)
 
