@@ -75,8 +75,11 @@ def _check(doc: dict[str, Any], want: dict[str, Any]) -> None:
         assert doc["path"] == want["path"], doc["path"]
     if "consistency" in want:
         expected = None if want["consistency"] == "unscored" else want["consistency"]
-        assert doc["consistency"] == expected, (doc["consistency"], doc["contradictions"],
-                                                doc["consistency_unscored"])  # fmt: skip
+        assert doc["consistency"] == expected, (
+            doc["consistency"],
+            doc["contradictions"],
+            doc["consistency_unscored"],
+        )
     if "contradictions" in want:
         assert len(doc["contradictions"]) == want["contradictions"], doc["contradictions"]
     if "contradiction" in want:
@@ -101,8 +104,7 @@ def test_dialogue_case(
         monkeypatch.delenv(var, raising=False)
     CURRENT["case"] = case
     results = tmp_path / "results"
-    args = ["dialogue", case["tree"], "-m", server.model, "-r", str(results),
-            "--max-attempts", "1"]  # fmt: skip
+    args = ["dialogue", case["tree"], "-m", server.model, "-r", str(results), "--max-attempts", "1"]
     got = CliRunner().invoke(app, args)
     want = case["expect"]
     assert got.exception is None or isinstance(got.exception, SystemExit), got.output

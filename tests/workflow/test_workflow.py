@@ -191,8 +191,9 @@ async def test_replay_runs_offline_and_matches_the_recorded_run(
     assert [s.tool_args for s in replayed.steps] == [s.tool_args for s in recorded.steps]
     # record mode asks a real tool only once per distinct call
     again = Counting()
-    await run_workflow(flow(), caller(model()), ToolBox("record", {"lookup": again}, recording),
-                       PARAMS)  # fmt: skip
+    await run_workflow(
+        flow(), caller(model()), ToolBox("record", {"lookup": again}, recording), PARAMS
+    )
     assert again.calls == []
 
 

@@ -136,8 +136,10 @@ def test_workflow_case(
         (row,) = store.list_runs()
         again, _ = regrade_workflow(store, row.run_id)
     assert (again.outcome, again.stopped_by, again.failed_checks) == (
-        doc["outcome"], doc["stopped_by"], tuple(doc["failed_checks"]),
-    ), again  # fmt: skip
+        doc["outcome"],
+        doc["stopped_by"],
+        tuple(doc["failed_checks"]),
+    ), again
     if doc["outcome"] != "incomplete" or doc["stopped_by"] != "wall_time":
         assert again.reason == doc["reason"]
     assert again.tokens == doc["tokens"]

@@ -16,9 +16,9 @@ runner = CliRunner()
 
 def test_dialogue_cli_writes_json(tmp_path: Path) -> None:
     result = runner.invoke(
-        app, ["dialogue", "esg-acme-en", "-m", "fake/const:Receivable days: 120",
-              "-r", str(tmp_path)],
-    )  # fmt: skip
+        app,
+        ["dialogue", "esg-acme-en", "-m", "fake/const:Receivable days: 120", "-r", str(tmp_path)],
+    )
     assert result.exit_code == 0, result.output
     (out,) = tmp_path.glob("runs/*/dialogue.json")
     data = json.loads(out.read_text(encoding="utf-8"))
@@ -28,9 +28,9 @@ def test_dialogue_cli_writes_json(tmp_path: Path) -> None:
 
 def test_workflow_cli_replays_the_shipped_recording(tmp_path: Path) -> None:
     result = runner.invoke(
-        app, ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x",
-              "-r", str(tmp_path)],
-    )  # fmt: skip
+        app,
+        ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x", "-r", str(tmp_path)],
+    )
     assert result.exit_code == 6, result.output  # "x" is no JSON object: invalid_output
     (out,) = tmp_path.glob("runs/*/workflow.json")
     data = json.loads(out.read_text(encoding="utf-8"))
@@ -40,12 +40,24 @@ def test_workflow_cli_replays_the_shipped_recording(tmp_path: Path) -> None:
 
 def test_workflow_cli_replay_without_recording_fails_loudly(tmp_path: Path) -> None:
     flow = tmp_path / "f.json"
-    flow.write_text(json.dumps({
-        "id": "f", "budget": {"max_tokens": 100, "max_wall_s": 10, "max_tool_calls": 1},
-        "steps": [{"id": "c", "kind": "tool", "tool": "calculator",
-                   "args": {"expression": "1+1"}, "output": "two"}],
-        "required": [{"output": "two", "check": "nonempty"}],
-    }))  # fmt: skip
+    flow.write_text(
+        json.dumps(
+            {
+                "id": "f",
+                "budget": {"max_tokens": 100, "max_wall_s": 10, "max_tool_calls": 1},
+                "steps": [
+                    {
+                        "id": "c",
+                        "kind": "tool",
+                        "tool": "calculator",
+                        "args": {"expression": "1+1"},
+                        "output": "two",
+                    }
+                ],
+                "required": [{"output": "two", "check": "nonempty"}],
+            }
+        )
+    )
     (tmp_path / "f.replay.jsonl").write_text("")
     with pytest.raises(ReplayMissing):
         runner.invoke(
