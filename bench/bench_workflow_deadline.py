@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import PROCTOR, child_env, stub_process  # noqa: E402
+from common import PROCTOR, child_env, stub_process
 
 
 def _flow(budget: float) -> dict[str, object]:
