@@ -70,3 +70,30 @@ def test_workflow_cli_replay_without_recording_fails_loudly(tmp_path: Path) -> N
     )
     assert result.exit_code == 0, result.output
     assert '"answer": "2"' in (tmp_path / "f.replay.jsonl").read_text()
+
+
+def test_dialogue_and_workflow_runs_are_listed_and_regraded(tmp_path: Path) -> None:
+    from proctor.viewer.runs import load_run
+
+    for args in (
+        ["dialogue", "esg-acme-en", "-m", "fake/const:Receivable days: 120"],
+        ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x"],
+    ):
+        runner.invoke(app, [*args, "-r", str(tmp_path)])
+    listed = runner.invoke(app, ["list", "runs", "-r", str(tmp_path)])
+    assert listed.exit_code == 0, listed.output
+    assert "dialogue" in listed.output and "workflow" in listed.output
+    from proctor.store import RunStore
+
+    with RunStore.open(tmp_path) as store:
+        rows = {r.task: r for r in store.list_runs()}
+        assert rows["dialogue"].n_records == 4 and rows["dialogue"].n_samples == 5
+        assert rows["workflow"].n_records == 4  # 2 tool and 2 model steps
+        for row in rows.values():
+            load_run(store, row.run_id)  # the viewer does not trip on a run of turns
+    for task, row in rows.items():
+        for command in ("score", "report"):
+            again = runner.invoke(app, [command, row.run_id[:20], "-r", str(tmp_path)])
+            assert again.exit_code == 0, again.output
+            assert "re-graded from the store" in again.output
+        assert (tmp_path / "runs" / row.run_id / f"{task}.json").exists()
