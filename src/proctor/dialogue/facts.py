@@ -22,6 +22,7 @@ Consistency, one sentence a rule:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,11 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？\n;；]")
 _CLAUSE_END = re.compile(r"\n|[。；;！？!?]|\.(?=\s|$)|,\s|，|、")
 WINDOW = 80
 """Characters after a label that may hold its value."""
+SENTENCE_MAX = 400
+"""Characters before a label searched for the entity it belongs to."""
+MAX_READINGS = 50
+"""Readings of one fact in one reply beyond which the rest are not read (a reply repeating a
+label thousands of times is ambiguous already; reading every one would take quadratic time)."""
 
 
 @dataclass(frozen=True)
@@ -121,14 +127,16 @@ def _label_pattern(labels: Sequence[str]) -> re.Pattern[str]:
 
 def _entity_before(text: str, at: int, names: Mapping[str, Sequence[str]]) -> str | None:
     """The entity named last before `at` in the same sentence, if any."""
-    start = 0
-    for m in _SENTENCE_END.finditer(text, 0, at):
-        start = m.end()
+    if not names:
+        return None
+    window = text[max(0, at - SENTENCE_MAX) : at]
+    ends = list(_SENTENCE_END.finditer(window))
+    sentence = window[ends[-1].end() :] if ends else window
     best: tuple[int, str] | None = None
-    sentence = text[start:at].casefold()
+    folded = sentence.casefold()
     for entity, spellings in names.items():
         for name in spellings:
-            i = sentence.rfind(name.casefold())
+            i = folded.rfind(name.casefold())
             if i >= 0 and (best is None or i > best[0]):
                 best = (i, entity)
     return None if best is None else best[1]
@@ -152,13 +160,13 @@ def _readings(
     clause or the next label of any fact (`starts`), whichever comes first."""
     found: list[_Reading] = []
     if rule.pattern is not None:
-        for m in re.finditer(rule.pattern, reply, re.IGNORECASE):
+        for m in itertools.islice(re.finditer(rule.pattern, reply, re.IGNORECASE), MAX_READINGS):
             group = "value" if "value" in m.re.groupindex else 1
             raw = (m.group(group) or "").strip()
             entity = _entity_before(reply, m.start(), tree.entities) or rule.entity
             found.append(_Reading(m.start(), m.end(), entity, read_value(raw, rule), raw))
         return found
-    for m in _label_pattern(rule.labels).finditer(reply):
+    for m in itertools.islice(_label_pattern(rule.labels).finditer(reply), MAX_READINGS):
         rest = reply[m.end() : m.end() + WINDOW]
         stop = _CLAUSE_END.search(rest)
         cut = min(
