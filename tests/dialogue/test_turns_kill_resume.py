@@ -155,3 +155,56 @@ def test_killed_workflow_asks_no_finished_step_again(
     assert doc["outcome"] == "complete" and doc["score"] == 1.0
     assert [s["step"] for s in doc["steps"]] == ["calc", "note", "summary"]
     assert [s["resumed"] for s in doc["steps"]][: len(before)] == [True] * len(before)
+
+
+def test_ctrl_c_keeps_the_turns_and_resume_run_finishes(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    results = tmp_path / "results"
+    db = results / "proctor.db"
+    command = [
+        sys.executable,
+        "-m",
+        "proctor",
+        "dialogue",
+        "esg-acme-en",
+        "-m",
+        server.model,
+        "-r",
+        str(results),
+    ]
+    log = tmp_path / "interrupted.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=_env(), start_new_session=True
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not _ok_turns(db) and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.01)
+            os.killpg(proc.pid, signal.SIGINT)
+            assert proc.wait(30) == 130, log.read_text()
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+    assert "interrupted" in log.read_text()
+    with closing(sqlite3.connect(db)) as conn:
+        ((run_id, status),) = conn.execute("SELECT id, status FROM runs").fetchall()
+    assert status == "interrupted"
+    kept = _ok_turns(db)
+    assert kept
+    other = subprocess.run(
+        [*command[:4], "lithium-zh", *command[5:], "--resume", run_id],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=60,
+    )
+    assert other.returncode == 2 and "another version" in other.stderr, other.stderr
+    asked_before = len(server.asked)
+    done = subprocess.run(
+        [*command, "--resume", run_id[:22]], capture_output=True, text=True, env=_env(), timeout=60
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not {a for *_, a in kept} & set(server.asked[asked_before:])

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from proctor.cli.exit_codes import EXIT_CALLS_FAILED, EXIT_INCOMPLETE, EXIT_INVALID_OUTPUT, EXIT_OK
+from proctor.cli.exit_codes import (
+    EXIT_CALLS_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID_OUTPUT,
+    EXIT_OK,
+)
+from proctor.cli.turns import interrupted
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -80,17 +87,23 @@ def dialogue_cmd(
     tree = read_tree(tree_ref)
     params = GenerationParams(max_tokens=max_tokens, timeout_s=timeout)
 
+    started: list[str] = []
+
     async def go() -> DialogueRun:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:
             return await run_dialogue_in_store(
-                tree, caller, params, results_dir, model=model, resume=resume
+                tree, caller, params, results_dir, model=model, resume=resume, on_run=started.append
             )
         finally:
             await provider.aclose()
 
-    done = asyncio.run(go())
+    try:
+        done = asyncio.run(go())
+    except KeyboardInterrupt:
+        interrupted("dialogue", started, results_dir)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     console = Console()
     if done.resumed_turns:
         console.print(f"resumed run {done.run_id}: {done.resumed_turns} turns from the store")

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from proctor.cli.exit_codes import EXIT_BUDGET, EXIT_CALLS_FAILED, EXIT_INVALID_OUTPUT, EXIT_OK
+from proctor.cli.exit_codes import (
+    EXIT_BUDGET,
+    EXIT_CALLS_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID_OUTPUT,
+    EXIT_OK,
+)
+from proctor.cli.turns import interrupted
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -102,6 +109,8 @@ def workflow_cmd(
     tools = ToolBox(mode, standard_tools(flow.documents), recording or default_recording)
     params = GenerationParams(timeout_s=timeout)
 
+    started: list[str] = []
+
     async def go() -> WorkflowRun:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
@@ -115,11 +124,16 @@ def workflow_cmd(
                 model=model,
                 require_usage=require_usage,
                 resume=resume,
+                on_run=started.append,
             )
         finally:
             await provider.aclose()
 
-    done = asyncio.run(go())
+    try:
+        done = asyncio.run(go())
+    except KeyboardInterrupt:
+        interrupted("workflow", started, results_dir)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     console = Console()
     if done.resumed_steps:
         console.print(f"resumed run {done.run_id}: {done.resumed_steps} steps from the store")

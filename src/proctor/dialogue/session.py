@@ -9,6 +9,7 @@ stopped because the model's answers left the tree no way on, is finished."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +50,7 @@ async def run_dialogue_in_store(
     *,
     model: str,
     resume: str | None = None,
+    on_run: Callable[[str], None] | None = None,
 ) -> DialogueRun:
     with RunStore.open(results_dir) as store:
         run = open_turn_run(
@@ -62,6 +64,8 @@ async def run_dialogue_in_store(
             settings={"max_tokens": params.max_tokens, "temperature": params.temperature},
             resume=resume,
         )
+        if on_run is not None:
+            on_run(run.run_id)  # so that an interrupted command can say which run to resume
         log = StoredTurns(store, run.run_id, model)
         resumed = len(log.answered())
         store.set_status(run.run_id, "running")

@@ -100,8 +100,16 @@ def open_turn_run(
     ).hexdigest()[:32]
     if resume is not None:
         run_id = store.resolve(resume)
-        if store.run_config(run_id).get("kind") != kind:
+        config = store.run_config(run_id)
+        if config.get("kind") != kind:
             raise ConfigError(f"run {run_id} is not a {kind} run")
+        if config.get("spec") != json.loads(spec_json):
+            raise ConfigError(
+                f"run {run_id} was asked with another version of {kind} {spec.get('id', '')!r}: "
+                "resume it with the file it began with, or start a new run"
+            )
+        if store.run_info(run_id).models != (model,):
+            raise ConfigError(f"run {run_id} asked {store.run_info(run_id).models[0]}, not {model}")
         return TurnRun(run_id, True)
     found = store.find_resumable(fingerprint)
     if found is not None:

@@ -41,7 +41,10 @@ def schema_problem(schema: Mapping[str, Any]) -> str:
 def check_json(
     name: str, text: str, keys: Sequence[str], schema: Mapping[str, Any] | None
 ) -> list[str]:
-    reply = read_json_reply(text)
+    try:
+        reply = read_json_reply(text)
+    except RecursionError:  # the JSON parser recurses once per level of nesting
+        return [f"{name}: not JSON: nested too deeply to read"]
     if reply.value is None:
         return [f"{name}: {reply.error}"]
     problems = [

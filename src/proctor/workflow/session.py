@@ -9,6 +9,7 @@ budget or with an invalid output is finished (its verdict is the outcome)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ async def run_workflow_in_store(
     model: str,
     require_usage: bool = False,
     resume: str | None = None,
+    on_run: Callable[[str], None] | None = None,
 ) -> WorkflowRun:
     with RunStore.open(results_dir) as store:
         run = open_turn_run(
@@ -70,6 +72,8 @@ async def run_workflow_in_store(
             settings={"tools": tools.mode, "require_usage": require_usage},
             resume=resume,
         )
+        if on_run is not None:
+            on_run(run.run_id)  # so that an interrupted command can say which run to resume
         log = StoredTurns(store, run.run_id, model)
         store.set_status(run.run_id, "running")
         try:
