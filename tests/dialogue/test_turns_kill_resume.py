@@ -69,7 +69,10 @@ def _ok_turns(db: Path) -> list[tuple[int, str, str]]:
     return [(int(p), str(s), str(a)) for p, s, a in rows]
 
 
-def _kill_after(command: list[str], db: Path, turns: int, log: Path) -> list[tuple[int, str, str]]:
+def _stop_after(
+    command: list[str], db: Path, turns: int, log: Path, sig: signal.Signals = signal.SIGKILL
+) -> int:
+    """Start `command`, send its process group `sig` once `turns` turns are stored; its rc."""
     with log.open("wb") as out:
         proc = subprocess.Popen(
             command, stdout=out, stderr=subprocess.STDOUT, env=_env(), start_new_session=True
@@ -78,24 +81,26 @@ def _kill_after(command: list[str], db: Path, turns: int, log: Path) -> list[tup
             deadline = time.monotonic() + 60
             while len(_ok_turns(db)) < turns:
                 if proc.poll() is not None:
-                    pytest.fail(f"ended (rc {proc.returncode}) before the kill:\n{log.read_text()}")
+                    pytest.fail(
+                        f"ended (rc {proc.returncode}) before {sig.name}:\n{log.read_text()}"
+                    )
                 if time.monotonic() > deadline:
                     pytest.fail(f"fewer than {turns} turns after 60 s:\n{log.read_text()}")
                 time.sleep(0.01)
-            os.killpg(proc.pid, signal.SIGKILL)
-            assert proc.wait(10) == -signal.SIGKILL
+            os.killpg(proc.pid, sig)
+            return proc.wait(30)
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(10)
-    return _ok_turns(db)
 
 
 def _kill_then_resume(
     command: list[str], results: Path, turns: int, server: ScriptedServer, tmp_path: Path
 ) -> tuple[list[tuple[int, str, str]], dict[str, Any]]:
     db = results / "proctor.db"
-    before = _kill_after(command, db, turns, tmp_path / "killed.log")
+    assert _stop_after(command, db, turns, tmp_path / "killed.log") == -signal.SIGKILL
+    before = _ok_turns(db)
     assert len(before) >= turns
     asked_before = len(server.asked)
     again = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=120)
@@ -174,20 +179,7 @@ def test_ctrl_c_keeps_the_turns_and_resume_run_finishes(
         str(results),
     ]
     log = tmp_path / "interrupted.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, env=_env(), start_new_session=True
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while not _ok_turns(db) and time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.01)
-            os.killpg(proc.pid, signal.SIGINT)
-            assert proc.wait(30) == 130, log.read_text()
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+    assert _stop_after(command, db, 1, log, signal.SIGINT) == 130, log.read_text()
     assert "interrupted" in log.read_text()
     with closing(sqlite3.connect(db)) as conn:
         ((run_id, status),) = conn.execute("SELECT id, status FROM runs").fetchall()

@@ -13,7 +13,6 @@ model's answers left the tree no way on.
 
 from __future__ import annotations
 
-import asyncio
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -24,17 +23,16 @@ from rich.console import Console
 from proctor.cli.exit_codes import (
     EXIT_CALLS_FAILED,
     EXIT_INCOMPLETE,
-    EXIT_INTERRUPTED,
     EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
-from proctor.cli.turns import interrupted
+from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from proctor.dialogue.executor import DialogueResult
-    from proctor.dialogue.session import DialogueRun
     from proctor.dialogue.tree import DialogueTree
+    from proctor.store.turn_log import TurnRunDone
 
 DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("esg-acme-en", "lithium-zh")
@@ -87,30 +85,30 @@ def dialogue_cmd(
     tree = read_tree(tree_ref)
     params = GenerationParams(max_tokens=max_tokens, timeout_s=timeout)
 
-    started: list[str] = []
-
-    async def go() -> DialogueRun:
+    async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], Path]:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:
             return await run_dialogue_in_store(
-                tree, caller, params, results_dir, model=model, resume=resume, on_run=started.append
+                tree,
+                caller,
+                params,
+                results_dir,
+                model=model,
+                resume=resume,
+                on_run=started.append,
             )
         finally:
             await provider.aclose()
 
-    try:
-        done = asyncio.run(go())
-    except KeyboardInterrupt:
-        interrupted("dialogue", started, results_dir)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+    done, written = ask_or_interrupted("dialogue", results_dir, go)
     console = Console()
-    if done.resumed_turns:
-        console.print(f"resumed run {done.run_id}: {done.resumed_turns} turns from the store")
+    if done.resumed:
+        console.print(f"resumed run {done.run_id}: {done.resumed} turns from the store")
     print_result(console, done.result)
-    console.print(f"run {done.run_id} · written {done.written}", markup=False)
-    if done.result.status == "call_failed":
-        console.print(f"  the same command (or --resume {done.run_id}) asks the failed turn again")
+    print_run_end(
+        console, done.run_id, written, failed="turn" if done.result.status == "call_failed" else ""
+    )
     code = EXIT_OF_STATUS[done.result.status]
     if code != EXIT_OK:
         raise typer.Exit(code)

@@ -17,7 +17,6 @@ run folder, and exits with the outcome's code: 0 complete, 4 call_failed, 5 inco
 
 from __future__ import annotations
 
-import asyncio
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -28,16 +27,15 @@ from rich.console import Console
 from proctor.cli.exit_codes import (
     EXIT_BUDGET,
     EXIT_CALLS_FAILED,
-    EXIT_INTERRUPTED,
     EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
-from proctor.cli.turns import interrupted
+from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
+    from proctor.store.turn_log import TurnRunDone
     from proctor.workflow.executor import WorkflowResult
-    from proctor.workflow.session import WorkflowRun
     from proctor.workflow.spec import Workflow
 
 DEFAULT_RESULTS = Path("proctor-results")
@@ -109,9 +107,7 @@ def workflow_cmd(
     tools = ToolBox(mode, standard_tools(flow.documents), recording or default_recording)
     params = GenerationParams(timeout_s=timeout)
 
-    started: list[str] = []
-
-    async def go() -> WorkflowRun:
+    async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], Path]:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:
@@ -129,18 +125,14 @@ def workflow_cmd(
         finally:
             await provider.aclose()
 
-    try:
-        done = asyncio.run(go())
-    except KeyboardInterrupt:
-        interrupted("workflow", started, results_dir)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+    done, written = ask_or_interrupted("workflow", results_dir, go)
     console = Console()
-    if done.resumed_steps:
-        console.print(f"resumed run {done.run_id}: {done.resumed_steps} steps from the store")
+    if done.resumed:
+        console.print(f"resumed run {done.run_id}: {done.resumed} steps from the store")
     print_workflow(console, done.result, mode)
-    console.print(f"run {done.run_id} · written {done.written}", markup=False)
-    if done.result.outcome == "call_failed":
-        console.print(f"  the same command (or --resume {done.run_id}) asks the failed step again")
+    print_run_end(
+        console, done.run_id, written, failed="step" if done.result.outcome == "call_failed" else ""
+    )
     code = EXIT_OF_OUTCOME[done.result.outcome]
     if code != EXIT_OK:
         raise typer.Exit(code)

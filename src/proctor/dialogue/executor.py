@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from proctor.calling.caller import CallFailure, ModelCaller
@@ -163,42 +164,31 @@ async def run_dialogue(
         position = len(state.turns) + 1
         prompt = Prompt((*state.history, Message("user", text)), "dialogue", tree.lang)
         result = await caller.call(prompt, params)
+        turn = partial(
+            Turn,
+            log.run_id,
+            model,
+            position,
+            stage.id,
+            "model",
+            asked=text,
+            bindings=bindings,
+            attempts=result.attempts,
+        )
         if isinstance(result, CallFailure):
             error = f"{result.error_type}: {result.error}"
-            log.save(
-                Turn(
-                    log.run_id,
-                    model,
-                    position,
-                    stage.id,
-                    "model",
-                    "call_failed",
-                    text,
-                    "",
-                    bindings,
-                    attempts=result.attempts,
-                    error=error,
-                )
-            )
+            log.save(turn(status="call_failed", text="", error=error))
             return state.result(model, "call_failed", f"stage {stage.id!r}: {error}")
         c = result.completion
         log.save(
-            Turn(
-                log.run_id,
-                model,
-                position,
-                stage.id,
-                "model",
-                "ok",
-                text,
-                c.text,
-                bindings,
-                c.finish_reason,
-                c.usage,
-                c.usage.total_tokens > 0,
-                c.latency_s,
-                result.attempts,
-                c.model,
+            turn(
+                status="ok",
+                text=c.text,
+                finish_reason=c.finish_reason,
+                usage=c.usage,
+                usage_reported=c.usage.total_tokens > 0,
+                latency_s=c.latency_s,
+                reported_model=c.model,
             )
         )
         state.take(stage.id, text, c.text, bindings, c.usage.total_tokens, c.finish_reason)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.calling.caller import ModelCaller
@@ -18,21 +17,11 @@ from proctor.dialogue.executor import DialogueResult, grade_dialogue, run_dialog
 from proctor.dialogue.tree import DialogueTree
 from proctor.report.atomic import write_text_atomic
 from proctor.store import RunStore
-from proctor.store.turn_log import StoredTurns, open_turn_run
+from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
 from proctor.types import GenerationParams
 
 KIND = "dialogue"
 RESULT_FILE = "dialogue.json"
-
-
-@dataclass(frozen=True)
-class DialogueRun:
-    run_id: str
-    run_dir: Path
-    resumed_turns: int
-    """Turns taken from the store instead of being asked again."""
-    result: DialogueResult
-    written: Path
 
 
 def write_result(run_dir: Path, run_id: str, result: DialogueResult) -> Path:
@@ -51,34 +40,27 @@ async def run_dialogue_in_store(
     model: str,
     resume: str | None = None,
     on_run: Callable[[str], None] | None = None,
-) -> DialogueRun:
-    with RunStore.open(results_dir) as store:
-        run = open_turn_run(
-            store,
-            kind=KIND,
-            spec=tree.model_dump(mode="json", by_alias=True),
-            model=model,
-            lang=tree.lang,
-            stages=[(s.id, s.ask) for s in tree.stages],
-            params=params,
-            settings={"max_tokens": params.max_tokens, "temperature": params.temperature},
-            resume=resume,
-        )
-        if on_run is not None:
-            on_run(run.run_id)  # so that an interrupted command can say which run to resume
-        log = StoredTurns(store, run.run_id, model)
-        resumed = len(log.answered())
-        store.set_status(run.run_id, "running")
-        try:
-            result = await run_dialogue(tree, caller, params, log=log)
-        except BaseException:
-            store.set_status(run.run_id, "interrupted")
-            raise
-        finished = result.status in ("complete", "stopped")
-        store.set_status(run.run_id, "complete" if finished else "interrupted")
-        run_dir = store.run_dir(run.run_id)
-    written = write_result(run_dir, run.run_id, result)
-    return DialogueRun(run.run_id, run_dir, resumed, result, written)
+) -> tuple[TurnRunDone[DialogueResult], Path]:
+    """The run and the `dialogue.json` written in its folder."""
+
+    async def ask(log: TurnLog) -> DialogueResult:
+        return await run_dialogue(tree, caller, params, log=log)
+
+    done = await ask_in_store(
+        results_dir,
+        ask,
+        lambda r: r.status in ("complete", "stopped"),
+        on_run=on_run,
+        kind=KIND,
+        spec=tree.model_dump(mode="json", by_alias=True),
+        model=model,
+        lang=tree.lang,
+        stages=[(s.id, s.ask) for s in tree.stages],
+        params=params,
+        settings={"max_tokens": params.max_tokens, "temperature": params.temperature},
+        resume=resume,
+    )
+    return done, write_result(done.run_dir, done.run_id, done.result)
 
 
 def regrade_dialogue(store: RunStore, run_id: str) -> tuple[DialogueResult, Path]:
@@ -86,5 +68,4 @@ def regrade_dialogue(store: RunStore, run_id: str) -> tuple[DialogueResult, Path
     tree = DialogueTree.model_validate(store.run_config(run_id)["spec"])
     (model,) = store.run_info(run_id).models
     result = grade_dialogue(tree, model, store.turns(run_id, model))
-    run_dir = store.run_dir(run_id)
-    return result, write_result(run_dir, run_id, result)
+    return result, write_result(store.run_dir(run_id), run_id, result)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
 
 from proctor.errors import ConfigError
 from proctor.store.run_ids import new_run_id
@@ -130,3 +131,44 @@ def open_turn_run(
     samples = [Sample(id=i, input=text, target="", answer_type="text") for i, text in stages]
     store.create_run(info, samples, fingerprint, {"kind": kind, "spec": dict(spec), **settings})
     return TurnRun(run_id, False)
+
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class TurnRunDone(Generic[R]):
+    """A dialogue or workflow run that this command asked (or resumed) and ended."""
+
+    run_id: str
+    run_dir: Path
+    resumed: int
+    """Turns taken from the store instead of being asked again."""
+    result: R
+
+
+async def ask_in_store(
+    results_dir: Path,
+    ask: Callable[[TurnLog], Awaitable[R]],
+    finished: Callable[[R], bool],
+    *,
+    on_run: Callable[[str], None] | None = None,
+    **opening: Any,
+) -> TurnRunDone[R]:
+    """Open (or find, see `open_turn_run`) the run, `ask` it with its stored turns as the log,
+    and mark it complete when `finished(result)`, else interrupted (resumable); interrupted too
+    when `ask` is stopped by anything."""
+    with RunStore.open(results_dir) as store:
+        run = open_turn_run(store, **opening)
+        if on_run is not None:
+            on_run(run.run_id)  # so that an interrupted command can say which run to resume
+        log = StoredTurns(store, run.run_id, str(opening["model"]))
+        resumed = len(log.answered())
+        store.set_status(run.run_id, "running")
+        try:
+            result = await ask(log)
+        except BaseException:
+            store.set_status(run.run_id, "interrupted")
+            raise
+        store.set_status(run.run_id, "complete" if finished(result) else "interrupted")
+        return TurnRunDone(run.run_id, store.run_dir(run.run_id), resumed, result)

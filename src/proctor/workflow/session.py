@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from proctor.calling.caller import ModelCaller
 from proctor.report.atomic import write_text_atomic
 from proctor.store import RunStore
-from proctor.store.turn_log import StoredTurns, open_turn_run
+from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
 from proctor.types import GenerationParams
 from proctor.workflow.executor import WorkflowResult, grade_workflow, run_workflow
 from proctor.workflow.spec import Workflow
@@ -25,20 +23,6 @@ from proctor.workflow.tools import ToolBox
 
 KIND = "workflow"
 RESULT_FILE = "workflow.json"
-
-
-@dataclass(frozen=True)
-class WorkflowRun:
-    run_id: str
-    run_dir: Path
-    resumed_steps: int
-    """Steps taken from the store instead of being asked again."""
-    result: WorkflowResult
-    written: Path
-
-
-def spec_of(flow: Workflow) -> dict[str, Any]:
-    return flow.model_dump(mode="json", by_alias=True)
 
 
 def write_result(run_dir: Path, run_id: str, result: WorkflowResult) -> Path:
@@ -59,45 +43,33 @@ async def run_workflow_in_store(
     require_usage: bool = False,
     resume: str | None = None,
     on_run: Callable[[str], None] | None = None,
-) -> WorkflowRun:
-    with RunStore.open(results_dir) as store:
-        run = open_turn_run(
-            store,
-            kind=KIND,
-            spec=spec_of(flow),
-            model=model,
-            lang=flow.lang,
-            stages=[(s.id, s.prompt or f"{s.tool}({json.dumps(s.args)})") for s in flow.steps],
-            params=params,
-            settings={"tools": tools.mode, "require_usage": require_usage},
-            resume=resume,
-        )
-        if on_run is not None:
-            on_run(run.run_id)  # so that an interrupted command can say which run to resume
-        log = StoredTurns(store, run.run_id, model)
-        store.set_status(run.run_id, "running")
-        try:
-            result = await run_workflow(
-                flow, caller, tools, params, log=log, require_usage=require_usage
-            )
-        except BaseException:
-            store.set_status(run.run_id, "interrupted")
-            raise
-        store.set_status(
-            run.run_id, "interrupted" if result.outcome == "call_failed" else "complete"
-        )
-        run_dir = store.run_dir(run.run_id)
-    resumed = sum(1 for s in result.steps if s.resumed)
-    return WorkflowRun(
-        run.run_id, run_dir, resumed, result, write_result(run_dir, run.run_id, result)
+) -> tuple[TurnRunDone[WorkflowResult], Path]:
+    """The run and the `workflow.json` written in its folder."""
+
+    async def ask(log: TurnLog) -> WorkflowResult:
+        return await run_workflow(flow, caller, tools, params, log=log, require_usage=require_usage)
+
+    steps = [(s.id, s.prompt or f"{s.tool}({json.dumps(s.args)})") for s in flow.steps]
+    done = await ask_in_store(
+        results_dir,
+        ask,
+        lambda r: r.outcome != "call_failed",
+        on_run=on_run,
+        kind=KIND,
+        spec=flow.model_dump(mode="json", by_alias=True),
+        model=model,
+        lang=flow.lang,
+        stages=steps,
+        params=params,
+        settings={"tools": tools.mode, "require_usage": require_usage},
+        resume=resume,
     )
+    return done, write_result(done.run_dir, done.run_id, done.result)
 
 
 def regrade_workflow(store: RunStore, run_id: str) -> tuple[WorkflowResult, Path]:
     """Grade a stored workflow run again with the current rules; rewrite its `workflow.json`."""
-    config = store.run_config(run_id)
-    flow = Workflow.model_validate(config["spec"])
+    flow = Workflow.model_validate(store.run_config(run_id)["spec"])
     (model,) = store.run_info(run_id).models
     result = grade_workflow(flow, model, store.turns(run_id, model))
-    run_dir = store.run_dir(run_id)
-    return result, write_result(run_dir, run_id, result)
+    return result, write_result(store.run_dir(run_id), run_id, result)
