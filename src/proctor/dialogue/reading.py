@@ -1,14 +1,23 @@
 """Pure: the value of one fact, read from the words that follow its label, by the shared number
-reader of the extract room (never a reader of our own).
+reader of the extract room (`extract.quantities.find_quantities`; never a reader of our own).
 
-`read_value(window, rule)` gives a `Value` (a number or a range in the rule's unit, hedged or
-not; or a text) or the reason it cannot be read. Rules, one sentence each:
-- the first quantity of the window that is not a date, a year or a time is the value;
-- a value written without a unit is in the rule's unit (the question asked for that unit);
-- a value in another unit of the same dimension is converted exactly; a unit of another
-  dimension, or one with no fixed factor to the rule's, makes the value unreadable (with why);
-- a range ("14–16", "20-25%", "十到十五") is an interval, never its first number;
-- a hedge ("about", "约", "左右") is kept on the value, not dropped;
+`read_value(window, rule)` gives a `Value` (a number or a range in the rule's unit and scale,
+hedged or not; or a text) or the reason it cannot be read. Rules, one sentence each:
+- the first quantity of the window that is not a date, a time or a label is the value (a bare
+  year is skipped when another quantity follows it: "(2023): 120" is 120);
+- a value written without a unit is in the rule's unit; written without a scale word it is in
+  the rule's scale too ("Gain: 14.604" is 14.604 million when the fact counts millions), with
+  one, or with its unit and a value of at least the scale, it is converted ("14,604,000
+  USD", "0.014604 billion USD" are 14.604 million);
+- a value in another unit of the same dimension is converted exactly ("1.8亿千克" is 180000 t);
+  months, quarters and years against days or weeks become the span they cover (a month is 28–31
+  days: "about three months" is 84–93 days);
+- a unit of another dimension or currency, an ambiguous unit ("tons"), a word the unit table
+  does not know, a bound ("more than 100") or an ambiguous number ("1,23") is unreadable, with
+  why; so is a unit without a scale word and a value under the rule's scale ("18.255 USD" where
+  the fact counts millions could be either);
+- a range ("14–16", "20-25%", "十到十五") is an interval, never its first number; a hedge
+  ("about", "约", "左右") is kept on the value, not dropped;
 - nothing readable after the label is unreadable, with the words that were there.
 """
 
@@ -16,17 +25,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from proctor.dialogue.tree import FactRule
-from proctor.extract.normalize import clean_text, decimal_string, find_numbers
-
-PERCENT_UNITS = frozenset({"percent", "%"})
+from proctor.extract.normalize import decimal_string
+from proctor.extract.quantities import Quantity, find_quantities
+from proctor.extract.quantity_match import parse_unit
+from proctor.extract.units import Unit, calendar_span
 
 
 @dataclass(frozen=True)
 class Value:
     """A fact's value: numbers as an interval [low, high] (low == high for one number) in the
-    rule's unit, or a text."""
+    rule's unit and scale, or a text."""
 
     text: str
     low: Fraction | None = None
@@ -62,18 +73,54 @@ def number_text(value: Fraction) -> str:
     return f"{float(value):.6g}"
 
 
+@lru_cache(maxsize=256)
+def rule_unit(spec: str | None, scale: float) -> tuple[Unit | None, Fraction]:
+    """The rule's unit and scale ("million USD" → USD, 10⁶); ValueError for an unknown unit."""
+    words_scale, unit = parse_unit(spec or "")
+    return unit, words_scale * Fraction(str(scale))
+
+
+def _first(found: list[Quantity]) -> Quantity | None:
+    useful = [q for q in found if q.kind not in ("date", "time", "label")]
+    if len(useful) > 1 and useful[0].year_like:
+        useful = useful[1:]
+    return useful[0] if useful else None
+
+
 def read_value(window: str, rule: FactRule) -> Value | str:
     """The value at the start of `window` (the words after the label), or why it is unreadable."""
     shown = " ".join(window.split())[:60]
     if rule.kind == "text":
         text = shown.strip(" .,;:。，；：")
         return Value(text) if text else "nothing after the label"
-    cleaned = clean_text(window)
-    found = find_numbers(cleaned)
-    if not found:
+    q = _first(find_quantities(window))
+    if q is None:
         return f"no number the rules can read in {shown!r}"
-    _start, _end, token = found[0]
-    value = token.value
-    if token.percent and rule.unit in PERCENT_UNITS:
-        value *= 100
-    return Value(token.text, value, value)
+    if q.kind == "ambiguous":
+        return f"{q.text!r} is ambiguous: {q.reason}"
+    if q.bound:
+        return f"{q.text!r} is a bound ({q.describe()}), not a value"
+    unit, scale = rule_unit(rule.unit, rule.scale)
+    low, high = q.low, q.top
+    if q.unit is not None and unit is not None and q.unit.key != unit.key:
+        if q.unit.ambiguous:
+            return f"{q.text!r}: the unit {q.unit.name} is ambiguous"
+        if q.unit.dimension == unit.dimension:
+            low, high = low * q.unit.factor / unit.factor, high * q.unit.factor / unit.factor
+        else:
+            span = calendar_span(low, q.unit, unit)
+            top = calendar_span(high, q.unit, unit)
+            if span is None or top is None:
+                return f"{q.text!r} is in {q.unit.name}, which is not {unit.name}"
+            low, high = span[0], top[1]
+    elif q.unknown_unit and unit is not None:
+        return f"{q.text!r}: {q.unknown_unit!r} is not a unit the rules know"
+    if scale != 1:
+        if q.scale == 1 and q.unit is not None and unit is not None and abs(q.low) < scale:
+            return (
+                f"{q.text!r} names the unit but no scale: {number_text(q.low)} {unit.name} or "
+                f"{number_text(q.low)} × {number_text(scale)}?"
+            )
+        if q.scale != 1 or q.unit is not None:
+            low, high = low / scale, high / scale
+    return Value(q.text, low, high, q.hedged)

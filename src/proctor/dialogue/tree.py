@@ -84,6 +84,15 @@ class FactRule(BaseModel):
             raise ValueError("the regex needs a group that captures the value")
         return v
 
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, v: str | None) -> str | None:
+        from proctor.extract.quantity_match import parse_unit
+
+        if v is not None:
+            parse_unit(v)  # its ValueError names the unit the table does not know
+        return v
+
     @model_validator(mode="after")
     def _one_way(self) -> FactRule:
         if (self.label is None) == (self.pattern is None):
