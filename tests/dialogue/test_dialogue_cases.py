@@ -34,6 +34,14 @@ HONEST = {
         "open": "1. Raise prices 2. Cut input costs 3. Automate",
         "recommend": "Receivable days: 120. Review the collection policy first.",
     },
+    "revenue-en.json": {
+        "revenue": "Revenue: 1.2 billion USD",
+        "risk": "Main risk: supply chain concentration",
+        "supply": "Dual sourcing. Revenue: 1.2 billion USD",
+        "governance": "Add independent directors. Revenue: 1.2 billion USD",
+        "growth": "Growth: 20%",
+        "fast": "Competition. Revenue: 1.2 billion USD",
+    },
     "lithium-zh": {
         "facts": "产量：180000吨",
         "growth": "增长：23.3%",
@@ -55,9 +63,14 @@ def stage_of(tree: DialogueTree, asked: str) -> str:
     raise AssertionError(f"no stage asks {asked!r}")
 
 
+def tree_ref(name: str) -> str:
+    """A shipped tree by name, or a test tree of `cases/` by file name."""
+    return str(HERE / name) if name.endswith(".json") else name
+
+
 def script(messages: list[dict[str, Any]]) -> Scripted:
     case = CURRENT["case"]
-    tree = read_tree(case["tree"])
+    tree = read_tree(tree_ref(case["tree"]))
     stage = stage_of(tree, messages[-1]["content"])
     reply = case["replies"].get(stage, HONEST[case["tree"]][stage])
     return Scripted(**reply) if isinstance(reply, dict) else Scripted(reply)
@@ -104,7 +117,16 @@ def test_dialogue_case(
         monkeypatch.delenv(var, raising=False)
     CURRENT["case"] = case
     results = tmp_path / "results"
-    args = ["dialogue", case["tree"], "-m", server.model, "-r", str(results), "--max-attempts", "1"]
+    args = [
+        "dialogue",
+        tree_ref(case["tree"]),
+        "-m",
+        server.model,
+        "-r",
+        str(results),
+        "--max-attempts",
+        "1",
+    ]
     got = CliRunner().invoke(app, args)
     want = case["expect"]
     assert got.exception is None or isinstance(got.exception, SystemExit), got.output
@@ -124,7 +146,7 @@ def test_dialogue_case(
 
 def test_the_table_covers_both_languages_and_every_class() -> None:
     assert len(CASES) >= 40
-    assert {c["tree"] for c in CASES} == {"esg-acme-en", "lithium-zh"}
+    assert {c["tree"] for c in CASES} >= {"esg-acme-en", "lithium-zh"}
     verdicts = {str(c["expect"].get("consistency")) for c in CASES}
     assert {"1.0", "0.0", "unscored"} <= verdicts
     assert any(c["expect"].get("status") == "call_failed" for c in CASES)
