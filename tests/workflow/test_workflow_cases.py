@@ -151,6 +151,15 @@ def test_the_table_covers_every_class() -> None:
     limits = {c["expect"].get("stopped_by") for c in CASES}
     assert {"tokens", "wall_time", "tool_calls"} <= limits
     ids = {c["id"] for c in CASES}
-    for limit in ("tokens", "tool-calls"):
-        assert {f"{limit}-at-limit" if limit == "tokens" else f"{limit}-at"} <= ids
+    at_under_over = {
+        "tokens-at-limit",
+        "tokens-under-limit",
+        "tokens-over-limit",
+        "tool-calls-at",
+        "tool-calls-under",
+        "tool-calls-over",
+        "wall-under",
+        "wall-slow-server",
+    }
+    assert at_under_over <= ids
     assert len(CASES) >= 25
