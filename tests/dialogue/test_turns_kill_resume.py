@@ -56,6 +56,10 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _proctor(command: str, what: str, server: ScriptedServer, results: Path) -> list[str]:
+    return [sys.executable, "-m", "proctor", command, what, "-m", server.model, "-r", str(results)]
+
+
 def _ok_turns(db: Path) -> list[tuple[int, str, str]]:
     if not db.exists():
         return []
@@ -120,17 +124,7 @@ def test_killed_dialogue_resumes_at_the_first_unanswered_turn(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
     results = tmp_path / "results"
-    command = [
-        sys.executable,
-        "-m",
-        "proctor",
-        "dialogue",
-        "esg-acme-en",
-        "-m",
-        server.model,
-        "-r",
-        str(results),
-    ]
+    command = _proctor("dialogue", "esg-acme-en", server, results)
     before, doc = _kill_then_resume(command, results, 2, server, tmp_path)
     assert doc["status"] == "complete"
     assert doc["path"] == ["facts", "compare", "precise", "recommend"]
@@ -145,17 +139,7 @@ def test_killed_workflow_asks_no_finished_step_again(
     path = tmp_path / "flow.json"
     path.write_text(json.dumps(flow), encoding="utf-8")
     results = tmp_path / "results"
-    command = [
-        sys.executable,
-        "-m",
-        "proctor",
-        "workflow",
-        str(path),
-        "-m",
-        server.model,
-        "-r",
-        str(results),
-    ]
+    command = _proctor("workflow", str(path), server, results)
     before, doc = _kill_then_resume(command, results, 2, server, tmp_path)  # calc + note
     assert doc["outcome"] == "complete" and doc["score"] == 1.0
     assert [s["step"] for s in doc["steps"]] == ["calc", "note", "summary"]
@@ -167,17 +151,7 @@ def test_ctrl_c_keeps_the_turns_and_resume_run_finishes(
 ) -> None:
     results = tmp_path / "results"
     db = results / "proctor.db"
-    command = [
-        sys.executable,
-        "-m",
-        "proctor",
-        "dialogue",
-        "esg-acme-en",
-        "-m",
-        server.model,
-        "-r",
-        str(results),
-    ]
+    command = _proctor("dialogue", "esg-acme-en", server, results)
     log = tmp_path / "interrupted.log"
     assert _stop_after(command, db, 1, log, signal.SIGINT) == 130, log.read_text()
     assert "interrupted" in log.read_text()

@@ -8,14 +8,13 @@ stopped because the model's answers left the tree no way on, is finished."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from proctor.calling.caller import ModelCaller
 from proctor.dialogue.executor import DialogueResult, grade_dialogue, run_dialogue
 from proctor.dialogue.tree import DialogueTree
-from proctor.report.atomic import write_text_atomic
+from proctor.report.turn_files import write_turn_result
 from proctor.store import RunStore
 from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
 from proctor.types import GenerationParams
@@ -25,10 +24,7 @@ RESULT_FILE = "dialogue.json"
 
 
 def write_result(run_dir: Path, run_id: str, result: DialogueResult) -> Path:
-    out = run_dir / RESULT_FILE
-    doc = {"run_id": run_id, **result.to_json()}
-    write_text_atomic(out, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-    return out
+    return write_turn_result(run_dir, RESULT_FILE, run_id, result.to_json())
 
 
 async def run_dialogue_in_store(

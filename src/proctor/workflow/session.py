@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from proctor.calling.caller import ModelCaller
-from proctor.report.atomic import write_text_atomic
+from proctor.report.turn_files import write_turn_result
 from proctor.store import RunStore
 from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
 from proctor.types import GenerationParams
@@ -26,10 +26,7 @@ RESULT_FILE = "workflow.json"
 
 
 def write_result(run_dir: Path, run_id: str, result: WorkflowResult) -> Path:
-    out = run_dir / RESULT_FILE
-    doc = {"run_id": run_id, **result.to_json()}
-    write_text_atomic(out, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-    return out
+    return write_turn_result(run_dir, RESULT_FILE, run_id, result.to_json())
 
 
 async def run_workflow_in_store(
