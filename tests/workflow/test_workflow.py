@@ -291,3 +291,19 @@ async def test_the_tool_call_in_flight_is_cancelled_at_the_deadline() -> None:
     assert "step 'look' cancelled at the wall-time limit 0.3 s" in result.reason
     assert [t.status for t in log.turns.values()] == ["cancelled"]
     assert log.answered() == []
+
+
+def test_a_schema_that_refers_outside_itself_is_refused() -> None:
+    spec = {
+        "id": "x",
+        "budget": {"max_tokens": 10, "max_wall_s": 1, "max_tool_calls": 0},
+        "steps": [{"id": "a", "kind": "model", "prompt": "p", "output": "o"}],
+        "required": [
+            {"output": "o", "check": "json", "schema": {"$ref": "https://example.invalid/s"}}
+        ],
+    }
+    with pytest.raises(DatasetError, match="refers outside itself"):
+        parse_workflow(json.dumps(spec, indent=1), "x.json")
+    spec["required"][0]["schema"] = {"type": "object", "properties": {"k": {"type": "nope"}}}
+    with pytest.raises(DatasetError, match="not a valid JSON Schema"):
+        parse_workflow(json.dumps(spec, indent=1), "x.json")

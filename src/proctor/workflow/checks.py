@@ -35,7 +35,20 @@ def schema_problem(schema: Mapping[str, Any]) -> str:
         Draft202012Validator.check_schema(dict(schema))
     except SchemaError as e:
         return f"not a valid JSON Schema: {e.message}"
+    outside = [ref for ref in _refs(schema) if not ref.startswith("#")]
+    if outside:
+        # grading never reaches the network or the disk: a schema is one self-contained file
+        return f"the schema refers outside itself ({outside[0]!r}): only '#/…' references"
     return ""
+
+
+def _refs(node: object) -> list[str]:
+    if isinstance(node, Mapping):
+        found = [str(v) for k, v in node.items() if k in ("$ref", "$dynamicRef")]
+        return found + [r for v in node.values() for r in _refs(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in _refs(v)]
+    return []
 
 
 def check_json(
