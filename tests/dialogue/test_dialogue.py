@@ -179,3 +179,17 @@ stages:
     assert str(e.value).startswith("t.yaml:8: field 'stages.1.ask'")
     good = parse_tree(text.replace("As above, give", "Give"), "t.yaml")
     assert [s.id for s in good.stages] == ["one", "two"]
+
+
+def test_formulas_are_checked_at_load(tmp_path: Path) -> None:
+    base = json.loads(shipped("esg-acme-en.json")[0])
+    precise = next(i for i, s in enumerate(base["stages"]) if s["id"] == "precise")
+    bad = json.loads(json.dumps(base))
+    bad["stages"][precise]["expect"][0]["formula"] = "121.7 * {{acme.margin_gap}} /"
+    assert "bad formula" in _bad(bad, tmp_path)
+    unbound = json.loads(json.dumps(base))
+    unbound["stages"][precise]["expect"][0]["formula"] = "{{acme.receivable_days}} * 2"
+    assert "does not ask with" in _bad(unbound, tmp_path)
+    code = json.loads(json.dumps(base))
+    code["stages"][precise]["expect"][0]["formula"] = "__import__('os').getcwd()"
+    assert "bad formula" in _bad(code, tmp_path)

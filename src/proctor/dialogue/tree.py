@@ -218,6 +218,9 @@ class DialogueTree(BaseModel):
             for ref in refs:
                 if ref not in known:
                     raise ValueError(f"stage {s.id!r}: {ref!r} is not a declared fact")
+            for e in s.expect:
+                if e.formula is not None:
+                    _check_formula(s, e.formula)
         return self
 
     def rule(self, key: str) -> FactRule:
@@ -240,6 +243,26 @@ class DialogueTree(BaseModel):
         ids = [s.id for s in self.stages]
         i = ids.index(stage_id)
         return ids[i + 1] if i + 1 < len(ids) else None
+
+
+def _check_formula(stage: Stage, formula: str) -> None:
+    """A formula is computed from the values in its stage's question, so it may use only those,
+    and must be arithmetic."""
+    from proctor.datasets.exact_eval import evaluate
+
+    asked = set(PLACEHOLDER.findall(stage.ask))
+    for ref in PLACEHOLDER.findall(formula):
+        if ref not in asked:
+            raise ValueError(
+                f"stage {stage.id!r}: the formula uses {{{{{ref}}}}}, which its question does not "
+                "ask with (the expected answer is computed from the values in the question)"
+            )
+    try:
+        evaluate(PLACEHOLDER.sub("(1)", formula))
+    except ZeroDivisionError:
+        pass
+    except ValueError as e:
+        raise ValueError(f"stage {stage.id!r}: bad formula {formula!r}: {e}") from None
 
 
 @dataclass(frozen=True)
