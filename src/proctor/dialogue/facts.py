@@ -14,8 +14,9 @@ Consistency, one sentence a rule:
 - the first readable assertion of a fact is its reference; a later one contradicts it when its
   value differs by more than the fact's tolerance, when its range excludes the reference (or
   the reference's range excludes it), or when it is an explicit self-correction to a new value;
-- a later value the rules cannot read, or whose unit cannot be compared, is unscored for
-  consistency with the reason, never counted as consistent;
+- a later value in a unit of another dimension or currency contradicts the reference (it is
+  another statement); one the rules cannot read, or whose reading is ambiguous, is unscored
+  for consistency with the reason, never counted as consistent;
 - with no contradiction, the dialogue is consistent only if at least one restated fact was
   checked and none was unscored; otherwise consistency is unscored (None) with the reasons.
 """
@@ -28,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from proctor.dialogue.reading import Value, read_value
+from proctor.dialogue.reading import Unreadable, UnreadableKind, Value, read_value
 from proctor.dialogue.tree import DialogueTree, FactRule
 from proctor.extract.normalize import normalize_text
 
@@ -61,6 +62,8 @@ class Fact:
     """The value as read (None when unreadable)."""
     unreadable: str = ""
     """Why the value cannot be read ("" when it was)."""
+    unreadable_kind: UnreadableKind | None = None
+    """What kind of unreadable (see `reading.Unreadable`); None when it was read."""
     corrected_from: str = ""
     """The value this reply corrected itself from, when it did."""
 
@@ -147,7 +150,7 @@ class _Reading:
     start: int
     end: int
     entity: str
-    value: Value | str
+    value: Value | Unreadable
     written: str
     label_end: int = -1
     """Where the label ends (-1 for a pattern's reading)."""
@@ -224,10 +227,21 @@ def _text(value: str) -> str:
 
 def _fact(key: str, r: _Reading, reply: str, turn: int, stage: str, corrected: str) -> Fact:
     entity, attribute = key.split(".", 1)
-    value = r.value if isinstance(r.value, Value) else None
-    why = r.value if isinstance(r.value, str) else ""
     quote = _quote(reply, r.start, r.end)
-    return Fact(entity, attribute, r.written, turn, stage, quote, value, why, corrected)
+    if isinstance(r.value, Unreadable):
+        return Fact(
+            entity,
+            attribute,
+            r.written,
+            turn,
+            stage,
+            quote,
+            None,
+            r.value.why,
+            r.value.kind,
+            corrected_from=corrected,
+        )
+    return Fact(entity, attribute, r.written, turn, stage, quote, r.value, corrected_from=corrected)
 
 
 def extract_facts(
@@ -279,6 +293,7 @@ def extract_facts(
                 _quote(reply, first.start, last.end),
                 None,
                 why,
+                unreadable_kind="ambiguous",
             )
         )
     return tuple(facts), tuple(corrections)
@@ -322,7 +337,9 @@ class FactGraph:
         for fact in new:
             ref = self.first(fact.key)
             if ref is not None and ref.turn != fact.turn:
-                if fact.read is None:
+                if fact.read is None and fact.unreadable_kind == "other_unit" and ref.read:
+                    made.append(Contradiction(ref, fact, fact.unreadable))
+                elif fact.read is None:
                     self.unscored.append(Unscored(fact, fact.unreadable))
                 elif ref.read is None:
                     self.unscored.append(Unscored(ref, ref.unreadable))

@@ -11,9 +11,10 @@
 - A stage's score is the share of its expectations met by the facts the model gave in that turn
   (a number within the expectation's relative tolerance, or the same normalised text); an
   expectation's `formula` is computed, exactly, from the turn's bindings (the values in its
-  question). A reply whose expected fact cannot be read (or is ambiguous) leaves the stage
-  unscored, with why; a turn that contradicts an earlier one has its score halved; a stage with
-  no expectations is not scored.
+  question). A reply whose expected fact is ambiguous (several readings, a bound, a unit that
+  is not clear) leaves the stage unscored, with why; one with no number there, or one in
+  another unit or currency, misses it; a turn that contradicts an earlier one has its score
+  halved; a stage with no expectations is not scored.
 """
 
 from __future__ import annotations
@@ -165,8 +166,11 @@ def score_stage(
                 f"computed from {dict(bindings or {})}",
             )
         got = next((f for f in facts if f.key == exp.fact), None)
-        if got is not None and got.read is None:
+        if got is not None and got.read is None and got.unreadable_kind == "ambiguous":
             return StageScore(None, (), (), f"{exp.fact}: {got.unreadable}")
+        if got is not None and got.read is None:
+            missed.append(f"{exp.fact}: expected {_shown(want)}, {got.unreadable}")
+            continue
         if got is not None and got.read is not None and got.read.is_range:
             return StageScore(
                 None,

@@ -12,13 +12,15 @@ hedged or not; or a text) or the reason it cannot be read. Rules, one sentence e
 - a value in another unit of the same dimension is converted exactly ("1.8亿千克" is 180000 t);
   months, quarters and years against days or weeks become the span they cover (a month is 28–31
   days: "about three months" is 84–93 days);
-- a unit of another dimension or currency, an ambiguous unit ("tons"), a word the unit table
-  does not know, a bound ("more than 100") or an ambiguous number ("1,23") is unreadable, with
-  why; so is a unit without a scale word and a value under the rule's scale ("18.255 USD" where
-  the fact counts millions could be either);
+- a unit of another dimension or currency is another statement (`other_unit`: wrong for a
+  stage, a contradiction of an earlier value); an ambiguous unit ("tons"), a word the unit
+  table does not know, a bound ("more than 100") or an ambiguous number ("1,23") is
+  `ambiguous` (unscored), with why; so is a unit without a scale word and a value under the
+  rule's scale ("18.255 USD" where the fact counts millions could be either);
 - a range ("14–16", "20-25%", "十到十五") is an interval, never its first number; a hedge
   ("about", "约", "左右") is kept on the value, not dropped;
-- nothing readable after the label is unreadable, with the words that were there.
+- nothing readable after the label is `none` (a stage expecting a value missed it; consistency
+  cannot be checked), with the words that were there.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Literal
 
 from proctor.dialogue.tree import FactRule
 from proctor.extract.normalize import decimal_string
@@ -66,6 +69,20 @@ class Value:
         return f"{number_text(self.low)}–{number_text(self.high)}"
 
 
+UnreadableKind = Literal["none", "ambiguous", "other_unit"]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a value cannot be read: `none` (no number there: a stage expecting one missed it),
+    `ambiguous` (several readings: unscored), `other_unit` (a unit of another dimension or
+    currency: a different statement, wrong for a stage and a contradiction of an earlier
+    value)."""
+
+    why: str
+    kind: UnreadableKind
+
+
 def number_text(value: Fraction) -> str:
     exact = decimal_string(value)
     if exact is not None:
@@ -87,40 +104,43 @@ def _first(found: list[Quantity]) -> Quantity | None:
     return useful[0] if useful else None
 
 
-def read_value(window: str, rule: FactRule) -> Value | str:
+def read_value(window: str, rule: FactRule) -> Value | Unreadable:
     """The value at the start of `window` (the words after the label), or why it is unreadable."""
     shown = " ".join(window.split())[:60]
     if rule.kind == "text":
         text = shown.strip(" .,;:。，；：")
-        return Value(text) if text else "nothing after the label"
+        return Value(text) if text else Unreadable("nothing after the label", "none")
     q = _first(find_quantities(window))
     if q is None:
-        return f"no number the rules can read in {shown!r}"
+        return Unreadable(f"no number the rules can read in {shown!r}", "none")
     if q.kind == "ambiguous":
-        return f"{q.text!r} is ambiguous: {q.reason}"
+        return Unreadable(f"{q.text!r} is ambiguous: {q.reason}", "ambiguous")
     if q.bound:
-        return f"{q.text!r} is a bound ({q.describe()}), not a value"
+        return Unreadable(f"{q.text!r} is a bound ({q.describe()}), not a value", "ambiguous")
     unit, scale = rule_unit(rule.unit, rule.scale)
     low, high = q.low, q.top
     if q.unit is not None and unit is not None and q.unit.key != unit.key:
         if q.unit.ambiguous:
-            return f"{q.text!r}: the unit {q.unit.name} is ambiguous"
+            return Unreadable(f"{q.text!r}: the unit {q.unit.name} is ambiguous", "ambiguous")
         if q.unit.dimension == unit.dimension:
             low, high = low * q.unit.factor / unit.factor, high * q.unit.factor / unit.factor
         else:
             span = calendar_span(low, q.unit, unit)
             top = calendar_span(high, q.unit, unit)
             if span is None or top is None:
-                return f"{q.text!r} is in {q.unit.name}, which is not {unit.name}"
+                why = f"{q.text!r} is in {q.unit.name}, which is not {unit.name}"
+                return Unreadable(why, "other_unit")
             low, high = span[0], top[1]
     elif q.unknown_unit and unit is not None:
-        return f"{q.text!r}: {q.unknown_unit!r} is not a unit the rules know"
+        why = f"{q.text!r}: {q.unknown_unit!r} is not a unit the rules know"
+        return Unreadable(why, "ambiguous")
     if scale != 1:
         if q.scale == 1 and q.unit is not None and unit is not None and abs(q.low) < scale:
-            return (
+            why = (
                 f"{q.text!r} names the unit but no scale: {number_text(q.low)} {unit.name} or "
                 f"{number_text(q.low)} × {number_text(scale)}?"
             )
+            return Unreadable(why, "ambiguous")
         if q.scale != 1 or q.unit is not None:
             low, high = low / scale, high / scale
     return Value(q.text, low, high, q.hedged)
