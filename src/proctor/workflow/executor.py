@@ -54,6 +54,7 @@ WORKFLOW_OUTCOMES: tuple[WorkflowOutcome, ...] = (
     "incomplete",
     "invalid_output",
 )
+DEADLINE_SLACK_S = 0.25
 NO_USAGE = "the server reported no token usage, and --require-usage refuses an estimate"
 ESTIMATE_NOTE = "estimated by proctor (~4 characters a token, one per CJK character)"
 
@@ -297,9 +298,11 @@ class _Run:
         if self.not_run(step, self.meter.before_model(prompt_tokens, step.max_tokens)):
             return
         left = self.meter.remaining_s()
-        step_params = replace(
-            params, max_tokens=step.max_tokens, timeout_s=max(0.001, min(params.timeout_s, left))
-        )
+        # The request timeout is the time left, plus a hair: at the deadline it is the deadline
+        # that must end the attempt (a request timeout firing at the same instant would read as
+        # a failed call, not as the budget).
+        timeout = min(params.timeout_s, left + DEADLINE_SLACK_S)
+        step_params = replace(params, max_tokens=step.max_tokens, timeout_s=max(0.001, timeout))
         start = self.meter.clock()
         deadline = asyncio.timeout(left)
         try:
@@ -313,7 +316,7 @@ class _Run:
             self.cancelled(position, step, text, self.meter.clock() - start)
             return
         seconds = self.meter.clock() - start
-        if isinstance(result, CallFailure) and self.meter.remaining_s() <= 0:
+        if isinstance(result, CallFailure) and self.meter.remaining_s() <= DEADLINE_SLACK_S / 10:
             # its last attempt timed out with the deadline: the budget stopped it
             self.cancelled(position, step, text, seconds)
             return
