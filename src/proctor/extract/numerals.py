@@ -112,6 +112,13 @@ def read_chinese(s: str) -> WordNumber | None:
     approximate pair), else None."""
     whole, _, frac = s.partition("点")
     if frac:
+        scale = 1
+        while frac and frac[-1] in _CN_BIG:  # 三十五点七万 = 357000
+            scale *= _CN_BIG[frac[-1]]
+            frac = frac[:-1]
+        if scale != 1:
+            read = read_chinese(f"{whole}点{frac}")
+            return None if read is None else WordNumber(read.value * scale, read.step * scale)
         if not frac or any(c not in _CN_DIGITS for c in frac) or "两" in frac:
             return None
         head = read_chinese(whole)

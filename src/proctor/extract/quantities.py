@@ -234,7 +234,7 @@ _DIGITS = re.compile(
     r"(?:(?<![A-Za-z0-9_)\]%])(?P<sign>[-+]))?(?<![A-Za-z0-9_.,/])"
     r"(?P<body>(?:\d[\d,]*\d|\d)(?:\.\d+)?|\.\d+)(?:/(?P<den>\d+))?(?![\d])"
 )
-_CN_RUN = re.compile(r"负?[" + CN_NUMERAL_CHARS + r"]+(?:点[零〇一二三四五六七八九]+)?")
+_CN_RUN = re.compile(r"负?[" + CN_NUMERAL_CHARS + r"]+(?:点[零〇一二三四五六七八九]+[万亿]*)?")
 _CN_FRACTION = re.compile(
     r"(?P<den>["
     + CN_NUMERAL_CHARS
@@ -354,7 +354,7 @@ _ARTICLE_CLASSIFIERS = frozenset(
     "个只件条张本家位名份项种所座套层部支架艘头匹棵颗粒片块箱袋包瓶杯间栋组队"
 )
 _UNKNOWN_CLASSIFIERS = frozenset(
-    "只件条张本份项种所座套层批部支架艘头匹棵颗粒片块箱袋包瓶杯桶间栋组队届期轮场"
+    "分只件条张本份项种所座套层批部支架艘头匹棵颗粒片块箱袋包瓶杯桶间栋组队届期轮场"
 )
 _RANGE_JOINERS = frozenset("到至~-–—、或和")
 

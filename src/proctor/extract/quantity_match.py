@@ -35,8 +35,8 @@ QUANTITY_RULES: dict[str, str] = {
     "tolerance the item states.",
     "quantity_bare": "A number written without a unit is read in the item's unit, in the scale "
     "its question asks in or in full ('12.4' and '12,400,000,000' for 'in billions of US "
-    "dollars'); a number with a unit but no scale word is unscored when only one of those "
-    "readings is right ('$12.4').",
+    "dollars'); a number with a unit but no scale word is right as written ('3186000人' for "
+    "万人) and unscored when it is right only in the question's scale ('$12.4').",
     "quantity_unit": "A unit of another dimension or currency is wrong; a unit of the same "
     "dimension is converted exactly (180,000 kg is 180 t) and then compared; months and days, "
     "°C and °F, and currencies never convert.",
@@ -258,6 +258,9 @@ def match_quantity(found: Quantity, expected: Expected) -> QuantityMatch:
     verdicts = [
         _match_one(found, unit, in_item_scale, expected) for unit, in_item_scale in readings
     ]
+    literal = [v for v, (_, in_scale) in zip(verdicts, readings, strict=True) if not in_scale]
+    if {v.verdict for v in literal} == {"correct"}:
+        return literal[0]  # "3186000人" for 万人 says the right number as written
     if len({v.verdict for v in verdicts}) == 1:
         return verdicts[0]
     right = (
