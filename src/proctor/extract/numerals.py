@@ -140,8 +140,10 @@ def read_chinese(s: str) -> WordNumber | None:
             return None
         low, high = _CN_DIGITS[s[0]] * unit[0], _CN_DIGITS[s[1]] * unit[0]
         return WordNumber(Fraction(low), Fraction(unit[0]), Fraction(high), vague=True)
-    read = _big(s)
-    return WordNumber(Fraction(read[0]), Fraction(read[1])) if read else None
+    whole_number = _big(s)
+    if whole_number is None:
+        return None
+    return WordNumber(Fraction(whole_number[0]), Fraction(whole_number[1]))
 
 
 def read_vague_ji(s: str) -> WordNumber | None:

@@ -242,7 +242,7 @@ _CN_FRACTION = re.compile(
     + CN_NUMERAL_CHARS
     + r"点]+|\d+(?:\.\d+)?)"
 )
-_CN_JI = re.compile(r"[" + CN_NUMERAL_CHARS + r"]*几[十百千万亿]*")
+_CN_JI = re.compile(r"[" + CN_NUMERAL_CHARS + r"]*(?:几[十百千万亿]*|数[十百千万亿]+)")
 _CN_ALL_PERCENT = re.compile(r"百分(?:之)?百")
 
 # Words in which a Chinese numeral is not a number (checked against the run and its neighbours).
@@ -334,6 +334,7 @@ _CN_WORDS = (
     "成千上万",
     "千千万万",
     "一模一样",
+    "三五成群",
     "一清二楚",
     "独一无二",
     "数一数二",
@@ -358,145 +359,19 @@ _UNKNOWN_CLASSIFIERS = frozenset(
 )
 _RANGE_JOINERS = frozenset("到至~-–—、或和")
 
-_FUNCTION_WORDS = frozenset(
-    (
-        "in",
-        "of",
-        "for",
-        "as",
-        "at",
-        "by",
-        "per",
-        "from",
-        "to",
-        "and",
-        "or",
-        "than",
-        "with",
-        "on",
-        "over",
-        "under",
-        "was",
-        "were",
-        "is",
-        "are",
-        "be",
-        "been",
-        "being",
-        "which",
-        "that",
-        "this",
-        "these",
-        "those",
-        "the",
-        "a",
-        "an",
-        "it",
-        "its",
-        "their",
-        "his",
-        "her",
-        "our",
-        "your",
-        "my",
-        "was",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "could",
-        "should",
-        "may",
-        "might",
-        "can",
-        "if",
-        "but",
-        "so",
-        "because",
-        "while",
-        "when",
-        "where",
-        "who",
-        "whom",
-        "whose",
-        "what",
-        "about",
-        "around",
-        "approximately",
-        "roughly",
-        "nearly",
-        "almost",
-        "some",
-        "only",
-        "just",
-        "exactly",
-        "precisely",
-        "total",
-        "overall",
-        "each",
-        "every",
-        "all",
-        "both",
-        "more",
-        "less",
-        "most",
-        "least",
-        "up",
-        "down",
-        "out",
-        "off",
-        "into",
-        "onto",
-        "upon",
-        "across",
-        "after",
-        "before",
-        "during",
-        "since",
-        "until",
-        "till",
-        "through",
-        "per",
-        "cent",
-        "estimated",
-        "est",
-        "approx",
-        "according",
-        "based",
-        "source",
-        "sources",
-        "year",
-        "years",
-        "annual",
-        "annually",
-        "globally",
-        "worldwide",
-        "respectively",
-        "then",
-        "there",
-        "here",
-        "now",
-        "today",
-        "yesterday",
-        "tomorrow",
-        "also",
-        "too",
-        "very",
-        "not",
-        "no",
-        "yes",
-        "compared",
-        "versus",
-        "vs",
-        "vs.",
-        "rather",
-        "instead",
-        "plus",
-        "minus",
-        "times",
-    )
-)
+_FUNCTION_WORD_LIST = """
+in of for as at by per from to and or than with on over under was were is are be been being
+which that this these those the a an it its their his her our your my has have had will
+would could should may might can if but so because while when where who whom whose what
+about around approximately roughly nearly almost some only just exactly precisely total
+overall each every all both more less most least up down out off into onto upon across after
+before during since until till through cent estimated est approx according based source
+sources year years annual annually globally worldwide respectively then there here now today
+yesterday tomorrow also too very not no yes compared versus vs vs. rather instead plus minus
+times x
+"""
+_FUNCTION_WORDS = frozenset(_FUNCTION_WORD_LIST.split())
+"""Words that may follow a number without being its unit ("180,000 in 2023")."""
 
 _HEDGE_BEFORE = re.compile(
     r"(?:(?<![A-Za-z])(?i:about|around|approximately|approx\.?|roughly|nearly|almost|circa|"
@@ -523,7 +398,19 @@ _BOUND_AFTER: tuple[tuple[re.Pattern[str], Bound], ...] = (
     (re.compile(r"\+(?![\d])|-?(?i:plus)(?![A-Za-z])"), ">="),
 )
 _MORE = re.compile(r"[多余]")
-_CHENG_WORDS = ("成为", "成本", "成交", "成立", "成功", "成员", "成绩", "成果", "成长", "成熟")
+_CHENG_WORDS = (
+    "成为",
+    "成本",
+    "成交",
+    "成立",
+    "成功",
+    "成员",
+    "成绩",
+    "成果",
+    "成长",
+    "成熟",
+    "成群",
+)
 """成 after a number is tenths (三成 = 30 %) except in these words."""
 _AND_A_HALF = re.compile(r"(?i)[ \t]+and[ \t]+a[ \t]+half(?![A-Za-z])")
 _PERCENT_BEFORE = re.compile(r"(?P<which>百|千|万)分之[ \t]*$")
@@ -542,6 +429,16 @@ _WORD_SCALE = re.compile(
 _ABBR_SCALE = re.compile(r"[ \t]?(?P<w>bn|bln|mn|mln|tn|trn)(?![A-Za-z])")
 _GLUED_SCALE = re.compile(r"(?P<w>[kK])(?![A-Za-z0-9])")
 _MONEY_SCALE = re.compile(r"(?P<w>[mMbBT])(?![A-Za-z0-9])")
+_CN_BIG_SCALE = re.compile(r"[万亿]")
+_WORD_DIGIT = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+               "eight": 8, "nine": 9}  # fmt: skip
+_FRACTION_WORD = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
+                  "sixth": 6, "eighth": 8, "tenth": 10}  # fmt: skip
+_ENGLISH_FRACTION = re.compile(
+    r"(?i)(?<![A-Za-z])(?<!and )(?P<num>an?|one|two|three|four|five|six|seven|eight|nine)[ \t-]+"
+    r"(?P<den>halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|eighths?|tenths?)(?![A-Za-z])"
+)
+"""English fractions: one-third, two-thirds, a quarter, three quarters, one half."""
 _CN_SCALE = re.compile(r"[ \t]?(?P<w>[十百千]?万亿|[十百千]?亿|[十百千]?万|[百千])")
 _SCALE_VALUE = {
     "hundred": 10**2, "thousand": 10**3, "million": 10**6, "billion": 10**9,
@@ -778,7 +675,7 @@ def _chinese(t: str, claimed: bytearray) -> list[_Num]:
             continue
         if not _free(claimed, m.start(), m.end()):
             continue
-        read = read_vague_ji(s)
+        read = read_vague_ji(s.replace("数", "几"))  # 数十 = 几十: several tens
         if read is not None:
             _claim(claimed, m.start(), m.end())
             found.append(_Num(m.start(), m.end(), read.value, read.step, read.high, words=True,
@@ -895,6 +792,14 @@ def _single_ok(t: str, end: int, s: str) -> bool:
 
 def _english(t: str, claimed: bytearray) -> list[_Num]:
     found: list[_Num] = []
+    for m in _ENGLISH_FRACTION.finditer(t):
+        if _free(claimed, m.start(), m.end()):
+            _claim(claimed, m.start(), m.end())
+            num = (
+                1 if m.group("num").lower() in ("a", "an") else _WORD_DIGIT[m.group("num").lower()]
+            )
+            den = _FRACTION_WORD[m.group("den").lower().removesuffix("s")]
+            found.append(_Num(m.start(), m.end(), Fraction(num, den), Fraction(1, den), words=True))
     for m in ENGLISH_NUMBER.finditer(t):
         for offset, number in read_english(m.group()):
             s, e = m.start() + offset, m.start() + number.end
@@ -941,6 +846,8 @@ def _prefixes(t: str, n: _Num) -> None:
             n.unit, n.money = _CURRENCY_BY_MARK[mark], True
             n.start -= len(m.group())
             head = head[: len(head) - len(m.group())]
+    if head.endswith("上") and n.words and t[n.start] in "百千万亿":
+        n.bound, n.start, head = ">=", n.start - 1, head[:-1]  # 上百家: a hundred or more
     for pattern, bound in _BOUND_BEFORE:
         if m := pattern.search(head):
             n.bound = bound
@@ -964,6 +871,8 @@ def _suffixes(t: str, n: _Num) -> None:
     pos = n.end
     if m := _MORE.match(t, pos):
         n.bound, pos = n.bound or ">", m.end()
+        if n.words and _CN_BIG_SCALE.match(t, pos):  # 一千多万 = over 10 million
+            pos = _scale(t, n, pos)
     if not n.words:
         pos = _scale(t, n, pos)
         if m := _MORE.match(t, pos):
@@ -1037,6 +946,8 @@ def _unit(t: str, n: _Num, pos: int) -> int:
     if found is None:
         return pos
     unit, end = found
+    if unit.key == "x" and at != n.end:
+        return pos  # "3x" is three times; "3 x 4" is a product
     if unit.dimension.startswith("money") and n.unit is not None and n.money:
         if unit.dimension != n.unit.dimension and not unit.ambiguous:
             n.kind, n.reason = "ambiguous", f"two currencies ({n.unit.key} and {unit.key})"

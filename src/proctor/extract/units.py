@@ -216,7 +216,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
         ("bp", "bps", "个基点", "基点"),
         ("basis point", "basis points"),
     ),
-    (_u("x", "times", "multiple"), ("倍",), ()),
+    (_u("x", "times", "multiple"), ("倍", "x", "×"), ()),
     # money (never converted between currencies)
     (
         USD,
