@@ -121,7 +121,9 @@ def read_chinese(s: str) -> WordNumber | None:
             return None if read is None else WordNumber(read.value * scale, read.step * scale)
         if not frac or any(c not in _CN_DIGITS for c in frac) or "两" in frac:
             return None
-        head = read_chinese(whole)
+        head = (
+            WordNumber(Fraction(0), Fraction(1)) if whole in ("零", "〇") else read_chinese(whole)
+        )
         if head is None or head.high is not None:
             return None
         scale = 10 ** len(frac)
@@ -242,9 +244,9 @@ def _read_words(words: list[tuple[int, int, str]], i: int) -> tuple[int, English
                 break
             last = "and"
         elif w == "point":
-            if last in (None, "a", "and"):
+            if last in ("a", "and"):
                 break
-            last = "point"
+            last = "point"  # "point one" = 0.1
         elif w in _ONES:
             v = _ONES[w]
             if last in ("ones", "teen", "a") or (last == "tens" and (v >= 10 or v == 0)):

@@ -738,7 +738,7 @@ def _chinese_run(t: str, start: int, end: int) -> _Num | None:
             if lo <= run_at < hi and not (follows and follows in _CN_WORD_EXCEPT.get(word, "")):
                 return None
             at = context.find(word, at + 1)
-    if before.endswith(("第", "星期", "周", "礼拜", "初")):
+    if before.endswith(("第", "星期", "周", "礼拜", "初", "点")):  # ordinals, weekdays, 点一
         return None
     read = read_chinese(s)
     if read is None:
