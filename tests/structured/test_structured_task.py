@@ -146,6 +146,7 @@ def _line(**extra: object) -> str:
         ({"unit": "tonnes", "expected": "180000 kg"}, "unit", "in kilogram"),
         ({"tolerance": -1}, "tolerance", "greater than or equal to 0"),
         ({"tolerance": 5, "expected": "Canberra"}, "tolerance", "numeric expected answer"),
+        ({"unit": "tonnes", "expected": "Canberra"}, "unit", "numeric expected answer"),
     ],
 )
 def test_bad_contract_names_line_and_field(extra: dict[str, object], field: str, why: str) -> None:

@@ -110,10 +110,12 @@ def read_items(text: str, file: str) -> tuple[Sample, ...]:
                 expected_quantity(text, row.unit, row.tolerance, row.rel_tolerance)
             except ValueError as e:
                 raise DatasetError(file, n, "unit" if row.unit else field, str(e)) from None
-        if (row.tolerance is not None or row.rel_tolerance is not None) and expected_quantity(
-            row.expected, row.unit
-        ) is None:
-            raise DatasetError(file, n, "tolerance", "a tolerance needs a numeric expected answer")
+        stated = {"unit": row.unit, "tolerance": row.tolerance, "rel_tolerance": row.rel_tolerance}
+        contract = [field for field, v in stated.items() if v not in ("", None)]
+        if contract and expected_quantity(row.expected, row.unit) is None:
+            raise DatasetError(
+                file, n, contract[0], f"a {contract[0]} needs a numeric expected answer"
+            )
         seen.add(row.id)
         samples.append(
             Sample(
@@ -155,7 +157,7 @@ def load(seed: int | None, n: int | None) -> Dataset:
     samples = read_items(builtin_bytes("structured", "items.jsonl").decode("utf-8"), SOURCE)
     if n is not None:
         samples = samples[:n]
-    return Dataset(samples, content_hash(samples), "structured-1", SOURCE)
+    return Dataset(samples, content_hash(samples), "structured-2", SOURCE)
 
 
 def load_file(path: Path, seed: int | None) -> Dataset:
@@ -303,7 +305,7 @@ def load_perturbed(seed: int | None, n: int | None) -> Dataset:
     variants (seeded)."""
     base = load(None, n)
     samples = tuple(perturb(base.samples, seed=0 if seed is None else seed))
-    return Dataset(samples, content_hash(samples), "structured-1+perturb-1", SOURCE)
+    return Dataset(samples, content_hash(samples), "structured-2+perturb-1", SOURCE)
 
 
 def perturbed_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, float]]:
