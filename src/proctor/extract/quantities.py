@@ -375,18 +375,19 @@ _FUNCTION_WORDS = frozenset(_FUNCTION_WORD_LIST.split())
 
 _HEDGE_BEFORE = re.compile(
     r"(?:(?<![A-Za-z])(?i:about|around|approximately|approx\.?|roughly|nearly|almost|circa|"
-    r"ca\.|c\.|some|close to|an estimated|estimated|est\.|an approximate)"
-    r"|~|≈|(?:大约|大概|大致|约|估计|预计)有?|约为|约合|将近|接近|近|差不多)[ \t]*$"
+    r"ca\.|c\.|some|close to|an estimated|estimated|est\.|an approximate|maybe|perhaps|"
+    r"possibly|probably|likely)"
+    r"|~|≈|(?:大约|大概|大致|约|估计|预计|可能|或许|也许)有?|约为|约合|将近|接近|近|差不多)[ \t]*$"
 )
 _BOUND_BEFORE: tuple[tuple[re.Pattern[str], Bound], ...] = (
     (re.compile(r"(?:(?<![A-Za-z])(?i:at least|no less than|not less than|no fewer than)|不少于|"
-                r"不低于|至少)[ \t]*$"), ">="),
+                r"不低于|至少|≥|⩾|(?<![-=<>])>=)[ \t]*$"), ">="),
     (re.compile(r"(?:(?<![A-Za-z])(?i:at most|up to|no more than|not more than|as much as|"
-                r"as many as)|不超过|最多|至多|最高|高达)[ \t]*$"), "<="),
+                r"as many as)|不超过|最多|至多|最高|高达|≤|⩽|(?<![-=<>])<=)[ \t]*$"), "<="),
     (re.compile(r"(?:(?<![A-Za-z])(?i:more than|over|above|exceeding|in excess of|greater than|"
-                r"upwards of)|超过|逾|超|高于|大于|多于)[ \t]*$"), ">"),
+                r"upwards of)|超过|逾|超|高于|大于|多于|(?<![-=<>A-Za-z\"'/])>)[ \t]*$"), ">"),
     (re.compile(r"(?:(?<![A-Za-z])(?i:less than|under|below|fewer than|just under)|不到|不足|"
-                r"低于|少于|小于|未满|未达)[ \t]*$"), "<"),
+                r"低于|少于|小于|未满|未达|(?<![-=<>])<(?![A-Za-z/]))[ \t]*$"), "<"),
 )  # fmt: skip
 _HEDGE_AFTER = re.compile(r"[ \t]*(?:左右|上下|(?i:or so|or thereabouts)(?![A-Za-z]))")
 _BOUND_AFTER: tuple[tuple[re.Pattern[str], Bound], ...] = (

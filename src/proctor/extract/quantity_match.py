@@ -89,7 +89,25 @@ def read_answer(text: str) -> AnswerReading:
     if len(distinct) > 1:
         values = ", ".join(repr(q.text) for q in distinct)
         return AnswerReading(None, f"several different values: {values}", ambiguous=True)
+    if negation := _negation(text, found):
+        return AnswerReading(None, f"the answer negates or doubts its number ({negation!r})",
+                             ambiguous=True)  # fmt: skip
     return AnswerReading(distinct[0])
+
+
+_NEGATION = re.compile(
+    r"(?i)(?<![A-Za-z])(?:not|never|isn't|wasn't|aren't|weren't|no|unknown|unclear|cannot|"
+    r"can't|uncertain)(?![A-Za-z])|不|没|未|非|无法|并非|不详|未知"
+)
+
+
+def _negation(text: str, found: list[Quantity]) -> str:
+    """A negation in the answer outside its quantities ("not 180,000"; 不到 is a bound)."""
+    rest = list(text)
+    for q in found:
+        rest[q.start : q.end] = " " * (q.end - q.start)
+    m = _NEGATION.search("".join(rest))
+    return m.group() if m else ""
 
 
 def _same_reading(a: Quantity, b: Quantity) -> bool:
