@@ -301,7 +301,7 @@ def _readings(found: Quantity, expected: Expected) -> list[tuple[Unit | None, bo
         units = list(found.unit.readings)
         if want is not None:
             same = [u for u in units if u is not None and u.dimension == want.dimension]
-            units = list(same or units)
+            units = list(same) or [found.unit]  # no meaning fits: named as written ("tons")
     if expected.unit is not None and found.unit is PERCENT and expected.unit is POINT:
         units = [PERCENT, POINT]  # "5%" is often written for 5 percentage points
     out: list[tuple[Unit | None, bool]] = []
