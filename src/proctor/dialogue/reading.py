@@ -17,6 +17,8 @@ hedged or not; or a text) or the reason it cannot be read. Rules, one sentence e
   table does not know, a bound ("more than 100") or an ambiguous number ("1,23") is
   `ambiguous` (unscored), with why; so is a unit without a scale word and a value under the
   rule's scale ("18.255 USD" where the fact counts millions could be either);
+- a number followed by "of"/"的" counts a part of something else ("a third of a year", "120 of
+  them"): ambiguous, unless it is a percentage ("35.7% of sales");
 - a range ("14–16", "20-25%", "十到十五") is an interval, never its first number; a hedge
   ("about", "约", "左右") is kept on the value, not dropped;
 - nothing readable after the label is `none` (a stage expecting a value missed it; consistency
@@ -25,6 +27,7 @@ hedged or not; or a text) or the reason it cannot be read. Rules, one sentence e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -90,6 +93,10 @@ def number_text(value: Fraction) -> str:
     return f"{float(value):.6g}"
 
 
+_SHARE_OF = re.compile(r"\s*(?:of\b|的)", re.IGNORECASE)
+"""After a number: it counts a part of something else ("a third of a year", "120 of them")."""
+
+
 @lru_cache(maxsize=256)
 def rule_unit(spec: str | None, scale: float) -> tuple[Unit | None, Fraction]:
     """The rule's unit and scale ("million USD" → USD, 10⁶); ValueError for an unknown unit."""
@@ -117,6 +124,10 @@ def read_value(window: str, rule: FactRule) -> Value | Unreadable:
         return Unreadable(f"{q.text!r} is ambiguous: {q.reason}", "ambiguous")
     if q.bound:
         return Unreadable(f"{q.text!r} is a bound ({q.describe()}), not a value", "ambiguous")
+    share = _SHARE_OF.match(window, q.end)
+    if share and not (q.unit is not None and q.unit.dimension == "ratio"):
+        why = f"{q.text!r} is a part of something ({share.group().strip()!r}…), not a value"
+        return Unreadable(why, "ambiguous")
     unit, scale = rule_unit(rule.unit, rule.scale)
     low, high = q.low, q.top
     if q.unit is not None and unit is not None and q.unit.key != unit.key:
