@@ -105,3 +105,13 @@ LENGTHS = _table("lengths")
 @pytest.mark.parametrize("row", LENGTHS, ids=_ids(LENGTHS))
 def test_length_counts_cjk_characters_and_other_words(row: dict[str, Any]) -> None:
     assert text_length(row["text"]) == row["length"]
+
+
+GOLDEN = _table("sentences_golden")
+
+
+@pytest.mark.parametrize("row", GOLDEN, ids=_ids(GOLDEN))
+def test_sentence_splitting_agrees_with_the_golden_rules(row: dict[str, Any]) -> None:
+    """Rows of pySBD's tests (the Golden Rules of Pragmatic Segmenter, MIT licence) whose split
+    is our decision too; their source is in each row."""
+    assert split_sentences(row["text"]) == row["sentences"]
