@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from proctor.extract.claims import stance
+from proctor.extract.phrases import find_phrase
 from proctor.extract.sentences import split_sentences, text_length
 from proctor.score.extraction import JsonFieldsMatch
 from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
@@ -115,3 +117,12 @@ def test_sentence_splitting_agrees_with_the_golden_rules(row: dict[str, Any]) ->
     """Rows of pySBD's tests (the Golden Rules of Pragmatic Segmenter, MIT licence) whose split
     is our decision too; their source is in each row."""
     assert split_sentences(row["text"]) == row["sentences"]
+
+
+CLAIMS = _table("claims")
+
+
+@pytest.mark.parametrize("row", CLAIMS, ids=_ids(CLAIMS))
+def test_the_stance_of_a_mention(row: dict[str, Any]) -> None:
+    (span,) = find_phrase(row["text"], row["mention"])
+    assert stance(row["text"], *span, reach=row["reach"]).stance == row["stance"]

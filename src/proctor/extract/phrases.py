@@ -2,12 +2,13 @@
 
 Decisions, stated once:
 - Text and phrase are folded the same way: NFKC (full-width → ASCII), case-folded, whitespace
-  runs → one space.
+  runs → one space. `find_phrase` gives the spans it found in the original text.
 - A phrase without Latin letters (Chinese, numbers, symbols) is found regardless of spaces:
   "增长 12 %" holds "增长12%". A phrase with Latin letters keeps its spaces and must stand as whole
   words at its Latin ends: "art" is not found in "start".
 - A phrase that starts or ends with a digit does not match inside a longer number: "12%" is not
-  found in "112%", "5" is not found in "5.5".
+  found in "112%", "5" is not found in "5.5", "299" is not found in "1,299". A comma or a full
+  stop before it that follows no digit is punctuation: "显示器，1299 元" holds "1299".
 - Specific numbers (`specific_numbers`): every number written in digits (normalised as the
   arithmetic extractor reads them, so "1,200" is 1200), every Chinese numeral with a magnitude
   ("五百万", "三十", "两千"), and English number words with a magnitude ("five million",
@@ -42,6 +43,26 @@ def fold(text: str) -> str:
     return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
+def _fold_map(text: str, drop_spaces: bool) -> tuple[str, list[int]]:
+    """`text` folded character by character (as `fold`, spaces dropped when asked), and for each
+    folded character the index of the original character it came from."""
+    out: list[str] = []
+    origin: list[int] = []
+    space = False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            space = True
+            continue
+        if space and out and not drop_spaces:
+            out.append(" ")
+            origin.append(i - 1)
+        space = False
+        for piece in unicodedata.normalize("NFKC", ch).casefold():
+            out.append(piece)
+            origin.append(i)
+    return "".join(out), origin
+
+
 def _pattern(phrase: str) -> re.Pattern[str] | None:
     p = fold(phrase)
     if not p:
@@ -55,23 +76,29 @@ def _pattern(phrase: str) -> re.Pattern[str] | None:
     head = r"(?<![a-z0-9])" if _ALNUM.match(p[0]) and spaced else ""
     tail = r"(?![a-z0-9])" if _ALNUM.match(p[-1]) and spaced else ""
     if p[0].isdigit():
-        head = r"(?<![0-9.,])"
+        head = r"(?<![0-9])(?<![0-9][.,])"
     if p[-1].isdigit():
         tail = r"(?![0-9]|[.,][0-9])"
     return re.compile(head + body + tail)
 
 
-def contains_phrase(text: str, phrase: str) -> bool:
-    """Whether `phrase` occurs in `text` (see the module docstring). An empty phrase never does."""
+def find_phrase(text: str, phrase: str) -> list[tuple[int, int]]:
+    """The (start, end) spans in `text` where `phrase` occurs (see the module docstring), in
+    order; none for an empty phrase."""
     pattern = _pattern(phrase)
     if pattern is None:
-        return False
-    folded = fold(text)
-    if pattern.search(folded):
-        return True
-    if not _LATIN.search(fold(phrase)):
-        return bool(pattern.search(folded.replace(" ", "")))
-    return False
+        return []
+    folded, origin = _fold_map(text, drop_spaces=not _LATIN.search(fold(phrase)))
+    return [
+        (origin[m.start()], origin[m.end() - 1] + 1)
+        for m in pattern.finditer(folded)
+        if m.end() > m.start()
+    ]
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether `phrase` occurs in `text` (see the module docstring). An empty phrase never does."""
+    return bool(find_phrase(text, phrase))
 
 
 def first_phrase(text: str, phrases: Iterable[str]) -> str | None:

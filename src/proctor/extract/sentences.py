@@ -18,7 +18,8 @@ Decisions, stated once:
     word is one that starts sentences (`SENTENCE_STARTERS`: "We", "The", "Please", "How"…), a CJK
     character, or nothing: "I live in the U.S. How about you?" is two sentences, "the U.S.
     Government" one.
-- Clauses (`clauses`): a sentence cut at , ， ; ； : ： — and before a contrast word (but,
+- Clauses (`clauses`): a sentence cut at , ， ; ； : ： —, around a bracketed aside ( ) （ ）, and
+  before a contrast word (but,
   however, although, whereas, 但, 但是, 可是, 而是, 然而, 不过). A negation or a hedge reaches to
   the end of its clause, not further.
 - Length is counted the way word processors count Chinese: each CJK character is 1, every other
@@ -211,8 +212,8 @@ def clauses(text: str) -> list[Clause]:
     for s_start, s_end in sentence_spans(text):
         cuts = [s_start]
         for i in range(s_start, s_end):
-            if text[i] in _CLAUSE_MARKS:
-                cuts.append(i + 1)
+            if text[i] in _CLAUSE_MARKS or text[i] in "（(）)":
+                cuts.append(i + 1 if text[i] not in "（(" else i)
         for m in _CONTRAST.finditer(text, s_start, s_end):
             cuts.append(m.start())
         for a, b in pairwise([*sorted(set(cuts)), s_end]):

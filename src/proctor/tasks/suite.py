@@ -79,7 +79,9 @@ def scorer_for(spec: CaseSpec) -> Scorer:
             conflicts=dict(spec.conflicts),
         )
     if spec.kind == "summary":
-        return RequiredPoints(required=spec.points, forbidden=spec.forbidden)
+        return RequiredPoints(
+            required=spec.points, forbidden=spec.forbidden, material=spec.material
+        )
     if spec.kind == "rewrite":
         c = spec.constraints
         return RewriteConstraints(
