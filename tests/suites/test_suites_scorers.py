@@ -59,7 +59,9 @@ SUMMARY = _table("summary")
 
 @pytest.mark.parametrize("row", SUMMARY, ids=_ids(SUMMARY))
 def test_summary(row: dict[str, Any]) -> None:
-    scorer = RequiredPoints(required=row["points"], forbidden=row.get("forbidden", []))
+    scorer = RequiredPoints(
+        row["points"], row.get("forbidden", []), material=row.get("material", "")
+    )
     _check(scorer(row["reply"], row.get("finish", "stop")), row)
 
 
@@ -89,6 +91,7 @@ def test_refusal(row: dict[str, Any]) -> None:
         phrases=(*REFUSAL_PHRASES, *row.get("phrases", [])),
         invented=row.get("invented", ()),
         allowed=row.get("allowed", ()),
+        material=row.get("material", ""),
     )
     _check(scorer(row["reply"], row.get("finish", "stop")), row)
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from proctor.extract.json_reply import JsonReply, first_json_object, read_json_reply
 from proctor.extract.normalize import clean_text, find_numbers, parse_number
-from proctor.extract.phrases import contains_phrase, fold, specific_numbers
+from proctor.extract.phrases import contains_phrase, find_phrase, fold, specific_numbers
 from proctor.types import FinishReason, Score
 
 MatchMode = Literal["exact", "contains"]
@@ -49,6 +49,18 @@ RULES: dict[str, str] = {
 _TRAILING = " 。.;；,，!！"
 _PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _ALTERNATIVES = ("或者", "还是", "或", " or ", "/", "|", "；", ";", "、", " and/or ")
+_ALTERNATIVE_MARKER = re.compile(
+    r"(?P<marker>\b(?:not|previously|formerly|originally|earlier|before|instead of|rather than|"
+    r"was|were|vs\.?|versus|replacing|replaced|changed from|moved from|old)\b"
+    r"|原为|原定|原来|原先|原|曾为|曾经|曾|而非|而不是|不是|并非|之前|此前|以前|旧|改自|取代)"
+    r"(?P<what>[^()（）]*[^\W_][^()（）]*)",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_DATE_LIKE = re.compile(
+    r"\d\s*月|\d{1,2}[-/.]\d{1,2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -74,25 +86,44 @@ def _show(value: Any) -> str:
 
 
 def _without(got: str, expected: str) -> str:
-    """`got` with every occurrence of `expected` taken out (spaces ignored, as in matching, when
-    `expected` has no Latin letters), so the numbers left are the ones it adds."""
-    folded, want = fold(got), fold(expected)
-    if not re.search("[a-z]", want):
-        folded, want = folded.replace(" ", ""), want.replace(" ", "")
-    return folded.replace(want, " ") if want else folded
+    """`got` with every occurrence of `expected` replaced by a space, so that what is left is
+    what it adds (cut in the original text: "55812 (not 58812)" leaves " (not 58812)")."""
+    rest, last = [], 0
+    for a, b in find_phrase(got, expected):
+        rest.append(got[last:a])
+        last = b
+    rest.append(got[last:])
+    return " ".join(rest)
+
+
+def _year_of(got: str, expected: str, number: str) -> bool:
+    """Whether `number` is the year written with the expected date ("2024年6月15日", "14 May
+    2024"): then it is part of the same date, not a second value."""
+    if not _YEAR.fullmatch(number) or not _DATE_LIKE.search(expected):
+        return False
+    for a, b in find_phrase(got, expected):
+        if re.search(rf"{number}\s*[年/.-]?\s*\Z", got[:a]) or re.match(
+            rf"\s*[,，]?\s*{number}(?!\d)", got[b:]
+        ):
+            return True
+    return False
 
 
 def _string_conflicts(got: str, expected: str, listed: Sequence[str]) -> list[str]:
-    """What else `got` holds besides `expected`, when it contains it."""
+    """What else `got` holds besides `expected`, when it contains it: a listed wrong value, a
+    second number, a second option after a separator, or an alternative after a marker such as
+    "not", "previously", "原为" ("Lisbon (previously Madrid)", "杭州，而非上海")."""
     found = [
         f"the listed wrong value {_show(c)}"
         for c in listed
         if contains_phrase(got, c) and not contains_phrase(expected, c)
     ]
+    rest = _without(got, expected)
     wanted = set(specific_numbers(expected))
-    if wanted:
-        extra = [n for n in specific_numbers(_without(got, expected)) if n not in wanted]
-        found += [f"the number {n}" for n in dict.fromkeys(extra)]
+    extra = [
+        n for n in specific_numbers(rest) if n not in wanted and not _year_of(got, expected, n)
+    ]
+    found += [f"the number {n}" for n in dict.fromkeys(extra)]
     folded, folded_expected = fold(got), fold(expected)
     separators = [s for s in _ALTERNATIVES if s not in folded_expected]
     if separators:
@@ -102,6 +133,11 @@ def _string_conflicts(got: str, expected: str, listed: Sequence[str]) -> list[st
         if len(parts) > 1:
             others = [p for p in parts if not contains_phrase(p, expected)]
             found += [f"the alternative {_show(p)}" for p in others]
+    if not any(f.startswith("the alternative") for f in found):
+        marked = _ALTERNATIVE_MARKER.search(rest)
+        if marked is not None and marked.group("what").strip(_TRAILING + "()（）"):
+            what = marked.group("what").strip(_TRAILING + "()（） ")
+            found.append(f"the alternative {_show(what)} ({marked.group('marker').strip()!r})")
     return found
 
 

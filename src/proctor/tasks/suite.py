@@ -96,6 +96,7 @@ def scorer_for(spec: CaseSpec) -> Scorer:
         phrases=(*REFUSAL_PHRASES, *spec.phrases),
         invented=tuple(w for point in spec.forbidden for w in point),
         allowed=tuple(spec.allowed),
+        material=spec.material,
     )
 
 
