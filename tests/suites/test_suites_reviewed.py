@@ -1,0 +1,103 @@
+"""The reviewed suite cases (tests/suites/cases/reviewed.jsonl): every reply graded as the
+careful reviewer graded it, never a false "correct", every "unscored" with its reason — first
+case by case, then all at once through `proctor run --suite` against a scripted model, reading
+the samples.csv the run writes."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from proctor import runner
+from proctor.cli.app import app
+from proctor.providers.fake import FakeProvider, Reply
+from proctor.types import Prompt
+
+from .reviewed import CASE_COLUMNS, grade_table, rows
+
+ROWS = rows()
+GRADED = {g.row["id"]: g for g in grade_table(ROWS)}
+ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
+AWAITING_READER = frozenset(
+    {
+        "sum-zh-refund-thousands", "sum-zh-refund-yen-sign", "sum-en-refund-cents-format",
+        "sum-en-refund-words", "sum-en-refund-usd", "sum-zh-quarter-wan", "sum-en-policy-50km",
+        "sum-en-policy-words", "ref-zh-revenue-two-tenths", "ref-zh-attendees-five",
+        "ref-zh-attendees-dozens", "ref-zh-attendees-ten", "ref-zh-sample-thousands",
+        "ref-en-budget-3m", "ref-en-share-thirty",
+    }
+)  # fmt: skip
+"""Cases that need the shared number reader (numbers in any format, numerals, number words);
+strict xfails, so each one fails the suite as soon as it agrees and must leave this list."""
+_READER = pytest.mark.xfail(strict=True, reason="needs the shared number reader (branch reader)")
+
+
+def test_the_table_covers_every_kind_in_both_languages_and_both_directions() -> None:
+    assert len(ROWS) >= 150
+    by = Counter((r["kind"], r["lang"], r["verdict"] == "correct") for r in ROWS)
+    for kind in ("extraction", "summary", "rewrite", "refusal"):
+        for lang in ("zh", "en"):
+            assert by[(kind, lang, True)] >= 2 and by[(kind, lang, False)] >= 2, (kind, lang)
+    assert all(r["why"] and r["class"] for r in ROWS)
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    [pytest.param(c, marks=_READER) if c in AWAITING_READER else c for c in GRADED],
+)
+def test_the_rules_agree_with_the_reviewer(case_id: str) -> None:
+    graded = GRADED[case_id]
+    score, row = graded.score, graded.row
+    assert score.outcome == row["verdict"], f"{row['why']} — rules: {score.explanation}"
+    assert score.explanation
+    if score.outcome == "unscored":
+        assert "cannot decide" in score.explanation or "guesses" in score.explanation
+
+
+def test_no_false_correct_on_the_table() -> None:
+    false = [g.row["id"] for g in GRADED.values() if g.false_correct]
+    assert [c for c in false if c not in AWAITING_READER] == []
+
+
+def _marker(i: int) -> str:
+    """A tag without digits or capitals (so it adds no number and no name to a question)."""
+    letters = ""
+    while True:
+        i, r = divmod(i, 26)
+        letters = chr(ord("a") + r) + letters
+        if i == 0:
+            return f" (case q{letters})"
+
+
+def test_the_table_through_proctor_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each case's question gets a tag so that the scripted model can tell apart the cases that
+    share a material and a question."""
+    suite = tmp_path / "reviewed.jsonl"
+    reply_of: dict[str, Reply] = {}
+    with suite.open("w", encoding="utf-8") as f:
+        for i, row in enumerate(ROWS):
+            case = {k: row[k] for k in CASE_COLUMNS if k in row}
+            case["question"] += _marker(i)
+            reply_of[_marker(i)] = (row["reply"], row["finish"])
+            f.write(json.dumps(case, ensure_ascii=False) + "\n")
+
+    def script(prompt: Prompt) -> Reply:
+        text = prompt.messages[-1].content
+        return reply_of[text[text.rindex(" (case q") :]]
+
+    monkeypatch.setattr(runner, "make_provider", lambda m: FakeProvider(m, script))
+    results = tmp_path / "results"
+    out = CliRunner().invoke(
+        app, ["run", "--suite", str(suite), "-m", "fake/reviewer", "-r", str(results)], env=ENV
+    )
+    assert out.exit_code == 0, out.output
+    (run_dir,) = (results / "runs").iterdir()
+    with (run_dir / "samples.csv").open(encoding="utf-8") as f:
+        got = {r["sample_id"]: r["outcome"] for r in csv.DictReader(f)}
+    agreed = {r["id"] for r in ROWS if got[r["id"]] == r["verdict"]}
+    assert {r["id"] for r in ROWS} - agreed <= AWAITING_READER
