@@ -18,7 +18,7 @@ from proctor.score.extraction import JsonFieldsMatch
 from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
 from proctor.score.rewrite import RewriteConstraints
 from proctor.score.summary import RequiredPoints
-from proctor.types import Score
+from proctor.types import OUTCOMES, Score
 
 CASES = Path(__file__).parent / "cases"
 
@@ -129,3 +129,29 @@ CLAIMS = _table("claims")
 def test_the_stance_of_a_mention(row: dict[str, Any]) -> None:
     (span,) = find_phrase(row["text"], row["mention"])
     assert stance(row["text"], *span, reach=row["reach"]).stance == row["stance"]
+
+
+HOSTILE = [
+    "主管尚未批准退款，" * 5000,
+    "e.g. " * 10000,
+    "(" * 20000 + "not mentioned.",
+    '"' * 9999 + "材料未提及",
+    "\x1b[31mnot mentioned\x1b[0m \x00 \ud800 \u202e 材料未提及",
+    "Lars Nilsen " * 5000 + "does not say.",
+    "1" * 5000 + "，" + "9" * 5000,
+    "?" * 10000 + "。" * 10000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=[f"hostile-{i}" for i in range(len(HOSTILE))])
+def test_a_hostile_reply_gets_a_typed_outcome_from_every_suite_scorer(text: str) -> None:
+    scorers = [
+        RequiredPoints([["批准退款", "refund approved"], ["1299 元"]], [["换货"]], material="m"),
+        RefusalCheck("Who heads the office?", material="The office opened in 2019."),
+        RewriteConstraints(max_sentence=25, max_length=80, required=("退款",), forbidden=("亲",)),
+        JsonFieldsMatch({"name": "王丽"}, {"*": "contains"}),
+    ]
+    for scorer in scorers:
+        for finish in ("stop", "length"):
+            score = scorer(text, finish)
+            assert score.outcome in OUTCOMES and score.explanation

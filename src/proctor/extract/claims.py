@@ -35,7 +35,10 @@ negation never reaches past "，而是" or ", but".
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from proctor.extract.sentences import Clause, clauses
@@ -159,6 +162,11 @@ _QUOTES = {"“": "”", "「": "」", "『": "』"}
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9$%]+")
 
+_WINDOW = 160
+"""How far around a mention its clause is read for cues: a negation or a hedge further away in
+one long clause governs something else (and a bounded window keeps a reply of any length
+linear to grade)."""
+
 Reach = Literal["clause", "near", "adjacent"]
 """How far before a mention a negation governs it: anywhere in its clause (a required point),
 at most three words or four CJK characters away (a forbidden point), or at most one (a number:
@@ -166,8 +174,9 @@ at most three words or four CJK characters away (a forbidden point), or at most 
 _REACH: dict[Reach, tuple[int, int]] = {"near": (3, 4), "adjacent": (1, 1)}
 
 
-def _quote_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the inside of each pair of quotation marks."""
+@lru_cache(maxsize=32)
+def _quote_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of the inside of each pair of quotation marks, in order."""
     spans: list[tuple[int, int]] = []
     for opener, closer in _QUOTES.items():
         i = text.find(opener)
@@ -179,7 +188,7 @@ def _quote_spans(text: str) -> list[tuple[int, int]]:
             i = text.find(opener, j + 1)
     straight = [i for i, ch in enumerate(text) if ch in '"＂']
     spans += [(a + 1, b) for a, b in zip(straight[::2], straight[1::2], strict=False)]
-    return spans
+    return tuple(sorted(spans))
 
 
 def _cues(text: str, cue: re.Pattern[str], not_cue: re.Pattern[str]) -> list[re.Match[str]]:
@@ -204,20 +213,35 @@ def _negations(before: str, reach: Reach) -> list[str]:
     return [m.group() for m in sorted(found, key=lambda m: m.start())]
 
 
-def _clause_of(parts: list[Clause], start: int) -> Clause | None:
-    for clause in parts:
-        if clause.start <= start < clause.end:
-            return clause
+@lru_cache(maxsize=32)
+def _clause_starts(text: str) -> tuple[int, ...]:
+    return tuple(c.start for c in clauses(text))
+
+
+def _clause_of(text: str, start: int) -> Clause | None:
+    parts = clauses(text)
+    i = bisect_right(_clause_starts(text), start) - 1
+    if i >= 0 and parts[i].start <= start < parts[i].end:
+        return parts[i]
     return None
+
+
+def _last_char(text: str, start: int, end: int) -> str:
+    """The last character of text[start:end] that is not a space ("" when none)."""
+    i = end - 1
+    while i >= start and text[i].isspace():
+        i -= 1
+    return text[i] if i >= start else ""
 
 
 def _question(text: str, clause: Clause, before: str) -> str:
     """The cue that makes the clause's mention a question, or ""."""
-    tail = text[clause.start : clause.end].rstrip()
-    if tail.endswith(("?", "？")):
-        return tail[-1]
-    sentence = text[clause.sentence_start : clause.sentence_end].rstrip()
-    if sentence.endswith("?") and _EN_QUESTION_SENTENCE.match(sentence):
+    tail = _last_char(text, clause.start, clause.end)
+    if tail in ("?", "？"):
+        return tail
+    head = text[clause.sentence_start : clause.sentence_start + 40]
+    last = _last_char(text, clause.sentence_start, clause.sentence_end)
+    if last == "?" and _EN_QUESTION_SENTENCE.match(head):
         return "?"
     cue = _EN_QUESTION_CUE.search(before)
     if cue:
@@ -226,12 +250,12 @@ def _question(text: str, clause: Clause, before: str) -> str:
     return zh[0].group() if zh else ""
 
 
-def _hedge(text: str, clause: Clause, parts: list[Clause]) -> str:
-    words = text[clause.start : clause.end]
+def _hedge(text: str, clause: Clause, start: int, end: int) -> str:
+    words = text[max(clause.start, start - _WINDOW) : min(clause.end, end + _WINDOW)]
     m = _EN_HEDGE.search(words) or _ZH_HEDGE.search(words)
     if m:
         return m.group()
-    first = _clause_of(parts, clause.sentence_start)
+    first = _clause_of(text, clause.sentence_start)
     if first is not None and first is not clause:
         lead = text[first.start : first.end].strip(" ，,:：;；")
         m = _EN_HEDGE.fullmatch(lead) or _ZH_HEDGE.fullmatch(lead)
@@ -241,7 +265,9 @@ def _hedge(text: str, clause: Clause, parts: list[Clause]) -> str:
 
 
 def _in_quote(text: str, start: int, end: int) -> Mention | None:
-    for a, b in _quote_spans(text):
+    spans = _quote_spans(text)
+    i = bisect_right(spans, (start, len(text) + 1))
+    for a, b in spans[max(0, i - 3) : i]:
         if a <= start and end <= b:
             inside = text[a:b]
             asked = (
@@ -258,12 +284,11 @@ def stance(text: str, start: int, end: int, *, reach: Reach = "clause") -> Menti
     quoted = _in_quote(text, start, end)
     if quoted is not None:
         return quoted
-    parts = clauses(text)
-    clause = _clause_of(parts, start)
+    clause = _clause_of(text, start)
     if clause is None:
         return Mention(start, end, "asserted", "", text[start:end])
-    words = text[clause.start : clause.end].strip()
-    before = text[clause.start : start]
+    words = text[max(clause.start, start - _WINDOW) : min(clause.end, end + _WINDOW)].strip()
+    before = text[max(clause.start, start - _WINDOW) : start]
     cue = _question(text, clause, before)
     if cue:
         return Mention(start, end, "question", cue, words)
@@ -274,7 +299,7 @@ def stance(text: str, start: int, end: int, *, reach: Reach = "clause") -> Menti
         return Mention(start, end, "conditional", condition[0].group(), words)
     negations = _negations(before, reach)
     if not negations:
-        after = text[end : clause.end]
+        after = text[end : min(clause.end, end + _WINDOW)]
         undone = _UNDONE_AFTER.match(after) if reach == "clause" else None
         denial = _DENIAL_AFTER.search(after) or undone
         negations = [denial.group().strip()] if denial else []
@@ -282,7 +307,7 @@ def stance(text: str, start: int, end: int, *, reach: Reach = "clause") -> Menti
         return Mention(start, end, "double_negation", " … ".join(negations), words)
     if negations:
         return Mention(start, end, "negated", negations[0], words)
-    hedge = _hedge(text, clause, parts)
+    hedge = _hedge(text, clause, start, end)
     if hedge:
         return Mention(start, end, "hedged", hedge, words)
     return Mention(start, end, "asserted", "", words)

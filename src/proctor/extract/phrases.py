@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable
 
 from proctor.extract.normalize import clean_text, find_numbers
@@ -43,9 +44,11 @@ def fold(text: str) -> str:
     return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
-def _fold_map(text: str, drop_spaces: bool) -> tuple[str, list[int]]:
+@lru_cache(maxsize=32)
+def _fold_map(text: str, drop_spaces: bool) -> tuple[str, tuple[int, ...]]:
     """`text` folded character by character (as `fold`, spaces dropped when asked), and for each
-    folded character the index of the original character it came from."""
+    folded character the index of the original character it came from. Cached: one reply is
+    searched for many phrases (every refusal phrasing, every synonym of every point)."""
     out: list[str] = []
     origin: list[int] = []
     space = False
@@ -60,7 +63,7 @@ def _fold_map(text: str, drop_spaces: bool) -> tuple[str, list[int]]:
         for piece in unicodedata.normalize("NFKC", ch).casefold():
             out.append(piece)
             origin.append(i)
-    return "".join(out), origin
+    return "".join(out), tuple(origin)
 
 
 def _pattern(phrase: str) -> re.Pattern[str] | None:

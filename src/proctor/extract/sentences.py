@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 _END_MARKS = "。！？；…｡!?;"
@@ -108,12 +109,19 @@ def _next_word(text: str, i: int) -> str:
     return match.group(1) if match else ""
 
 
-def _stop_ends(text: str, i: int, current: str) -> bool:
-    """Whether the "." or "．" at text[i] ends a sentence (see the module docstring)."""
+_TAIL = 64
+"""How much of the sentence before a full stop is read to find the word it ends (a word longer
+than that is no abbreviation): bounded, so a long sentence is split in linear time."""
+
+
+def _stop_ends(text: str, i: int, start: int) -> bool:
+    """Whether the "." or "．" at text[i] ends the sentence begun at `start` (see the module
+    docstring)."""
     after = text[i + 1] if i + 1 < len(text) else ""
     if after and not (after.isspace() or after in _CLOSERS or after in _STOPS or _is_cjk(after)):
         return False
-    if _LIST_NUMBER.fullmatch(current):
+    current = text[max(start, i - _TAIL) : i]
+    if i - start <= _TAIL and _LIST_NUMBER.fullmatch(current):
         return False
     match = _LAST_WORD.search(current)
     last = match.group(1).rstrip(".") if match else ""
@@ -132,10 +140,14 @@ def _stop_ends(text: str, i: int, current: str) -> bool:
     return True
 
 
+_BRACKET_REACH = 2000
+"""How far ahead a closing bracket is looked for (the same line, and at most this far)."""
+
+
 def _closes_later(text: str, i: int, opener: str) -> bool:
-    end = text.find("\n", i)
-    line = text[i : end if end >= 0 else len(text)]
-    return _OPENERS[opener] in line
+    line = text[i : i + _BRACKET_REACH]
+    end = line.find("\n")
+    return _OPENERS[opener] in (line if end < 0 else line[:end])
 
 
 def _lowercase_follows(text: str, j: int) -> bool:
@@ -153,8 +165,10 @@ def split_sentences(text: str) -> list[str]:
     return [text[a:b].strip() for a, b in sentence_spans(text)]
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `text` (see `split_sentences`)."""
+@lru_cache(maxsize=32)
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each sentence of `text` (see `split_sentences`). Cached: the scorers of a
+    reply (claims, names, lengths) read the same text's sentences again and again."""
     spans: list[tuple[int, int]] = []
     start = 0
     depth: list[str] = []
@@ -180,7 +194,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             depth.append(_OPENERS[ch])
         elif depth and ch == depth[-1]:
             depth.pop()
-        ends = ch in _END_MARKS or (ch in _STOPS and _stop_ends(text, i, text[start:i]))
+        ends = ch in _END_MARKS or (ch in _STOPS and _stop_ends(text, i, start))
         i += 1
         if not ends or depth:
             continue
@@ -193,7 +207,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             i += 1
         close(i)
     close(n)
-    return spans
+    return tuple(spans)
 
 
 @dataclass(frozen=True)
@@ -206,7 +220,8 @@ class Clause:
     sentence_end: int
 
 
-def clauses(text: str) -> list[Clause]:
+@lru_cache(maxsize=32)
+def clauses(text: str) -> tuple[Clause, ...]:
     """The clauses of every sentence of `text`, in order (see the module docstring)."""
     found: list[Clause] = []
     for s_start, s_end in sentence_spans(text):
@@ -219,7 +234,7 @@ def clauses(text: str) -> list[Clause]:
         for a, b in pairwise([*sorted(set(cuts)), s_end]):
             if text[a:b].strip():
                 found.append(Clause(a, b, s_start, s_end))
-    return found
+    return tuple(found)
 
 
 def text_length(text: str) -> int:

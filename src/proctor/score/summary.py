@@ -52,6 +52,9 @@ _WHY: dict[str, str] = {
     "quoted": "only inside quoted speech",
 }
 _SHOWN = 40
+_MENTIONS = 64
+"""A point is read from its first mentions only: a reply that repeats it a thousand times says
+nothing more about it, and grading stays fast on a runaway reply."""
 
 
 def _label(point: Point) -> str:
@@ -74,7 +77,7 @@ def mentions(text: str, point: Point, *, reach: Reach) -> list[Mention]:
     for a, b in spans:
         if not kept or a >= kept[-1][1]:
             kept.append((a, b))
-    return [stance(text, a, b, reach=reach) for a, b in kept]
+    return [stance(text, a, b, reach=reach) for a, b in kept[:_MENTIONS]]
 
 
 @dataclass(frozen=True)
