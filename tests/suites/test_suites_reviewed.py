@@ -23,18 +23,6 @@ from .reviewed import CASE_COLUMNS, grade_table, rows
 ROWS = rows()
 GRADED = {g.row["id"]: g for g in grade_table(ROWS)}
 ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
-AWAITING_READER = frozenset(
-    {
-        "sum-zh-refund-thousands", "sum-zh-refund-yen-sign", "sum-en-refund-cents-format",
-        "sum-en-refund-words", "sum-en-refund-usd", "sum-zh-quarter-wan", "sum-en-policy-50km",
-        "sum-en-policy-words", "ref-zh-revenue-two-tenths", "ref-zh-attendees-five",
-        "ref-zh-attendees-dozens", "ref-zh-attendees-ten", "ref-zh-sample-thousands",
-        "ref-en-budget-3m", "ref-en-share-thirty",
-    }
-)  # fmt: skip
-"""Cases that need the shared number reader (numbers in any format, numerals, number words);
-strict xfails, so each one fails the suite as soon as it agrees and must leave this list."""
-_READER = pytest.mark.xfail(strict=True, reason="needs the shared number reader (branch reader)")
 
 
 def test_the_table_covers_every_kind_in_both_languages_and_both_directions() -> None:
@@ -46,10 +34,7 @@ def test_the_table_covers_every_kind_in_both_languages_and_both_directions() -> 
     assert all(r["why"] and r["class"] for r in ROWS)
 
 
-@pytest.mark.parametrize(
-    "case_id",
-    [pytest.param(c, marks=_READER) if c in AWAITING_READER else c for c in GRADED],
-)
+@pytest.mark.parametrize("case_id", list(GRADED))
 def test_the_rules_agree_with_the_reviewer(case_id: str) -> None:
     graded = GRADED[case_id]
     score, row = graded.score, graded.row
@@ -60,8 +45,7 @@ def test_the_rules_agree_with_the_reviewer(case_id: str) -> None:
 
 
 def test_no_false_correct_on_the_table() -> None:
-    false = [g.row["id"] for g in GRADED.values() if g.false_correct]
-    assert [c for c in false if c not in AWAITING_READER] == []
+    assert [g.row["id"] for g in GRADED.values() if g.false_correct] == []
 
 
 def _marker(i: int) -> str:
@@ -99,5 +83,4 @@ def test_the_table_through_proctor_run(tmp_path: Path, monkeypatch: pytest.Monke
     (run_dir,) = (results / "runs").iterdir()
     with (run_dir / "samples.csv").open(encoding="utf-8") as f:
         got = {r["sample_id"]: r["outcome"] for r in csv.DictReader(f)}
-    agreed = {r["id"] for r in ROWS if got[r["id"]] == r["verdict"]}
-    assert {r["id"] for r in ROWS} - agreed <= AWAITING_READER
+    assert got == {r["id"]: r["verdict"] for r in ROWS}

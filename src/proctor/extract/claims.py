@@ -21,8 +21,7 @@ the first rule that applies:
    "whether or not";
    bounds are not either (不超过, 不到, "no more than"). How far back a negation reaches is the
    caller's `Reach`: the whole clause for a required point, a few words for a forbidden one
-   ("not an attack", "不是毛利率上升"), one for a number — so "has not yet approved the refund of
-   $45" denies the approval, not the amount.
+   ("not an attack", "不是毛利率上升").
 5. `hedged` — a hedge stands in its clause, or alone at the start of its sentence (可能, 也许,
    或许, 大概, 似乎, 据说, 估计, may have, might, probably, perhaps, apparently, reportedly…).
    "may" before a plain verb is permission ("may apply for an exception"), not a hedge.
@@ -36,7 +35,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -167,11 +165,12 @@ _WINDOW = 160
 one long clause governs something else (and a bounded window keeps a reply of any length
 linear to grade)."""
 
-Reach = Literal["clause", "near", "adjacent"]
-"""How far before a mention a negation governs it: anywhere in its clause (a required point),
-at most three words or four CJK characters away (a forbidden point), or at most one (a number:
-"not even $45", "不是 1299 元")."""
-_REACH: dict[Reach, tuple[int, int]] = {"near": (3, 4), "adjacent": (1, 1)}
+Reach = Literal["clause", "near"]
+"""How far before a mention a negation governs it: anywhere in its clause (a required point:
+counting more denials is the safe side), or at most three words or four CJK characters away (a
+forbidden point: "not an attack", "不是毛利率上升"; a negation further back denies something
+else, and taking it for this one would pass a forbidden claim)."""
+_NEAR_WORDS, _NEAR_CJK = 3, 4
 
 
 @lru_cache(maxsize=32)
@@ -202,8 +201,7 @@ def _within(gap: str, reach: Reach) -> bool:
     govern the mention itself (see `Reach`)."""
     if reach == "clause":
         return True
-    words, cjk = _REACH[reach]
-    return len(_LATIN_WORD.findall(gap)) <= words and len(_CJK_CHAR.findall(gap)) <= cjk
+    return len(_LATIN_WORD.findall(gap)) <= _NEAR_WORDS and len(_CJK_CHAR.findall(gap)) <= _NEAR_CJK
 
 
 def _negations(before: str, reach: Reach) -> list[str]:

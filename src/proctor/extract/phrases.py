@@ -1,4 +1,4 @@
-"""Finding phrases and specific numbers in free text, Chinese or English.
+"""Finding phrases, and the numbers a text states, in free text, Chinese or English.
 
 Decisions, stated once:
 - Text and phrase are folded the same way: NFKC (full-width → ASCII), case-folded, whitespace
@@ -9,34 +9,30 @@ Decisions, stated once:
 - A phrase that starts or ends with a digit does not match inside a longer number: "12%" is not
   found in "112%", "5" is not found in "5.5", "299" is not found in "1,299". A comma or a full
   stop before it that follows no digit is punctuation: "显示器，1299 元" holds "1299".
-- Specific numbers (`specific_numbers`): every number written in digits (normalised as the
-  arithmetic extractor reads them, so "1,200" is 1200), every Chinese numeral with a magnitude
-  ("五百万", "三十", "两千"), and English number words with a magnitude ("five million",
-  "a hundred").
+- Numbers are read by the one reader of quantities (`proctor.extract.quantities`): `stated`
+  is every number, range, date and time a text states (labels such as "A-1299", "第二版" or
+  "No. 5" are not); two of them are the same (`same_quantity`) when the reader compares them
+  equal (`compare_quantities`, units converted exactly) or, for dates and times, when their
+  stamps agree ("6月15日" and "2024年6月15日").
+- `find_point` finds a phrase as `find_phrase` does and, when the phrase states one number,
+  also wherever the text states that number in any format with the phrase's other words
+  around it: "1299 元" is found in "1,299 元", "¥1299" and "退款 1299"; "$45" in "$45.00", "USD 45"
+  and "forty-five dollars"; "3 个工作日" in "三个工作日" but not in "13 个工作日".
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from collections.abc import Iterable
+from functools import lru_cache
 
-from proctor.extract.normalize import clean_text, find_numbers
+from proctor.extract.quantities import Quantity, find_quantities
+from proctor.extract.quantity_match import compare_quantities
 
 _SPACES = re.compile(r"\s+")
 _LATIN = re.compile(r"[a-z]")
 _ALNUM = re.compile(r"[a-z0-9]")
-_CHINESE_NUMERAL = re.compile(
-    r"[零〇一二三四五六七八九两]+[十百千万亿][零〇一二三四五六七八九十百千万亿两]*"
-)
-_CHINESE_TENS = re.compile(r"(?<![零〇一二三四五六七八九两十百千万亿])十[一二三四五六七八九]")
-_ENGLISH_NUMBER = re.compile(
-    r"\b(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
-    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|several)[\s-]+"
-    r"(?:hundred|thousand|million|billion|trillion)\b",
-    re.IGNORECASE,
-)
 
 
 def fold(text: str) -> str:
@@ -112,15 +108,63 @@ def first_phrase(text: str, phrases: Iterable[str]) -> str | None:
     return None
 
 
-def specific_numbers(text: str) -> list[str]:
-    """Every specific number in `text` (see the module docstring), as a comparable key: the
-    canonical value for digits ("1200", "12.5", "3/4"), the numeral itself otherwise."""
-    found = [token.canonical for _, _, token in find_numbers(clean_text(text))]
-    folded = unicodedata.normalize("NFKC", text)
-    found += [m.group() for m in _CHINESE_NUMERAL.finditer(folded)]
-    found += [m.group() for m in _CHINESE_TENS.finditer(folded)]
-    found += [
-        " ".join(m.group().lower().replace("-", " ").split())
-        for m in _ENGLISH_NUMBER.finditer(folded)
-    ]
-    return found
+_STATED = ("number", "range", "date", "time")
+
+
+def stated(text: str) -> list[Quantity]:
+    """Every number, range, date and time `text` states, left to right (see the docstring)."""
+    return [q for q in find_quantities(text) if q.kind in _STATED]
+
+
+def _day(stamp: str) -> str:
+    return stamp[4:] if len(stamp) == 10 and stamp[4] == "-" else stamp[1:]
+
+
+def same_quantity(a: Quantity, b: Quantity) -> bool:
+    """Whether `a` and `b` state the same value (see the module docstring)."""
+    if a.kind in ("date", "time") or b.kind in ("date", "time"):
+        if a.kind != b.kind:
+            year = a if a.kind != "date" else b
+            date = b if year is a else a
+            return date.stamp == str(year.value) and year.year_like and len(date.stamp) == 4
+        if a.stamp == b.stamp:
+            return True
+        partial = [s for s in (a.stamp, b.stamp) if s.startswith("--")]
+        return a.kind == "date" and len(partial) == 1 and _day(a.stamp) == _day(b.stamp)
+    return compare_quantities(a, b).agreement == "same"
+
+
+def _around(text: str, start: int, end: int, before: str, after: str) -> tuple[int, int] | None:
+    """The span of `before` + text[start:end] + `after` when the words `before` and `after`
+    stand right around text[start:end] (matched as phrases are), else None."""
+    a, b = start, end
+    if before.strip():
+        window = text[max(0, start - 4 * len(before) - 8) : start]
+        hits = [s for s in find_phrase(window, before) if not window[s[1] :].strip()]
+        if not hits:
+            return None
+        a = start - len(window) + hits[-1][0]
+    if after.strip():
+        window = text[end : end + 4 * len(after) + 8]
+        hits = [s for s in find_phrase(window, after) if not window[: s[0]].strip()]
+        if not hits:
+            return None
+        b = end + hits[0][1]
+    return a, b
+
+
+def find_point(text: str, phrase: str) -> list[tuple[int, int]]:
+    """Where `text` states `phrase`: its spans as `find_phrase` finds them and, when the phrase
+    states one number, every place the text states that number in any format with the phrase's
+    other words around it (see the module docstring), in order."""
+    spans = set(find_phrase(text, phrase))
+    numbers = stated(phrase)
+    if len(numbers) == 1:
+        (q,) = numbers
+        before, after = phrase[: q.start], phrase[q.end :]
+        for r in stated(text):
+            if same_quantity(q, r):
+                span = _around(text, r.start, r.end, before, after)
+                if span is not None:
+                    spans.add(span)
+    return sorted(spans)

@@ -22,8 +22,8 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from proctor.extract.json_reply import JsonReply, first_json_object, read_json_reply
-from proctor.extract.normalize import clean_text, find_numbers, parse_number
-from proctor.extract.phrases import contains_phrase, find_phrase, fold, specific_numbers
+from proctor.extract.normalize import parse_number
+from proctor.extract.phrases import contains_phrase, find_phrase, fold, same_quantity, stated
 from proctor.types import FinishReason, Score
 
 MatchMode = Literal["exact", "contains"]
@@ -54,11 +54,6 @@ _ALTERNATIVE_MARKER = re.compile(
     r"was|were|vs\.?|versus|replacing|replaced|changed from|moved from|old)\b"
     r"|原为|原定|原来|原先|原|曾为|曾经|曾|而非|而不是|不是|并非|之前|此前|以前|旧|改自|取代)"
     r"(?P<what>[^()（）]*[^\W_][^()（）]*)",
-    re.IGNORECASE,
-)
-_YEAR = re.compile(r"(?:19|20)\d\d")
-_DATE_LIKE = re.compile(
-    r"\d\s*月|\d{1,2}[-/.]\d{1,2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
     re.IGNORECASE,
 )
 
@@ -96,17 +91,20 @@ def _without(got: str, expected: str) -> str:
     return " ".join(rest)
 
 
-def _year_of(got: str, expected: str, number: str) -> bool:
-    """Whether `number` is the year written with the expected date ("2024年6月15日", "14 May
-    2024"): then it is part of the same date, not a second value."""
-    if not _YEAR.fullmatch(number) or not _DATE_LIKE.search(expected):
-        return False
-    for a, b in find_phrase(got, expected):
-        if re.search(rf"{number}\s*[年/.-]?\s*\Z", got[:a]) or re.match(
-            rf"\s*[,，]?\s*{number}(?!\d)", got[b:]
-        ):
-            return True
-    return False
+def _other_quantities(got: str, expected: str) -> list[tuple[str, str]]:
+    """(kind, text) of each number, range, date or time `got` states besides the expected value:
+    one that overlaps where `got` holds the expected value is that value, written more fully
+    ("2024年6月15日" for 6月15日), and one equal to a value of `expected` is no other value."""
+    spans = find_phrase(got, expected)
+    wanted = stated(expected)
+    others: list[tuple[str, str]] = []
+    for q in stated(got):
+        if any(a < q.end and q.start < b for a, b in spans):
+            continue
+        if any(same_quantity(w, q) for w in wanted):
+            continue
+        others.append(("number" if q.kind in ("number", "range") else q.kind, q.text))
+    return list(dict.fromkeys(others))
 
 
 def _string_conflicts(got: str, expected: str, listed: Sequence[str]) -> list[str]:
@@ -119,11 +117,7 @@ def _string_conflicts(got: str, expected: str, listed: Sequence[str]) -> list[st
         if contains_phrase(got, c) and not contains_phrase(expected, c)
     ]
     rest = _without(got, expected)
-    wanted = set(specific_numbers(expected))
-    extra = [
-        n for n in specific_numbers(rest) if n not in wanted and not _year_of(got, expected, n)
-    ]
-    found += [f"the number {n}" for n in dict.fromkeys(extra)]
+    found += [f"the {kind} {text}" for kind, text in _other_quantities(got, expected)]
     folded, folded_expected = fold(got), fold(expected)
     separators = [s for s in _ALTERNATIVES if s not in folded_expected]
     if separators:
@@ -184,7 +178,7 @@ def _check_number(path: str, expected: float | int, got: Any) -> list[Problem]:
         token = parse_number(got) if _PLAIN_NUMBER.fullmatch(got.strip()) else None
         if token is not None and token.value == want:
             why = "a number written as a string"
-        elif any(t.value == want for _, _, t in find_numbers(clean_text(got))):
+        elif any(q.kind == "number" and q.value == want for q in stated(got)):
             why = "a number with a unit or words is a string, not a number"
         else:
             why = "a string"

@@ -4,9 +4,11 @@ Saying so is using one of the refusal phrasings of `REFUSAL_PHRASES` (Chinese an
 suite adds its own with `refusal_phrases` in its config or a case's `phrases`), not inside a
 question or a condition. Saying so and then guessing is still a guess, and inventing is the
 costliest failure — so the reply fails when it also gives:
-- a specific number that is not in the material, the question or the case's `allowed` list
-  (digits, Chinese numerals, English number words; a number copied from the material is not
-  invented: "材料只给出 2023 年营收 5.6 亿元" is a clean refusal);
+- a number, range, date or time (read by the one reader of quantities: digits in any format,
+  Chinese numerals — 五, 十, 三成, 几十, 上千 — and English number words) that the material, the
+  question and the case's `allowed` list do not state; one they state, in any format, is not
+  invented: "材料只给出 2023 年营收 5.6 亿元" and "its forty-five staff" (for "45 staff") are clean
+  refusals;
 - one of the case's listed invented facts, or a name the material and question do not hold
   (`proctor.extract.names`: "the head is probably Lars Nilsen", "店长是陈静", "可能是浙江大学").
 A reply that refuses and then speculates without a number or a name ("it might be whoever runs
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 from proctor.extract.claims import stance
 from proctor.extract.names import guesses, invented_names
-from proctor.extract.phrases import contains_phrase, find_phrase, specific_numbers
+from proctor.extract.phrases import contains_phrase, find_phrase, same_quantity, stated
 from proctor.types import FinishReason, Score
 
 RULES: dict[str, str] = {
@@ -87,14 +89,11 @@ def _refusal(text: str, phrases: Sequence[str]) -> tuple[str, tuple[int, int]] |
     return None
 
 
-def _invented_numbers(text: str, sources: Sequence[str], allowed: Sequence[str]) -> list[str]:
-    """The specific numbers of `text` that no source holds."""
-    known: set[str] = set()
-    for source in sources:
-        known.update(specific_numbers(source))
-    for a in allowed:
-        known.update(specific_numbers(a) or [a])
-    return list(dict.fromkeys(n for n in specific_numbers(text) if n not in known))
+def _invented_numbers(text: str, sources: Sequence[str]) -> list[str]:
+    """The numbers, ranges, dates and times `text` states that no source states, as written."""
+    known = [q for source in sources for q in stated(source)]
+    invented = [q.text for q in stated(text) if not any(same_quantity(k, q) for k in known)]
+    return list(dict.fromkeys(invented))
 
 
 @dataclass(frozen=True)
@@ -115,7 +114,7 @@ class RefusalCheck:
         found = _refusal(text, self.phrases)
         said = found[0] if found else None
         sources = (self.material, self.question)
-        numbers = _invented_numbers(text, sources, self.allowed)
+        numbers = _invented_numbers(text, (*sources, *self.allowed))
         facts = [f for f in self.invented if contains_phrase(text, f)]
         names = [
             n.text

@@ -1,7 +1,8 @@
 """The summary scorer: a checklist of points the reply must make, and points it must not.
 
 A point is a list of synonyms. It is made when the reply states one of them the way the
-material does: each mention (phrase matching of `proctor.extract.phrases`) has a stance
+material does: each mention (phrase matching of `proctor.extract.phrases`, numbers compared as
+numbers in any format: "1,299 元", "¥1299", "$45.00", "forty-five dollars") has a stance
 (`proctor.extract.claims`: asserted, negated, in a question, a condition, hedged, quoted), and
 the stances that make the point are the ones its mentions have in the material, and asserted
 unless the material only denies it. So "主管尚未批准退款" does not make the point "批准退款"
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from proctor.extract.claims import NOT_ASSERTED, UNDECIDED, Mention, Reach, Stance, stance
-from proctor.extract.phrases import find_phrase
+from proctor.extract.phrases import find_point
 from proctor.types import FinishReason, Score
 
 RULES: dict[str, str] = {
@@ -67,10 +68,10 @@ def _short(text: str) -> str:
 
 
 def mentions(text: str, point: Point, *, reach: Reach) -> list[Mention]:
-    """Every mention of any synonym of `point` in `text`, with its stance; overlapping mentions
-    of two synonyms count once (the earlier, longer one)."""
+    """Every mention of any synonym of `point` in `text` (numbers in any format), with its
+    stance; overlapping mentions of two synonyms count once (the earlier, longer one)."""
     spans = sorted(
-        {span for synonym in point for span in find_phrase(text, synonym)},
+        {span for synonym in point for span in find_point(text, synonym)},
         key=lambda s: (s[0], -s[1]),
     )
     kept: list[tuple[int, int]] = []
