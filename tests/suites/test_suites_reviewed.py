@@ -40,6 +40,7 @@ def test_the_rules_agree_with_the_reviewer(case_id: str) -> None:
     score, row = graded.score, graded.row
     assert score.outcome == row["verdict"], f"{row['why']} — rules: {score.explanation}"
     assert score.explanation
+    assert row.get("explain", "") in score.explanation
     if score.outcome == "unscored":
         assert "cannot decide" in score.explanation or "guesses" in score.explanation
 

@@ -18,7 +18,8 @@ the first rule that applies:
    of…), or a denial follows it ("…is not true", "…不属实"), or — at clause reach — an undone
    completion follows it ("联调尚未完成", "the rollback was not completed"). Look-alikes are not
    negations: 不仅, 不过, 不断, 不少, 不变, 非常, 未来, 无论, 除非, "not only", "no later than",
-   "whether or not";
+   "whether or not"; and a negation that closes a short 的-modifier ("未休完的年假可顺延")
+   negates the modifier, not what follows;
    bounds are not either (不超过, 不到, "no more than"). How far back a negation reaches is the
    caller's `Reach`: the whole clause for a required point, a few words for a forbidden one
    ("not an attack", "不是毛利率上升").
@@ -171,6 +172,9 @@ counting more denials is the safe side), or at most three words or four CJK char
 forbidden point: "not an attack", "不是毛利率上升"; a negation further back denies something
 else, and taking it for this one would pass a forbidden claim)."""
 _NEAR_WORDS, _NEAR_CJK = 3, 4
+_MODIFIER = re.compile(r"[\u4e00-\u9fff]{0,4}的")
+"""A negation that closes a short modifier ("未休完的年假", "没有发票的订单") negates that
+modifier, not what follows the noun it modifies."""
 
 
 @lru_cache(maxsize=32)
@@ -207,7 +211,11 @@ def _within(gap: str, reach: Reach) -> bool:
 def _negations(before: str, reach: Reach) -> list[str]:
     found = _cues(before, _EN_NEGATION, _EN_NOT_NEGATION)
     found += _cues(before, _ZH_NEGATION, _ZH_NOT_NEGATION)
-    found = [m for m in found if _within(before[m.end() :], reach)]
+    found = [
+        m
+        for m in found
+        if _within(before[m.end() :], reach) and not _MODIFIER.match(before, m.end())
+    ]
     return [m.group() for m in sorted(found, key=lambda m: m.start())]
 
 

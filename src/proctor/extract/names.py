@@ -12,7 +12,9 @@ Decisions, stated once:
   "加入公司" are no names), unless the sources hold it.
 - A guess (`guesses`): a clause that speculates — 可能/估计/大概/也许/或许/应该/一般/通常/推测 or
   probably/likely/might/perhaps/possibly/presumably/typically/usually/I'd guess — outside the
-  clause that refuses. "可能是X" names X as a guessed answer unless X is a reason (因为/由于…).
+  clause that refuses, unless the clause gives advice (咨询, 联系, 建议, ask, contact, check
+  with…: "可能需要咨询经销商" invents nothing). "可能是X" names X as a guessed answer unless X is
+  a reason (因为/由于…).
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ _GUESS = re.compile(
     r"\b(?:probably|likely|might|perhaps|possibly|presumably|typically|usually|generally|"
     r"normally|may be|could be|i'd guess|i guess|i would guess|my guess|i think|i believe|"
     r"chances are)\b",
+    re.IGNORECASE,
+)
+_ADVICE = re.compile(
+    r"咨询|联系|询问|建议|查阅|核实|确认|请|\b(?:ask|contact|check with|consult|refer to|call|"
+    r"reach out|verify|confirm)\b",
     re.IGNORECASE,
 )
 _ZH_GUESSED = re.compile(
@@ -145,7 +152,7 @@ def guesses(text: str, refusal: tuple[int, int] | None) -> list[tuple[Found, str
             continue
         words = text[clause.start : clause.end]
         m = _GUESS.search(words)
-        if m is None:
+        if m is None or _ADVICE.search(words):
             continue
         answer = ""
         g = _ZH_GUESSED.search(words)

@@ -5,7 +5,8 @@ Decisions, stated once:
   runs → one space. `find_phrase` gives the spans it found in the original text.
 - A phrase without Latin letters (Chinese, numbers, symbols) is found regardless of spaces:
   "增长 12 %" holds "增长12%". A phrase with Latin letters keeps its spaces and must stand as whole
-  words at its Latin ends: "art" is not found in "start".
+  words at its Latin ends: "art" is not found in "start". A space between a letter and a digit
+  is optional: "BA 117" is found in "BA117", "Room 6A" in "Room6A".
 - A phrase that starts or ends with a digit does not match inside a longer number: "12%" is not
   found in "112%", "5" is not found in "5.5", "299" is not found in "1,299". A comma or a full
   stop before it that follows no digit is punctuation: "显示器，1299 元" holds "1299".
@@ -31,6 +32,8 @@ from proctor.extract.quantities import Quantity, find_quantities
 from proctor.extract.quantity_match import compare_quantities
 
 _SPACES = re.compile(r"\s+")
+_CODE_SPACE = re.compile(r"(?<=[a-z])\\ (?=[0-9])|(?<=[0-9])\\ (?=[a-z])")
+"""An escaped space between a letter and a digit of a phrase: optional ("BA 117" is "BA117")."""
 _LATIN = re.compile(r"[a-z]")
 _ALNUM = re.compile(r"[a-z0-9]")
 
@@ -71,7 +74,7 @@ def _pattern(phrase: str) -> re.Pattern[str] | None:
         p = p.replace(" ", "")
     body = re.escape(p)
     if spaced:
-        body = body.replace(r"\ ", r"\s+")
+        body = _CODE_SPACE.sub(r"\\s*", body).replace(r"\ ", r"\s+")
     head = r"(?<![a-z0-9])" if _ALNUM.match(p[0]) and spaced else ""
     tail = r"(?![a-z0-9])" if _ALNUM.match(p[-1]) and spaced else ""
     if p[0].isdigit():

@@ -44,6 +44,7 @@ Point = Sequence[str]
 Reading = Literal["asserted", "absent", "not_asserted", "undecided", "mixed"]
 
 _WHY: dict[str, str] = {
+    "asserted": "stated where the material denies it",
     "negated": "only under a negation",
     "double_negation": "only under a double negation",
     "question": "only in a question",
@@ -95,14 +96,17 @@ class PointReading:
             return "not found"
         said = repr(_short(text[m.start : m.end]))
         if self.reading == "asserted":
-            return f"stated: {said}" + (
-                f" ({_WHY[m.stance]}, as in the material)" if m.stance in _WHY else ""
+            as_material = (
+                f" ({_WHY[m.stance]}, as in the material)" if m.stance != "asserted" else ""
             )
+            return f"stated: {said}{as_material}"
         if self.reading == "mixed" and self.denied is not None:
             return (
                 f"both stated ({said}) and contradicted ({self.denied.cue!r} in"
                 f" {_short(self.denied.clause)!r})"
             )
+        if m.stance == "asserted":
+            return f"{said} {_WHY['asserted']}"
         return f"{said} {_WHY[m.stance]} ({m.cue!r} in {_short(m.clause)!r})"
 
 
@@ -145,6 +149,8 @@ def read_point(
     undecided = [m for m in found if m.stance in UNDECIDED]
     if undecided:
         return PointReading("undecided", undecided[0])
+    if contrary:
+        return PointReading("not_asserted", contrary[0])
     not_asserted = [m for m in found if m.stance in NOT_ASSERTED]
     if not_asserted:
         return PointReading("not_asserted", not_asserted[0])
@@ -211,5 +217,10 @@ class RequiredPoints:
             undecided = [req(i) for i in open_required] + [forb(i) for i in open_forbidden]
             explanation = f"{summary}, the rules cannot decide: " + "; ".join(undecided + notes)
             return Score("unscored", "points_undecided", explanation, reading, reading, True)
-        explanation = summary + "".join(f"; {n}" for n in notes)
+        shown = [
+            f"{i + 1} {_short(text[m.start : m.end])!r}"
+            for i, r in enumerate(required)
+            if (m := r.shown) is not None
+        ]
+        explanation = f"{summary}: " + ", ".join(shown) + "".join(f"; {n}" for n in notes)
         return Score("correct", "points_present", explanation, reading, reading, format_ok=True)
