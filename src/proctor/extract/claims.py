@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from proctor.extract.sentences import Clause, clauses
+from proctor.extract.sentences import CJK_CHAR, Clause, clauses
 
 Stance = Literal[
     "asserted",
@@ -158,7 +158,6 @@ _EN_QUESTION_SENTENCE = re.compile(
     re.IGNORECASE,
 )  # fmt: skip
 _QUOTES = {"“": "”", "「": "」", "『": "』"}
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9$%]+")
 
 _WINDOW = 160
@@ -205,7 +204,7 @@ def _within(gap: str, reach: Reach) -> bool:
     govern the mention itself (see `Reach`)."""
     if reach == "clause":
         return True
-    return len(_LATIN_WORD.findall(gap)) <= _NEAR_WORDS and len(_CJK_CHAR.findall(gap)) <= _NEAR_CJK
+    return len(_LATIN_WORD.findall(gap)) <= _NEAR_WORDS and len(CJK_CHAR.findall(gap)) <= _NEAR_CJK
 
 
 def _negations(before: str, reach: Reach) -> list[str]:

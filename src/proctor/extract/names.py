@@ -53,11 +53,12 @@ _SURNAMES = (
     "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武"
     "戴莫孔向汤"
 )
-_CJK = r"\u4e00-\u9fff"
+_HAN = r"\u4e00-\u9fff"
+"""Han characters only: Chinese names and institutions are written in them."""
 _ZH_PERSON = re.compile(
-    rf"(?:是|为|由|叫|名叫|名为|姓)([{_SURNAMES}][{_CJK}]{{1,2}}?)(?=[^{_CJK}]|$|女士|先生|老师|经理|负责|担任|，)"
+    rf"(?:是|为|由|叫|名叫|名为|姓)([{_SURNAMES}][{_HAN}]{{1,2}}?)(?=[^{_HAN}]|$|女士|先生|老师|经理|负责|担任|，)"
 )
-_ZH_INSTITUTION = re.compile(rf"([{_CJK}]{{1,8}})(大学|学院|公司|集团|银行|医院|研究院|研究所)")
+_ZH_INSTITUTION = re.compile(rf"([{_HAN}]{{1,8}})(大学|学院|公司|集团|银行|医院|研究院|研究所)")
 _ZH_NAME_STOP = re.compile(r".*[的于在是了所哪某这那家从到和与及年入为由去回读业自能该许概计]")
 _GUESS = re.compile(
     r"可能|估计|大概|也许|或许|应该|一般|通常|推测|猜测|多半|恐怕|"
@@ -72,7 +73,7 @@ _ADVICE = re.compile(
     re.IGNORECASE,
 )
 _ZH_GUESSED = re.compile(
-    rf"(?:可能|估计|大概|也许|或许|应该|多半|推测|猜测)(?:会)?(?:是|为|在)([{_CJK}A-Za-z0-9·]{{2,12}})"
+    rf"(?:可能|估计|大概|也许|或许|应该|多半|推测|猜测)(?:会)?(?:是|为|在)([{_HAN}A-Za-z0-9·]{{2,12}})"
 )
 _REASON = ("因为", "由于", "出于", "需要", "要", "会", "没有", "未", "不")
 

@@ -49,7 +49,8 @@ _CJK = (
     "\uf900-\ufaff"  # compatibility ideographs
     "\U00020000-\U0003134f"  # extensions B–H
 )
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+CJK_CHAR = re.compile(f"[{_CJK}]")
+"""One CJK character (ideographs, kana, hangul): what counts 1 in a length."""
 _WORD = re.compile(
     r"(?:[A-Z]{1,3}\$)?[^\W_]+"
     r"(?:(?:['’.\-]|(?<=\d)[,，](?=\d{3}(?!\d))|(?<=\d)[:：](?=\d))[^\W_]+)*"
@@ -101,7 +102,7 @@ _CLAUSE_MARKS = ",，;；:：—"
 
 
 def _is_cjk(ch: str) -> bool:
-    return bool(_CJK_CHAR.fullmatch(ch))
+    return bool(CJK_CHAR.fullmatch(ch))
 
 
 def _next_word(text: str, i: int) -> str:
@@ -239,8 +240,8 @@ def clauses(text: str) -> tuple[Clause, ...]:
 
 def text_length(text: str) -> int:
     """CJK characters plus other words (see the module docstring)."""
-    cjk = len(_CJK_CHAR.findall(text))
-    words = len(_WORD.findall(_CJK_CHAR.sub(" ", text)))
+    cjk = len(CJK_CHAR.findall(text))
+    words = len(_WORD.findall(CJK_CHAR.sub(" ", text)))
     return cjk + words
 
 
