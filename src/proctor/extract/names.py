@@ -36,9 +36,12 @@ _COMMON = """
     could would should will may might must do does did is are was were be been has have had
     unknown n/a na none ok okay sure well hi hello dear regards best my our your their his her
     there's that's there're let let's see
+    hr ceo cto cfo coo it pr legal finance sales support team department office staff manager
+    section chapter page table appendix figure part annex item q&a faq
     """
 COMMON_WORDS = frozenset(_COMMON.split())
-"""Capitalised words that are not names (compared case-folded)."""
+"""Capitalised words that are not names (compared case-folded): sentence starters, words about
+the material itself, roles and departments ("ask HR", "the CEO"), parts of a document."""
 
 _ROLE_VERBS = re.compile(
     r"\s+(?:is|was|heads|headed|leads|led|runs|ran|manages|managed|owns|oversees|directs|"
