@@ -8,7 +8,7 @@ the first rule that applies:
    or that follow a verb of asking: `张伟来信问：“退款已批准了吗？”`. `quoted` — inside
    quotation marks otherwise: reported speech is not the reply's own statement, and whether it
    counts is a judgement.
-2. `question` — its clause ends in ? / ？, its sentence is an English question (it begins with
+2. `question` — its clause ends in ? / ？ or 吗, its sentence is an English question (it begins with
    an auxiliary or a wh-word and ends in "?"), or a question word stands before it in its clause
    (whether, 是否, 有没有, "asked if", 问).
 3. `conditional` — a condition stands before it in its clause (if, unless, in case, 如果, 若,
@@ -17,19 +17,21 @@ the first rule that applies:
    没有, 未, 尚未, 并非, 而非, not, n't, never, no, no longer, yet to, rather than, instead
    of…), or a denial follows it ("…is not true", "…不属实"), or — at clause reach — an undone
    completion follows it ("联调尚未完成", "the rollback was not completed"). Look-alikes are not
-   negations: 不仅, 不过, 不断, 不少, 不变, 非常, 未来, 无论, 除非, "not only", "no later than",
-   "whether or not"; and a negation that closes a short 的-modifier ("未休完的年假可顺延")
-   negates the modifier, not what follows;
-   bounds are not either (不超过, 不到, "no more than"). How far back a negation reaches is the
-   caller's `Reach`: the whole clause for a required point, a few words for a forbidden one
-   ("not an attack", "不是毛利率上升").
+   negations (不仅, 不过, 不断, 不少, 不变, 非常, 未来, 无论, 除非, "not only", "no later than",
+   "whether or not"), nor are bounds (不超过, 不到, "no more than"); a negation that closes a
+   short 的-modifier ("未休完的年假可顺延") negates the modifier, not what follows it. How far
+   back a negation reaches is the caller's `Reach`: the whole clause for a required point (or
+   160 characters of it), a few words for a forbidden one ("not an attack", "不是毛利率上升").
 5. `hedged` — a hedge stands in its clause, or alone at the start of its sentence (可能, 也许,
    或许, 大概, 似乎, 据说, 估计, may have, might, probably, perhaps, apparently, reportedly…).
    "may" before a plain verb is permission ("may apply for an exception"), not a hedge.
 6. `asserted` — none of the above.
 
-A clause ends at , ， ; ； : ： — and before a contrast word (`proctor.extract.sentences`), so a
-negation never reaches past "，而是" or ", but".
+A clause ends at , ， ; ； : ： —, around brackets and before a contrast word
+(`proctor.extract.sentences`), so a negation never reaches past "，而是" or ", but".
+
+Which stances make a point is the caller's to say (`proctor.score.summary` compares them with
+the stances the material gives the point); `NOT_ASSERTED` and `UNDECIDED` group them.
 """
 
 from __future__ import annotations
@@ -231,10 +233,10 @@ def _clause_of(text: str, start: int) -> Clause | None:
     return None
 
 
-def _last_char(text: str, start: int, end: int) -> str:
-    """The last character of text[start:end] that is not a space ("" when none)."""
+def _last_char(text: str, start: int, end: int, skip: str = "") -> str:
+    """The last character of text[start:end] that is not a space nor in `skip` ("" if none)."""
     i = end - 1
-    while i >= start and text[i].isspace():
+    while i >= start and (text[i].isspace() or text[i] in skip):
         i -= 1
     return text[i] if i >= start else ""
 
@@ -244,6 +246,8 @@ def _question(text: str, clause: Clause, before: str) -> str:
     tail = _last_char(text, clause.start, clause.end)
     if tail in ("?", "？"):
         return tail
+    if _last_char(text, clause.start, clause.end, skip="。，,；;！!…") == "吗":
+        return "吗"
     head = text[clause.sentence_start : clause.sentence_start + 40]
     last = _last_char(text, clause.sentence_start, clause.sentence_end)
     if last == "?" and _EN_QUESTION_SENTENCE.match(head):
