@@ -6,8 +6,9 @@ Decisions, stated once:
   `COMMON_WORDS` (words that are capitalised because they start a sentence or are ours: "The",
   "Unfortunately", "Material"…). A single capitalised word at the start of a sentence counts
   only when a verb that names a role follows it ("Priya heads it", "Kari is the head").
-- Chinese: a person's name after 是/为/由/叫/名叫/名为 — a common surname and one or two more
-  characters ("店长是陈静") — and an institution ending in 大学/学院/公司/集团/银行/医院/研究院
+- Chinese: a person's name after 是/为/由/叫/名叫/名为 or after a role (客服, 主管, 收件人…) — a
+  common surname and one or two more characters ("店长是陈静", "客服李强已登记") — and an
+  institution ending in 大学/学院/公司/集团/银行/医院/研究院
   ("浙江大学"; its name starts after the last particle or verb before it, so "哪所大学" and
   "加入公司" are no names), unless the sources hold it.
 - A guess (`guesses`): a clause that speculates — 可能/估计/大概/也许/或许/应该/一般/通常/推测 or
@@ -38,6 +39,8 @@ _COMMON = """
     there's that's there're let let's see
     hr ceo cto cfo coo it pr legal finance sales support team department office staff manager
     section chapter page table appendix figure part annex item q&a faq
+    room flight order invoice ticket seat gate floor building level platform terminal booking
+    ref number id code version update tracking estimated delivery
     """
 COMMON_WORDS = frozenset(_COMMON.split())
 """Capitalised words that are not names (compared case-folded): sentence starters, words about
@@ -49,7 +52,7 @@ _ROLE_VERBS = re.compile(
 )
 _NAME_RUN = re.compile(
     r"\b[A-Z][A-Za-z]*(?:['’-][A-Za-z]+)?(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][A-Za-z]*"
-    r"(?:['’-][A-Za-z]+)?)*"
+    r"(?:['’-][A-Za-z]+)?)*\b"
 )
 _SURNAMES = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -60,6 +63,11 @@ _HAN = r"\u4e00-\u9fff"
 """Han characters only: Chinese names and institutions are written in them."""
 _ZH_PERSON = re.compile(
     rf"(?:是|为|由|叫|名叫|名为|姓)([{_SURNAMES}][{_HAN}]{{1,2}}?)(?=[^{_HAN}]|$|女士|先生|老师|经理|负责|担任|，)"
+)
+_ZH_ROLE_PERSON = re.compile(
+    rf"(?:客服|客户|主管|经理|总监|主任|收件人|寄件人|联系人|负责人|员工|同事|老师|顾客|用户|专员|"
+    rf"店长|组长|工程师|律师|医生|代表)([{_SURNAMES}][{_HAN}]{{1,2}}?)"
+    rf"(?=[^{_HAN}]|$|女士|先生|老师|已|来|说|表示|接待|处理|负责|称|在|于|和|与|及|的|，)"
 )
 _ZH_INSTITUTION = re.compile(rf"([{_HAN}]{{1,8}})(大学|学院|公司|集团|银行|医院|研究院|研究所)")
 _ZH_NAME_STOP = re.compile(r".*[的于在是了所哪某这那家从到和与及年入为由去回读业自能该许概计]")
@@ -113,14 +121,15 @@ def english_names(text: str, sources: str) -> list[Found]:
     found: list[Found] = []
     for m in _NAME_RUN.finditer(text):
         words = m.group().split()
-        at_start = m.start() in starts
-        if at_start and words[0].casefold() in COMMON_WORDS:
-            words = words[1:]
-        elif at_start and len(words) == 1 and not _ROLE_VERBS.match(text, m.end()):
+        if m.start() in starts and len(words) == 1 and not _ROLE_VERBS.match(text, m.end()):
             continue
-        name = " ".join(w for w in words if w.casefold() not in COMMON_WORDS)
+        while words and words[0].casefold() in COMMON_WORDS:
+            words.pop(0)
+        while words and words[-1].casefold() in COMMON_WORDS:
+            words.pop()
+        name = " ".join(words)
         if name and not _known(name, folded_sources):
-            found.append(Found(name, m.start()))
+            found.append(Found(name, m.end() - len(m.group()) + m.group().find(words[0])))
     return found
 
 
@@ -128,15 +137,21 @@ def chinese_names(text: str, sources: str) -> list[Found]:
     """Chinese person names and institutions in `text` that `sources` does not hold."""
     folded_sources = _fold(sources)
     found: list[Found] = []
-    for m in _ZH_PERSON.finditer(text):
-        if _fold(m.group(1)) not in folded_sources:
-            found.append(Found(m.group(1), m.start(1)))
+    for pattern in (_ZH_PERSON, _ZH_ROLE_PERSON):
+        for m in pattern.finditer(text):
+            if _fold(m.group(1)) not in folded_sources:
+                found.append(Found(m.group(1), m.start(1)))
     for m in _ZH_INSTITUTION.finditer(text):
         prefix = _ZH_NAME_STOP.sub("", m.group(1))
         name = prefix + m.group(2)
         if len(prefix) >= 2 and _fold(name) not in folded_sources:
             found.append(Found(name, m.end() - len(name)))
     return found
+
+
+def names_in(text: str) -> list[Found]:
+    """Every name `text` gives (English or Chinese), in order: the entities of a material."""
+    return invented_names(text, ())
 
 
 def invented_names(text: str, sources: Iterable[str]) -> list[Found]:

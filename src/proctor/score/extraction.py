@@ -9,7 +9,13 @@ values — the "valid JSON" rate of a model.
 Match modes, per case or per key: `exact` — the value equals the expected one after folding
 (Unicode NFKC, case, spaces, a trailing full stop); `contains` — the value contains the expected
 one as a phrase. In both modes a value that holds the expected answer and also a different one
-fails as `conflicting_value`: "contains" is not a licence to list every candidate.
+fails as `conflicting_value`: "contains" is not a licence to list every candidate. Besides the
+case's listed wrong values, a second number, date or time (read by the one reader of
+quantities), a second option after a separator ("或", "/", "、", " or "), an alternative after a
+marker ("not", "previously", "later", "原为", "而非", "改为") and another name the material gives
+listed beside the expected one ("Anna Berg and Mark Olsen", "王丽和李强"; not the context in "BA
+117 from London") are conflicts; the expected date written with its year
+("2024年6月15日" for 6月15日) is the same value.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from proctor.extract.json_reply import JsonReply, first_json_object, read_json_reply
+from proctor.extract.names import names_in
 from proctor.extract.normalize import parse_number
 from proctor.extract.phrases import contains_phrase, find_phrase, fold, same_quantity, stated
 from proctor.types import FinishReason, Score
@@ -47,6 +54,46 @@ RULES: dict[str, str] = {
 }
 
 _TRAILING = " 。.;；,，!！"
+_CALENDAR = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+"""Capitalised words of dates: part of a date value, not a second name."""
+_JOINER = re.compile(
+    r"[\s,，、;；/&|()（）+]*(?:and|or|plus|和|与|及|以及|或|或者|还有|跟|同)?[\s,，、;；/&|()（）+]*",
+    re.IGNORECASE,
+)
 _PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _ALTERNATIVES = ("或者", "还是", "或", " or ", "/", "|", "；", ";", "、", " and/or ")
 _ALTERNATIVE_MARKER = re.compile(
@@ -107,6 +154,19 @@ def _other_quantities(got: str, expected: str) -> list[tuple[str, str]]:
             continue
         others.append(("number" if q.kind in ("number", "range") else q.kind, q.text))
     return list(dict.fromkeys(others))
+
+
+def _joined(got: str, expected: str, name: str) -> bool:
+    """Whether `got` lists `name` beside `expected`, joined only by punctuation or a word such as
+    "and", "or", "和", "或" ("Anna Berg and Mark Olsen", "王丽、李强"; not "BA 117 from London")."""
+    if contains_phrase(name, expected):
+        return False
+    for a, b in find_phrase(got, expected):
+        for c, d in find_phrase(got, name):
+            between = got[b:c] if c >= b else got[d:a] if d <= a else None
+            if between is not None and _JOINER.fullmatch(between):
+                return True
+    return False
 
 
 def _string_conflicts(got: str, expected: str, listed: Sequence[str]) -> list[str]:
@@ -302,6 +362,35 @@ class JsonFieldsMatch:
     """Key → match mode; "*" is the default for keys not named."""
     conflicts: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """Key → known wrong values (e.g. other names in the material) that must not appear."""
+    material: str = ""
+    """The case's material: a value that holds, besides the expected one, another name the
+    material gives ("Anna Berg and Mark Olsen", "王丽和李强") holds a conflicting value."""
+
+    def _name_conflicts(
+        self, value: Mapping[str, Any], problems: Sequence[Problem]
+    ) -> list[Problem]:
+        names = [n.text for n in names_in(self.material) if n.text.casefold() not in _CALENDAR]
+        if not names:
+            return []
+        found: list[Problem] = []
+        for key, want in self.expected.items():
+            got = value.get(key)
+            if not (isinstance(want, str) and isinstance(got, str)) or not contains_phrase(
+                got, want
+            ):
+                continue
+            if any(p.message.startswith(f"{key}:") for p in problems):
+                continue
+            others = [n for n in names if _joined(got, want, n) and not contains_phrase(want, n)]
+            if others:
+                found.append(
+                    Problem(
+                        "conflicting_value",
+                        f"{key}: {_show(got)} holds the expected {_show(want)} but also "
+                        + ", ".join(f"the name {_show(n)} (from the material)" for n in others),
+                    )
+                )
+        return found
 
     def __call__(self, text: str, finish_reason: FinishReason) -> Score:
         reply = read_json_reply(text)
@@ -310,6 +399,7 @@ class JsonFieldsMatch:
                 return Score("truncated", "truncated_json", f"cut off by max_tokens: {reply.error}")
             return Score("wrong", "json_invalid", reply.error + self._lenient_note(text))
         problems = check_object(self.expected, reply.value, self.modes, self.conflicts)
+        problems += self._name_conflicts(reply.value, problems)
         duplicates = _duplicate_problems(reply)
         if duplicates:
             # A key written twice is one conflict, not also a mismatch of whichever value the

@@ -77,6 +77,7 @@ def scorer_for(spec: CaseSpec) -> Scorer:
             expected=dict(spec.expected or {}),
             modes=cast(dict[str, MatchMode], dict(spec.match) or {"*": "exact"}),
             conflicts=dict(spec.conflicts),
+            material=spec.material,
         )
     if spec.kind == "summary":
         return RequiredPoints(
