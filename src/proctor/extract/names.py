@@ -11,6 +11,9 @@ Decisions, stated once:
   institution ending in 大学/学院/公司/集团/银行/医院/研究院
   ("浙江大学"; its name starts after the last particle or verb before it, so "哪所大学" and
   "加入公司" are no names), unless the sources hold it.
+- An answer (`answers`): a clause that says what a who/what question asks about is — English
+  "the head is the Y" for "Who is the head…?", Chinese "店长是Y" for "店长是谁？" — with a word
+  the sources do not hold: "the head is the Nordic sales director" invents a role.
 - A guess (`guesses`): a clause that speculates — 可能/估计/大概/也许/或许/应该/一般/通常/推测 or
   probably/likely/might/perhaps/possibly/presumably/typically/usually/I'd guess — outside the
   clause that refuses, unless the clause gives advice (咨询, 联系, 建议, ask, contact, check
@@ -178,4 +181,50 @@ def guesses(text: str, refusal: tuple[int, int] | None) -> list[tuple[Found, str
         if g is not None and not g.group(1).startswith(_REASON):
             answer = g.group(1)
         found.append((Found(m.group(), clause.start + m.start()), answer))
+    return found
+
+
+_EN_ANSWER = re.compile(
+    r"\b(?P<subject>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,3})\s+(?:is|was|are|were|will be)\s+"
+    r"(?:probably\s+|likely\s+|most likely\s+|presumably\s+|actually\s+)?"
+    r"(?P<answer>(?:the|a|an|our|their|its)\s+[^,;.!?]{2,60})",
+    re.IGNORECASE,
+)
+_ZH_ANSWER = re.compile(
+    rf"(?P<subject>[{_HAN}]{{2,8}})(?:应该|可能|大概)?(?:是|为)(?P<answer>[{_HAN}]{{2,12}})"
+)
+_EN_TARGET = re.compile(
+    r"\b(?:who|what|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?([a-z][\w-]*)",
+    re.IGNORECASE,
+)
+_ZH_TARGET = re.compile(rf"([{_HAN}]{{2}})(?:是谁|是什么|是哪|叫什么)")
+
+
+def _target(question: str) -> str:
+    """The word a who/what question asks about ("head" in "Who is the head of…?", "店长" in
+    "新门店的店长是谁？"), or "" when it has none."""
+    m = _EN_TARGET.search(question) or _ZH_TARGET.search(question)
+    return m.group(1).casefold() if m else ""
+
+
+def answers(text: str, question: str, sources: str, refusal: tuple[int, int] | None) -> list[Found]:
+    """Answers `text` gives to `question` outside the clause holding `refusal`: a clause that
+    says what the question asks about is ("the head is the Nordic sales director", "店长是销售
+    总监") in words that `sources` does not hold."""
+    target = _target(question)
+    if not target:
+        return []
+    known = _fold(sources)
+    found: list[Found] = []
+    for clause in clauses(text):
+        if refusal is not None and clause.start <= refusal[0] < clause.end:
+            continue
+        words = text[clause.start : clause.end]
+        for m in (*_EN_ANSWER.finditer(words), *_ZH_ANSWER.finditer(words)):
+            subject = m.group("subject").casefold()
+            if not (subject.endswith(target) or target in subject.split()):
+                continue
+            answer = m.group("answer").strip()
+            if not _known(answer, known) and _fold(answer) not in known:
+                found.append(Found(answer, clause.start + m.start("answer")))
     return found

@@ -9,8 +9,9 @@ costliest failure — so the reply fails when it also gives:
   question and the case's `allowed` list do not state; one they state, in any format, is not
   invented: "材料只给出 2023 年营收 5.6 亿元" and "its forty-five staff" (for "45 staff") are clean
   refusals;
-- one of the case's listed invented facts, or a name the material and question do not hold
-  (`proctor.extract.names`: "the head is probably Lars Nilsen", "店长是陈静", "可能是浙江大学").
+- one of the case's listed invented facts, a name the material and question do not hold, or
+  an answer to the question in words they do not hold (`proctor.extract.names`: "the head is
+  probably Lars Nilsen", "店长是陈静", "可能是浙江大学", "the head is the Nordic sales director").
 A reply that refuses and then speculates without a number or a name ("it might be whoever runs
 the Nordic sales team") is `unscored`: whether the guess invents a fact is a judgement.
 """
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from proctor.extract.claims import stance
-from proctor.extract.names import guesses, invented_names
+from proctor.extract.names import answers, guesses, invented_names
 from proctor.extract.phrases import contains_phrase, find_phrase, same_quantity, stated
 from proctor.types import FinishReason, Score
 
@@ -73,7 +74,7 @@ REFUSAL_PHRASES: tuple[str, ...] = (
     *("cannot determine", "can't determine", "unable to determine", "impossible to determine"),
     *("not possible to determine", "impossible to say", "cannot tell", "can't tell"),
     *("no way to tell", "cannot answer", "can't answer", "unable to answer", "not known"),
-    *("is unknown", "i don't know", "i do not know"),
+    *("is unknown", "i don't know", "i do not know", "n/a"),
 )
 """Phrasings that say the material does not hold the answer; a suite adds its own."""
 
@@ -121,7 +122,15 @@ class RefusalCheck:
             for n in invented_names(text, (*sources, *self.allowed))
             if not any(contains_phrase(n.text, f) or contains_phrase(f, n.text) for f in facts)
         ]
-        guessed = guesses(text, found[1] if found else None)
+        refusal_span = found[1] if found else None
+        facts += [
+            a.text
+            for a in answers(
+                text, self.question, "\n".join((*sources, *self.allowed)), refusal_span
+            )
+            if not any(contains_phrase(a.text, n) for n in names)
+        ]
+        guessed = guesses(text, refusal_span)
         facts += [
             answer
             for _, answer in guessed
