@@ -698,7 +698,7 @@ def _numbers(t: str, claimed: bytearray, fixed: list[_Fixed]) -> list[_Num]:
             if _free(claimed, m.start(), m.end()):
                 _claim(claimed, m.start(), m.end())
                 found.append(_digits(m))
-    if any(c in CN_NUMERAL_CHARS or c == "几" for c in t):
+    if any(c in CN_NUMERAL_CHARS or c in "几半" for c in t):
         found.extend(_chinese(t, claimed))
     if any(c.isalpha() and c.isascii() for c in t):
         found.extend(_english(t, claimed))
@@ -790,7 +790,20 @@ def _chinese(t: str, claimed: bytearray) -> list[_Num]:
         if n is not None:
             _claim(claimed, n.start, n.end)
             found.append(n)
+    for m in _CN_HALF.finditer(t):
+        if _free(claimed, m.start(), m.end()):
+            _claim(claimed, m.start(), m.end())
+            found.append(_Num(m.start(), m.end(), Fraction(1, 2), Fraction(1, 2), words=True,
+                              needs_unit=True))  # fmt: skip
     return found
+
+
+_CN_HALF = re.compile(
+    r"(?<![零〇一二三四五六七八九十两百千万亿个多上下大前后])半(?!成|导|径|岛|球|数|年报|年度)"
+)
+"""半 alone before a unit is a half ("半天", "半个月"); after a numeral it belongs to that number
+("一个半小时"); without a unit, in 上半年/下半年/大半年 and in words (半成品, 半导体, 半年报) it is
+no number."""
 
 
 def _after_digits(t: str, start: int) -> bool:
@@ -979,6 +992,8 @@ def _suffixes(t: str, n: _Num) -> None:
         n.value, n.step = n.value + n.scale / 2, n.scale / 2
     if t.startswith("成", pos) and not t.startswith(_CHENG_WORDS, pos):
         n.value, n.step, n.unit, pos = n.value * 10, n.step * 10, PERCENT, pos + 1
+        if n.high is None and t.startswith("半", pos):
+            n.value, n.step, pos = n.value + 5, Fraction(5), pos + 1  # 八成半 = 85 %
     else:
         pos = _unit(t, n, pos)
     if m := _HEDGE_AFTER.match(t, pos):
