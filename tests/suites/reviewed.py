@@ -7,6 +7,9 @@ sentence why. A plain data file, so that an audit can read it as the suites' aud
     reply, finish                                      the model's reply and its finish reason
     verdict, why, class                                the reviewer's verdict, why, and the class
                                                        of the case (negation, quoted question, …)
+    explain                                            (optional) what the explanation must name
+    open                                               (optional) why today's rules still
+                                                       disagree, on the safe side
 
 `python tests/suites/reviewed.py` prints the agreement of today's rules with the reviewer, per
 kind, and every disagreement.

@@ -24,7 +24,8 @@ the first rule that applies:
    160 characters of it), a few words for a forbidden one ("not an attack", "不是毛利率上升").
 5. `hedged` — a hedge stands in its clause, or alone at the start of its sentence (可能, 也许,
    或许, 大概, 似乎, 据说, 估计, may have, might, probably, perhaps, apparently, reportedly…).
-   "may" before a plain verb is permission ("may apply for an exception"), not a hedge.
+   "may" is a hedge ("may rise", "may have approved") except before a verb of permission
+   (`PERMISSION`: "may apply for an exception", "may keep the tent").
 6. `asserted` — none of the above.
 
 A clause ends at , ， ; ； : ： —, around brackets and before a contrast word
@@ -116,8 +117,15 @@ _UNDONE_AFTER = re.compile(
     r"(?:\w+ed|done|made|paid|sent|begun|run)\b",
     re.IGNORECASE,
 )
+PERMISSION = (
+    "apply", "request", "ask", "choose", "contact", "use", "keep", "return", "submit", "opt",
+    "claim", "bring", "take", "join", "leave", "cancel", "register", "call", "email", "visit",
+    "change", "pay", "book", "send", "attend", "work", "come", "continue", "also", "not",
+)  # fmt: skip
+"""Verbs after which "may" grants permission ("may apply for an exception"), not possibility."""
 _EN_HEDGE = re.compile(
-    r"\b(?:" + _words("may have", "may be", "might", "could have", "could be", "possibly",
+    r"\bmay\s+(?!(?:" + _words(*PERMISSION) + r")\b)\w+"
+    r"|\b(?:" + _words("might", "could have", "could be", "possibly",
                       "probably", "perhaps", "maybe", "likely", "unlikely", "apparently",
                       "reportedly", "allegedly", "supposedly", "presumably", "seems", "seem",
                       "seemed", "appears to", "appear to", "appeared to", "unclear", "not sure",

@@ -82,8 +82,8 @@ _GUESS = re.compile(
     re.IGNORECASE,
 )
 _ADVICE = re.compile(
-    r"咨询|联系|询问|建议|查阅|核实|确认|请|\b(?:ask|contact|check with|consult|refer to|call|"
-    r"reach out|verify|confirm)\b",
+    r"咨询|联系|询问|建议|查阅|查看|参考|参阅|核实|确认|为准|看.{0,6}规定|请"
+    r"|\b(?:ask|contact|check with|consult|refer to|call|reach out|verify|confirm)\b",
     re.IGNORECASE,
 )
 _ZH_GUESSED = re.compile(

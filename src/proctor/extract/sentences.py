@@ -89,6 +89,8 @@ SENTENCE_STARTERS = frozenset(
         "so", "but", "and", "also", "however", "note", "call", "contact", "each", "every", "all",
         "no", "not", "yes", "did", "do", "does", "is", "are", "was", "were", "can", "could",
         "will", "would", "should", "has", "have", "had", "let", "let's", "see", "from", "to",
+        "most", "many", "some", "any", "one", "two", "both", "only", "even", "during", "since",
+        "while", "as", "with", "once", "nothing", "everyone",
     }
 )  # fmt: skip
 """Words (lower-cased) that start sentences often and abbreviated names seldom."""

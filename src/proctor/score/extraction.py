@@ -97,7 +97,7 @@ _JOINER = re.compile(
 _PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _ALTERNATIVES = ("或者", "还是", "或", " or ", "/", "|", "；", ";", "、", " and/or ")
 _ALTERNATIVE_MARKER = re.compile(
-    r"(?P<marker>\b(?:not|previously|formerly|originally|earlier|before|instead of|rather than|"
+    r"(?P<marker>\b(?:or|not|previously|formerly|originally|earlier|before|instead of|rather than|"
     r"was|were|vs\.?|versus|replacing|replaced|changed from|moved from|old|later|then|now|"
     r"changed to|moved to|updated to|afterwards)\b"
     r"|原为|原定|原来|原先|原|曾为|曾经|曾|而非|而不是|不是|并非|之前|此前|以前|旧|改自|取代|"
