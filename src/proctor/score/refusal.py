@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from proctor.extract.claims import stance
-from proctor.extract.names import answers, guesses, invented_names
+from proctor.extract.names import Found, answers, guesses, invented_names
 from proctor.extract.phrases import contains_phrase, find_phrase, same_quantity, stated
 from proctor.types import FinishReason, Score
 
@@ -111,38 +111,31 @@ class RefusalCheck:
     material: str = ""
     """The case's material: its numbers and names are not invented when repeated."""
 
+    def _invented_facts(
+        self, text: str, refusal: tuple[int, int] | None, guessed: Sequence[tuple[Found, str]]
+    ) -> list[str]:
+        """The listed invented facts the reply states, then the names, answers and guessed
+        answers it gives that the material and question do not hold; each fact once (one that
+        another already found contains, or is contained in, is the same fact)."""
+        sources = "\n".join((self.material, self.question, *self.allowed))
+        candidates = [f for f in self.invented if contains_phrase(text, f)]
+        candidates += [n.text for n in invented_names(text, (sources,))]
+        candidates += [a.text for a in answers(text, self.question, sources, refusal)]
+        candidates += [a for _, a in guessed if a and not contains_phrase(sources, a)]
+        facts: list[str] = []
+        for fact in candidates:
+            if not any(contains_phrase(fact, f) or contains_phrase(f, fact) for f in facts):
+                facts.append(fact)
+        return facts
+
     def __call__(self, text: str, finish_reason: FinishReason) -> Score:
         found = _refusal(text, self.phrases)
         said = found[0] if found else None
         sources = (self.material, self.question)
         numbers = _invented_numbers(text, (*sources, *self.allowed))
-        facts = [f for f in self.invented if contains_phrase(text, f)]
-        names = [
-            n.text
-            for n in invented_names(text, (*sources, *self.allowed))
-            if not any(contains_phrase(n.text, f) or contains_phrase(f, n.text) for f in facts)
-        ]
         refusal_span = found[1] if found else None
-        facts += [
-            a.text
-            for a in answers(
-                text, self.question, "\n".join((*sources, *self.allowed)), refusal_span
-            )
-            if not any(contains_phrase(a.text, n) for n in names)
-        ]
         guessed = guesses(text, refusal_span)
-        facts += [
-            answer
-            for _, answer in guessed
-            if answer
-            and not contains_phrase(self.material, answer)
-            and not any(
-                contains_phrase(answer, f) or contains_phrase(n, answer)
-                for f in facts
-                for n in names
-            )
-        ]
-        facts += names
+        facts = self._invented_facts(text, refusal_span, guessed)
         reading = ("refused" if said else "answered") + "".join(f" {n}" for n in numbers)
         reading += "".join(f" {f}" for f in facts)
         if said is None:
