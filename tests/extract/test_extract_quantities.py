@@ -148,3 +148,16 @@ def test_compare_quantities(first: str, second: str, agreement: str) -> None:
     a, b = (next(q for q in find_quantities(x) if q.is_quantity) for x in (first, second))
     got = compare_quantities(a, b)
     assert got.agreement == agreement, got.reason
+
+
+def test_public_number_word_cases() -> None:
+    table = json.loads((CASES / "numerals_public.json").read_text(encoding="utf-8"))["rows"]
+    failures = []
+    for r in table:
+        found = [q for q in find_quantities(r["text"]) if q.is_quantity]
+        got = [show(q.value) for q in found if q.start == 0 and q.end == len(r["text"])]
+        want = [] if r["value"] is None else [r["value"]]
+        if got != want or (r["value"] is None and found):
+            failures.append(f"{r['source']}: {r['text']!r} expected {want}, got {found}")
+    assert len(table) >= 70
+    assert not failures, f"{len(failures)} of {len(table)} rows failed:\n" + "\n".join(failures)

@@ -112,9 +112,18 @@ def read_chinese(s: str) -> WordNumber | None:
     approximate pair), else None."""
     whole, _, frac = s.partition("点")
     if frac:
+        scale = 1
+        while frac and frac[-1] in _CN_BIG:  # 三十五点七万 = 357000
+            scale *= _CN_BIG[frac[-1]]
+            frac = frac[:-1]
+        if scale != 1:
+            read = read_chinese(f"{whole}点{frac}")
+            return None if read is None else WordNumber(read.value * scale, read.step * scale)
         if not frac or any(c not in _CN_DIGITS for c in frac) or "两" in frac:
             return None
-        head = read_chinese(whole)
+        head = (
+            WordNumber(Fraction(0), Fraction(1)) if whole in ("零", "〇") else read_chinese(whole)
+        )
         if head is None or head.high is not None:
             return None
         scale = 10 ** len(frac)
@@ -133,8 +142,10 @@ def read_chinese(s: str) -> WordNumber | None:
             return None
         low, high = _CN_DIGITS[s[0]] * unit[0], _CN_DIGITS[s[1]] * unit[0]
         return WordNumber(Fraction(low), Fraction(unit[0]), Fraction(high), vague=True)
-    read = _big(s)
-    return WordNumber(Fraction(read[0]), Fraction(read[1])) if read else None
+    whole_number = _big(s)
+    if whole_number is None:
+        return None
+    return WordNumber(Fraction(whole_number[0]), Fraction(whole_number[1]))
 
 
 def read_vague_ji(s: str) -> WordNumber | None:
@@ -233,9 +244,9 @@ def _read_words(words: list[tuple[int, int, str]], i: int) -> tuple[int, English
                 break
             last = "and"
         elif w == "point":
-            if last in (None, "a", "and"):
+            if last in ("a", "and"):
                 break
-            last = "point"
+            last = "point"  # "point one" = 0.1
         elif w in _ONES:
             v = _ONES[w]
             if last in ("ones", "teen", "a") or (last == "tens" and (v >= 10 or v == 0)):

@@ -35,8 +35,8 @@ QUANTITY_RULES: dict[str, str] = {
     "tolerance the item states.",
     "quantity_bare": "A number written without a unit is read in the item's unit, in the scale "
     "its question asks in or in full ('12.4' and '12,400,000,000' for 'in billions of US "
-    "dollars'); a number with a unit but no scale word is unscored when only one of those "
-    "readings is right ('$12.4').",
+    "dollars'); a number with a unit but no scale word is right as written ('3186000人' for "
+    "万人) and unscored when it is right only in the question's scale ('$12.4').",
     "quantity_unit": "A unit of another dimension or currency is wrong; a unit of the same "
     "dimension is converted exactly (180,000 kg is 180 t) and then compared; months and days, "
     "°C and °F, and currencies never convert.",
@@ -89,7 +89,25 @@ def read_answer(text: str) -> AnswerReading:
     if len(distinct) > 1:
         values = ", ".join(repr(q.text) for q in distinct)
         return AnswerReading(None, f"several different values: {values}", ambiguous=True)
+    if negation := _negation(text, found):
+        return AnswerReading(None, f"the answer negates or doubts its number ({negation!r})",
+                             ambiguous=True)  # fmt: skip
     return AnswerReading(distinct[0])
+
+
+_NEGATION = re.compile(
+    r"(?i)(?<![A-Za-z])(?:not|never|isn't|wasn't|aren't|weren't|no|unknown|unclear|cannot|"
+    r"can't|uncertain)(?![A-Za-z])|不|没|未|非|无法|并非|不详|未知"
+)
+
+
+def _negation(text: str, found: list[Quantity]) -> str:
+    """A negation in the answer outside its quantities ("not 180,000"; 不到 is a bound)."""
+    rest = list(text)
+    for q in found:
+        rest[q.start : q.end] = " " * (q.end - q.start)
+    m = _NEGATION.search("".join(rest))
+    return m.group() if m else ""
 
 
 def _same_reading(a: Quantity, b: Quantity) -> bool:
@@ -258,6 +276,9 @@ def match_quantity(found: Quantity, expected: Expected) -> QuantityMatch:
     verdicts = [
         _match_one(found, unit, in_item_scale, expected) for unit, in_item_scale in readings
     ]
+    literal = [v for v, (_, in_scale) in zip(verdicts, readings, strict=True) if not in_scale]
+    if {v.verdict for v in literal} == {"correct"}:
+        return literal[0]  # "3186000人" for 万人 says the right number as written
     if len({v.verdict for v in verdicts}) == 1:
         return verdicts[0]
     right = (
@@ -280,7 +301,7 @@ def _readings(found: Quantity, expected: Expected) -> list[tuple[Unit | None, bo
         units = list(found.unit.readings)
         if want is not None:
             same = [u for u in units if u is not None and u.dimension == want.dimension]
-            units = list(same or units)
+            units = list(same) or [found.unit]  # no meaning fits: named as written ("tons")
     if expected.unit is not None and found.unit is PERCENT and expected.unit is POINT:
         units = [PERCENT, POINT]  # "5%" is often written for 5 percentage points
     out: list[tuple[Unit | None, bool]] = []

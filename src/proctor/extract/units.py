@@ -216,7 +216,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
         ("bp", "bps", "个基点", "基点"),
         ("basis point", "basis points"),
     ),
-    (_u("x", "times", "multiple"), ("倍",), ()),
+    (_u("x", "times", "multiple"), ("倍", "x", "×"), ()),
     # money (never converted between currencies)
     (
         USD,
@@ -224,6 +224,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
         ("dollar", "dollars", "us dollar", "us dollars", "u.s. dollars"),
     ),
     (CNY, ("CNY", "RMB", "¥", "元", "块钱", "人民币", "元人民币"), ("yuan", "renminbi")),
+    (_u("jiao", "jiao (0.1 yuan)", "money:CNY", _F(1, 10)), ("角", "毛钱"), ()),
     (KUAI, ("块",), ()),
     (EUR, ("EUR", "€", "欧元"), ("euro", "euros")),
     (GBP, ("GBP", "£", "英镑"), ("pounds sterling", "pound sterling", "sterling")),

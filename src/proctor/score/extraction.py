@@ -16,6 +16,10 @@ marker ("not", "previously", "later", "原为", "而非", "改为") and another 
 listed beside the expected one ("Anna Berg and Mark Olsen", "王丽和李强"; not the context in "BA
 117 from London") are conflicts; the expected date written with its year
 ("2024年6月15日" for 6月15日) is the same value.
+
+The value-type rule is a contract about JSON types: a field the case declares a number must be a
+JSON number, so "299元" is a string here. It is not the rule for answers in words (the structured
+task's `answer` string), which the quantity reader reads as 299 yuan (`score/structured.py`).
 """
 
 from __future__ import annotations
