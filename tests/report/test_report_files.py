@@ -42,7 +42,7 @@ def test_results_json(run: Run, tmp_path: Path) -> None:
     assert (strong["correct"], strong["n_scored"], strong["n_items"]) == (3, 4, 4)
     assert strong["tier"] == "B"
     assert strong["retries"] == 2
-    assert strong["tokens"] == {"prompt": 160, "completion": 48}
+    assert strong["tokens"] == {"prompt": 160, "completion": 48, "answers_with_unknown_counts": 0}
     assert set(strong["by_category"]["decimal"]) >= {"accuracy", "ci_low", "ci_high", "n"}
     assert strong["by_category"]["decimal"]["accuracy"] == 0.5
     assert list(strong["by_difficulty"]) == ["easy", "medium", "hard"]

@@ -49,10 +49,7 @@ async def call_with_calculator(
         if isinstance(result, CallFailure):
             return replace(result, attempts=attempts)
         c = result.completion
-        usage = Usage(
-            usage.prompt_tokens + c.usage.prompt_tokens,
-            usage.completion_tokens + c.usage.completion_tokens,
-        )
+        usage = usage.plus(c.usage)
         latency += c.latency_s
         if not c.tool_calls or rounds >= max_rounds:
             return CallSuccess(_summed(c, usage, latency), attempts)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from proctor.calling.rate_limit import estimate_tokens
@@ -97,10 +98,14 @@ def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> N
     for m in metrics.models:
         cost = table.cost(m.model, m.total_prompt_tokens, m.total_completion_tokens)
         money = "no price" if cost is None else f"${cost:,.4f}"
-        parts.append(
+        line = (
             f"{label[m.model]}: {m.total_prompt_tokens:,} prompt + "
             f"{m.total_completion_tokens:,} completion tokens, {money}"
         )
+        if m.unknown_usage:
+            # a server that sent no usable counts: the sums (and the cost) are lower bounds
+            line += f" (at least: {m.unknown_usage:,} answers had unknown token counts)"
+        parts.append(escape(line))
     console.print("cost  " + "\n      ".join(parts))
 
 

@@ -607,14 +607,14 @@ class RunStore:
                 j.judge,
                 j.ordering,
                 j.status,
-                j.reply,
-                codec.dumps(list(j.replies)),
-                j.prompt,
+                codec.storable(j.reply),
+                codec.storable(codec.dumps([codec.storable(r) for r in j.replies])),
+                codec.storable(j.prompt),
                 j.rubric,
                 j.attempts,
-                j.error,
-                j.usage.prompt_tokens,
-                j.usage.completion_tokens,
+                codec.storable(j.error),
+                codec.count_to_column(j.usage.prompt_tokens),
+                codec.count_to_column(j.usage.completion_tokens),
                 j.latency_s,
                 now,
             )
@@ -652,7 +652,10 @@ class RunStore:
                 rubric=str(r["rubric"]),
                 attempts=int(r["attempts"]),
                 error=str(r["error"]),
-                usage=Usage(int(r["prompt_tokens"]), int(r["completion_tokens"])),
+                usage=Usage(
+                    codec.count_from_column(int(r["prompt_tokens"])),
+                    codec.count_from_column(int(r["completion_tokens"])),
+                ),
                 latency_s=float(r["latency_s"]),
             )
             for r in rows
