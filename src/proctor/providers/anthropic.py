@@ -28,6 +28,7 @@ from proctor.providers.http import (
     parse_retry_after,
     parse_usage,
     post_json,
+    raise_for_redirect,
     redacted,
     reply_notes,
 )
@@ -122,6 +123,7 @@ def _error(resp: HttpReply) -> tuple[str, str]:
 
 
 def _raise_for_status(resp: HttpReply) -> None:
+    raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
         return

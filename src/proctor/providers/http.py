@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 
 import httpx
 
-from proctor.errors import BadReply, ProviderError, RateLimited, Transient
+from proctor.errors import BadReply, BadRequest, ProviderError, RateLimited, Transient
 from proctor.redact import REDACTED, scrub
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, Usage
 from proctor.untrusted import Refused, decode_utf8, loads_bounded
@@ -241,15 +241,27 @@ async def read_capped(chunks: AsyncIterator[bytes], declared: int | None, max_by
     """The whole body from `chunks`, or BadReply as soon as it is over `max_bytes`: refused at
     once when its Content-Length says so, else when what has come (inflated) passes the cap."""
     if declared is not None and declared > max_bytes:
-        raise BadReply(_too_large(max_bytes, f"its Content-Length is {declared:,} bytes"))
+        raise BadReply(_too_large(max_bytes, f"its Content-Length says {declared:,} bytes"))
     parts: list[bytes] = []
     size = 0
     async for chunk in chunks:
         size += len(chunk)
         if size > max_bytes:
-            raise BadReply(_too_large(max_bytes, "more came (after decompression)"))
+            raise BadReply(_too_large(max_bytes, f"reading stopped at {size:,} bytes, inflated"))
         parts.append(chunk)
     return b"".join(parts)
+
+
+def raise_for_redirect(resp: HttpReply) -> None:
+    """A 3xx is never followed (a key must not travel to where a server points): BadRequest,
+    which retrying cannot mend, naming where it pointed."""
+    if 300 <= resp.status_code < 400:
+        where = resp.headers.get("location", "")[:200] or "nowhere"
+        raise BadRequest(
+            f"HTTP {resp.status_code}: redirected to {where} (not followed: give the base URL "
+            "the server answers at)",
+            status=resp.status_code,
+        )
 
 
 def _too_large(max_bytes: int, why: str) -> str:

@@ -21,6 +21,7 @@ from proctor.providers.http import (
     parse_retry_after,
     parse_usage,
     post_json,
+    raise_for_redirect,
     redacted,
     reply_notes,
 )
@@ -165,6 +166,7 @@ def _tool_calls(message: object) -> tuple[ToolCall, ...]:
 
 
 def _raise_for_status(resp: HttpReply) -> None:
+    raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
         return
