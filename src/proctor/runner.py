@@ -23,8 +23,8 @@ from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls
-from proctor.providers.base import Provider
-from proctor.providers.registry import make_provider
+from proctor.providers.base import Provider, supports_tools
+from proctor.providers.registry import bare_model, make_provider, with_calculator
 from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
@@ -155,6 +155,16 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
     return run_id, False
 
 
+def check_capabilities(providers: Mapping[str, Provider]) -> None:
+    """Refuse, before the first call, a model that cannot do what the run asks of it."""
+    for model, provider in providers.items():
+        if with_calculator(model) and not supports_tools(provider):
+            raise ConfigError(
+                f"model {model!r}: {bare_model(model)!r} cannot be offered tools (no function "
+                "calling); use an openai-compat/ or openai/ model for +calculator"
+            )
+
+
 def check_models(models: Sequence[str]) -> None:
     if not models:
         raise ConfigError("no model to evaluate")
@@ -271,15 +281,18 @@ async def execute(
     given = providers or {}
     started = time.monotonic()
     try:
+        if resume is None:
+            # Every provider is built and checked before the store is opened: a bad model
+            # string, a missing key or a model that cannot do the run writes nothing.
+            built = {m: given.get(m) or _own(own, m) for m in plan.models}
+            check_capabilities(built)
         with RunStore.open(plan.results_dir) as store:
-            if resume is None:
-                # Build every provider before a run exists: a bad model string stores nothing.
-                built = {m: given.get(m) or _own(own, m) for m in plan.models}
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
                 built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                check_capabilities(built)
             counts = store.count_records(run_id)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
             if on_plan is not None:

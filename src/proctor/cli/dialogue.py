@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 
 from proctor.errors import ConfigError
+from proctor.report.console import SafeConsole
 
 if TYPE_CHECKING:
     from proctor.dialogue.executor import DialogueResult
@@ -76,7 +77,7 @@ def dialogue_cmd(
             await provider.aclose()
 
     result = asyncio.run(go())
-    console = Console()
+    console = SafeConsole()
     print_result(console, result)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     out = results_dir / "dialogues" / f"{tree.id}-{safe_name(model)}-{stamp}.json"

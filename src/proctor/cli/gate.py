@@ -23,6 +23,7 @@ from rich.text import Text
 
 from proctor.cli.exit_codes import EXIT_FAILED
 from proctor.errors import ConfigError
+from proctor.report.console import SafeConsole
 
 if TYPE_CHECKING:
     from proctor.stats.gates import GateRow
@@ -75,7 +76,7 @@ def gate_cmd(
     from proctor.stats.gates import evaluate, not_worse_than, parse_requirement
     from proctor.store import RunStore
 
-    console = Console()
+    console = SafeConsole()
     if not (results_dir / "proctor.db").exists():
         raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
     with RunStore.open(results_dir) as store:

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from proctor.errors import ConfigError
+from proctor.report.console import SafeConsole
 
 if TYPE_CHECKING:
     from proctor.workflow.executor import WorkflowResult
@@ -87,7 +87,7 @@ def workflow_cmd(
             await provider.aclose()
 
     result = asyncio.run(go())
-    console = Console()
+    console = SafeConsole()
     console.print(
         f"{result.workflow} · {result.model} · {mode} · {result.status}"
         f" · {len(result.steps)}/{result.steps_total} steps · {result.tokens} tokens"

@@ -48,6 +48,9 @@ _STOP: dict[str, FinishReason] = {
 
 
 class AnthropicProvider:
+    supports_tools = False
+    """Anthropic tool use is not wired yet."""
+
     def __init__(
         self,
         name: str,
