@@ -143,12 +143,17 @@ def loads_bounded(
 
 def nesting_depth(value: object, limit: int = MAX_JSON_DEPTH) -> int:
     """How deep lists and dicts nest in a parsed value (TOML, YAML), walked without recursion;
-    stops counting past `limit`."""
+    stops counting past `limit`. A container met twice (a YAML alias, which can expand without
+    bound or refer to itself) counts as deeper than any limit."""
     deepest = 0
+    seen: set[int] = set()
     stack: list[tuple[object, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict | list | tuple):
+            if id(item) in seen:
+                return limit + 1
+            seen.add(id(item))
             depth += 1
             deepest = max(deepest, depth)
             if deepest > limit:
@@ -156,6 +161,20 @@ def nesting_depth(value: object, limit: int = MAX_JSON_DEPTH) -> int:
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, depth) for child in children)
     return deepest
+
+
+def loads_toml_bounded(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
+    """TOML as `tomllib` reads it, but `Refused` when it nests deeper than `max_depth` (tomllib
+    recurses: a document nested 100,000 deep would end in a RecursionError)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise Refused(f"nested deeper than {max_depth} levels") from None
+    if nesting_depth(data, max_depth) > max_depth:
+        raise Refused(f"nested deeper than {max_depth} levels")
+    return data
 
 
 def decode_utf8(data: bytes) -> tuple[str, int]:
