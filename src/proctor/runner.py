@@ -9,6 +9,7 @@ nothing twice. `grade_run` re-enters after the store and never calls a model."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import hashlib
 import json
@@ -21,7 +22,7 @@ from pathlib import Path
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, ProctorError, StoreError
 from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls
 from proctor.providers.base import Provider, supports_tools
 from proctor.providers.registry import bare_model, make_provider, with_calculator
@@ -323,10 +324,14 @@ async def execute(
                 await sink.close()
                 deadline_hit, asked = True, 0
                 store.set_status(run_id, "interrupted")
-            except BaseException:
+            except BaseException as e:
                 await sink.close()
-                store.set_status(run_id, "interrupted")
-                raise
+                with contextlib.suppress(StoreError):  # e.g. the disk is full: say the first
+                    store.set_status(run_id, "interrupted")
+                failure = first_proctor_error(e)
+                if failure is None:
+                    raise
+                raise failure from e
             reports = tuple(
                 ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
             )
@@ -334,6 +339,19 @@ async def execute(
     finally:
         for p in own:
             await p.aclose()
+
+
+def first_proctor_error(error: BaseException) -> ProctorError | None:
+    """The first ProctorError inside the exception groups that task groups raise (one worker's
+    StoreError ends every worker), so the user reads one line, not a group's traceback."""
+    if isinstance(error, ProctorError):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = first_proctor_error(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _own(own: list[Provider], model: str) -> Provider:

@@ -18,7 +18,7 @@ from proctor.cli.gate import gate_cmd
 from proctor.cli.judge import judge_cmd
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
-from proctor.errors import ProctorError
+from proctor.errors import ProctorError, StoreError
 from proctor.redact import scrubbed
 from proctor.report.console import SafeConsole, plain
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
@@ -154,6 +154,7 @@ def run(
     calls failed, 130 when interrupted (see the README's exit codes)."""
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
+    from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.cli.progress import RunProgress
     from proctor.cli.run_support import print_call_reports, print_estimate, session_cause
     from proctor.prompts.arithmetic import check_lang
@@ -232,6 +233,11 @@ def run(
     except KeyboardInterrupt:
         _say_interrupted(results_dir, started[0] if started else None)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    except StoreError as e:
+        if not started:
+            raise  # nothing was asked: a usage or configuration error (exit 2)
+        _say_store_failed(e, results_dir, started[0], f"proctor run --resume {started[0]}")
+        raise typer.Exit(EXIT_INCOMPLETE) from None
     if outcome.resumed:
         what = "failed or missing" if retry_errors is not None else "missing"
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
@@ -242,6 +248,9 @@ def run(
         judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
     try:
         state = _grade_and_report(outcome.run_id, results_dir, prices)
+    except StoreError as e:  # a full disk: the answers are stored, the report is not written
+        _say_store_failed(e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}")
+        raise typer.Exit(EXIT_INCOMPLETE) from None
     except Exception:
         # Every answer is stored already; say so before the traceback of what went wrong.
         err_console.print(
@@ -258,6 +267,16 @@ def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
         on_plan(run_id, counts)
 
     return note
+
+
+def _say_store_failed(error: StoreError, results_dir: Path, run_id: str, again: str) -> None:
+    """The store or a report file could not be written (a full disk): one line each for what
+    failed, what is kept, and the command that finishes the run once there is room."""
+    err_console.print(f"[red]error:[/] {plain(scrubbed(str(error)))}")
+    err_console.print(
+        f"run {run_id}: what was stored before is kept (in {plain(results_dir)}); "
+        f"`{plain(again)}` finishes it"
+    )
 
 
 def _say_interrupted(results_dir: Path, run_id: str | None) -> None:
@@ -318,9 +337,7 @@ def score(
     """Re-grade a stored run with the current rules; never calls a model.
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    results = _results_dir_of(run_ref, results_dir)
-    state = _grade_and_report(run_ref, results, prices)
-    _exit_for(_resolved(run_ref, results), state)
+    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices)
 
 
 @app.command()
@@ -332,9 +349,7 @@ def report(
     """Print a run's report and rewrite its files (grading is re-done, purely, from the store).
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    results = _results_dir_of(run_ref, results_dir)
-    state = _grade_and_report(run_ref, results, prices)
-    _exit_for(_resolved(run_ref, results), state)
+    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices)
 
 
 @app.command(name="list")
@@ -391,11 +406,22 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
     return default
 
 
-def _resolved(run_ref: str, results_dir: Path) -> str:
+def _report_and_exit(run_ref: str, results_dir: Path, prices: Path | None) -> None:
+    """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
+    written (a full disk) leaves it incomplete (3); then the run's own state decides."""
+    from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.store import RunStore
 
+    if not (results_dir / "proctor.db").exists():
+        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
     with RunStore.open(results_dir) as store:
-        return store.resolve(run_ref)
+        run_id = store.resolve(run_ref)
+    try:
+        state = _grade_and_report(run_id, results_dir, prices)
+    except StoreError as e:
+        _say_store_failed(e, results_dir, run_id, f"proctor report {run_id}")
+        raise typer.Exit(EXIT_INCOMPLETE) from None
+    _exit_for(run_id, state)
 
 
 def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> Completeness:

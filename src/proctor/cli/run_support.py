@@ -77,9 +77,7 @@ def state_lines(run_id: str, state: Completeness) -> list[str]:
     return lines
 
 
-def state_exit(
-    run_id: str, state: Completeness, why: str | None = None
-) -> tuple[int, str | None]:
+def state_exit(run_id: str, state: Completeness, why: str | None = None) -> tuple[int, str | None]:
     """The exit code a stored run gives (`exit_codes`), and the line that says why (`why`: what
     this session saw, e.g. the deadline) and which command finishes it (None when it
     succeeded)."""
