@@ -272,10 +272,11 @@ def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
 def _say_store_failed(error: StoreError, results_dir: Path, run_id: str, again: str) -> None:
     """The store or a report file could not be written (a full disk): one line each for what
     failed, what is kept, and the command that finishes the run once there is room."""
-    err_console.print(f"[red]error:[/] {plain(scrubbed(str(error)))}")
+    err_console.print(f"[red]error:[/] {plain(scrubbed(str(error)))}", soft_wrap=True)
     err_console.print(
         f"run {run_id}: what was stored before is kept (in {plain(results_dir)}); "
-        f"`{plain(again)}` finishes it"
+        f"`{plain(again)}` finishes it",
+        soft_wrap=True,
     )
 
 
@@ -293,7 +294,8 @@ def _say_interrupted(results_dir: Path, run_id: str | None) -> None:
     expected = info.dataset_size * len(info.models) * (epochs if isinstance(epochs, int) else 1)
     err_console.print(
         f"[yellow]interrupted:[/] run {run_id} keeps the {stored:,} of {expected:,} answers "
-        f"stored; `proctor run --resume {run_id}` asks the rest"
+        f"stored; `proctor run --resume {run_id}` asks the rest",
+        soft_wrap=True,
     )
 
 
@@ -303,7 +305,7 @@ def _exit_for(run_id: str, state: Completeness, why: str | None = None) -> None:
 
     code, line = state_exit(run_id, state, why)
     if line is not None:
-        err_console.print(line)
+        err_console.print(line, soft_wrap=True)
     if code:
         raise typer.Exit(code)
 
@@ -506,7 +508,8 @@ def main() -> None:
     try:
         app()
     except ProctorError as e:
-        err_console.print(f"[red]error:[/] {plain(scrubbed(str(e)))}")
+        # One line, never wrapped: a CI log (or grep) must find the whole message.
+        err_console.print(f"[red]error:[/] {plain(scrubbed(str(e)))}", soft_wrap=True)
         sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
         err_console.print("interrupted: stored answers are kept; run the same command to resume")

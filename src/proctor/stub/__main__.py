@@ -38,6 +38,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     )
     p.add_argument("--hang", type=float, default=30.0, help="seconds a 'hang' fault lasts")
     p.add_argument("--max-faults-per-body", type=int, default=None)
+    p.add_argument(
+        "--refuse-tools", action="store_true", help="answer requests offering tools with 400"
+    )
     p.add_argument("--huge-bytes", type=int, default=100 * 1024 * 1024, help="size of 'huge'")
     p.add_argument(
         "--bomb-bytes", type=int, default=512 * 1024 * 1024, help="inflated size of 'gzip_bomb'"
@@ -63,6 +66,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
             max_faults_per_body=a.max_faults_per_body,
             huge_bytes=a.huge_bytes,
             bomb_bytes=a.bomb_bytes,
+            refuse_tools=a.refuse_tools,
         )
     except ValueError as e:
         p.error(str(e))

@@ -235,6 +235,9 @@ class StubApp:
             except _BadRequest as e:
                 await _send_error(send, 400, str(e))
                 return
+            if self.config.refuse_tools and request.get("tools"):
+                await _send_error(send, 400, "this model does not support tools (stub)")
+                return
             with self._lock:
                 pkey = prompt_key(prompt)
                 self._by_prompt[pkey] = self._by_prompt.get(pkey, 0) + 1

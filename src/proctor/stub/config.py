@@ -98,6 +98,8 @@ class StubConfig:
     request draws again and eventually succeeds when fault_rate < 1.
     max_faults_per_body: when set, a body that has had this many faults gets none after.
     huge_bytes, bomb_bytes: the sizes of the ``huge`` body and of the inflated ``gzip_bomb``.
+    refuse_tools: answer a request that offers tools with HTTP 400, as servers without
+    function calling do.
     """
 
     seed: int = 0
@@ -111,6 +113,7 @@ class StubConfig:
     max_faults_per_body: int | None = None
     huge_bytes: int = 100 * 1024 * 1024
     bomb_bytes: int = 512 * 1024 * 1024
+    refuse_tools: bool = False
 
     def __post_init__(self) -> None:
         mode = self.answer_mode
