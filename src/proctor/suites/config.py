@@ -66,7 +66,13 @@ class SuiteConfig(BaseModel):
 
 def config_path_for(suite: Path) -> Path | None:
     """The config file beside `suite`, if there is one; two candidates are an error."""
-    found = [suite.with_suffix(s) for s in CONFIG_SUFFIXES if suite.with_suffix(s).is_file()]
+    # Whatever is there counts (a FIFO or a folder too): it is refused when read, never
+    # silently skipped, which would run the suite without the config its author wrote.
+    found = [
+        p
+        for p in (suite.with_suffix(s) for s in CONFIG_SUFFIXES)
+        if p.exists() or p.is_symlink()
+    ]
     if len(found) > 1:
         names = " and ".join(str(p) for p in found)
         raise ConfigError(f"two configs for suite {suite}: {names}; keep one")

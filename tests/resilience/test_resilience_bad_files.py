@@ -1,0 +1,89 @@
+"""The malformed-file table (cases/bad_files.json): every file a user may hand proctor, broken
+in every way we know, is refused before any call with one line naming the file (line and
+field where there is one), exit 2, and nothing written to the results folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.stub import StubConfig, StubHandle, run_stub
+
+from .conftest import CliResult
+
+TABLE = json.loads((Path(__file__).parent / "cases" / "bad_files.json").read_text("utf-8"))
+ROWS: list[dict[str, Any]] = TABLE["rows"]
+_DEEP = re.compile(r"\{deep:([0-9]+)\}")
+_DIGITS = re.compile(r"\{digits:([0-9]+)\}")
+
+
+def _text(template: str) -> str:
+    text = _DEEP.sub(lambda m: "[" * int(m.group(1)) + "]" * int(m.group(1)), template)
+    return _DIGITS.sub(lambda m: "1" * int(m.group(1)), text)
+
+
+def _make(path: Path, row: dict[str, Any]) -> None:
+    special = row.get("special")
+    if special == "fifo":
+        os.mkfifo(path)
+    elif special == "devzero":
+        path.symlink_to("/dev/zero")
+    elif special == "dir":
+        path.mkdir()
+    elif special == "bytes":
+        path.write_bytes(bytes.fromhex(row["content"]))
+    elif special != "missing":
+        path.write_text(_text(row["content"]), encoding="utf-8", newline="")
+
+
+def _args(row: dict[str, Any], files: Path, stub: StubHandle) -> list[str]:
+    path = files / row["file"]
+    if row["kind"] == "dataset":
+        return ["--dataset", str(path)]
+    if row["kind"] == "suite":
+        return ["--suite", str(path)]
+    if row["kind"] == "config":  # a good suite with this config beside it
+        suite = files / "cases.csv"
+        suite.write_text(TABLE["good_suite"], encoding="utf-8")
+        return ["--suite", str(suite)]
+    assert row["kind"] == "prices"
+    return ["arithmetic", "--n", "2", "--prices", str(path)]
+
+
+@pytest.fixture(scope="module")
+def stub() -> Any:
+    with run_stub(StubConfig()) as handle:
+        yield handle
+
+
+def test_the_table_holds_at_least_forty_files() -> None:
+    assert len(ROWS) >= 40
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"{r['kind']}-{r['file']}" for r in ROWS])
+def test_a_malformed_file_is_one_line_exit_2_and_nothing_written(
+    row: dict[str, Any], tmp_path: Path, stub: StubHandle, cli: Callable[..., CliResult]
+) -> None:
+    files = tmp_path / "files"
+    files.mkdir()
+    _make(files / row["file"], row)
+    results = tmp_path / "R"
+    before = stub.stats().requests
+    done = cli("run", *_args(row, files, stub), "-m", stub.model, "-r", str(results))
+    assert stub.stats().requests == before, "refused before any call"
+    assert done.code == 2, done.output
+    lines = [line for line in done.err.splitlines() if line.strip()]
+    assert len(lines) == 1, done.err
+    (line,) = lines
+    assert line.startswith("error: "), line
+    assert row["file"] in line, line
+    assert row["fragment"] in line, (row["fragment"], line)
+    assert "Traceback" not in done.output
+    assert "\x1b" not in done.output and "\x07" not in done.output
+    assert not results.exists() or not any(results.iterdir()), list(results.rglob("*"))
