@@ -25,6 +25,7 @@ from proctor.stub import StubConfig, run_stub
 
 from .conftest import child_env, proctor_cmd
 
+
 def proctor(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         proctor_cmd(*args), env=child_env(), capture_output=True, text=True, timeout=180
