@@ -30,6 +30,7 @@ from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score
+from proctor.untrusted import repair_text
 
 OnResult = Callable[[str, Score], None]
 """Called after each stored answer with the model and its provisional grade (for progress)."""
@@ -171,6 +172,10 @@ def check_models(models: Sequence[str]) -> None:
         raise ConfigError("no model to evaluate")
     seen: set[str] = set()
     for m in models:
+        if repair_text(m)[1]:  # argv bytes the locale could not decode: no store can hold them
+            raise ConfigError(
+                f"model string {repair_text(m)[0]!r} is not valid UTF-8 text; write it again"
+            )
         if m in seen:
             raise ConfigError(f"model {m!r} is named twice")
         seen.add(m)

@@ -87,3 +87,19 @@ def test_a_malformed_file_is_one_line_exit_2_and_nothing_written(
     assert "Traceback" not in done.output
     assert "\x1b" not in done.output and "\x07" not in done.output
     assert not results.exists() or not any(results.iterdir()), list(results.rglob("*"))
+
+
+def test_arguments_the_locale_could_not_decode_never_crash_the_store(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    # Python reads argv bytes that are not UTF-8 as lone surrogates (\udcff).
+    results = tmp_path / "R"
+    done = cli("run", "arithmetic", "--n", "2", "-m", "fake/const:\udcff", "-r", str(results))
+    assert done.code == 2, done.output
+    assert "is not valid UTF-8 text" in done.err and not results.exists()
+    dataset = tmp_path / "d\udcff.jsonl"  # the file's name holds the byte 0xff
+    dataset.write_text('{"id": "a", "input": "1 + 1", "target": "2"}\n', encoding="utf-8")
+    ok = cli("run", "--dataset", str(dataset), "-m", "fake/const:Final answer: 2",
+             "-r", str(results))  # fmt: skip
+    assert ok.code == 0, ok.output  # the run records its source with the byte replaced
+    assert list(results.glob("runs/*/samples.csv"))

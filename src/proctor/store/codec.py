@@ -132,7 +132,7 @@ def params_from_json(text: str) -> GenerationParams:
 
 def config_to_json(config: Mapping[str, object]) -> str:
     try:
-        return dumps(dict(config))
+        return storable_dumps(dict(config))
     except (TypeError, ValueError) as e:
         raise StoreError(f"run config cannot be stored as JSON: {e}") from e
 
