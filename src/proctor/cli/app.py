@@ -179,6 +179,9 @@ def run(
         raise typer.BadParameter("--max-reply-bytes must be at least 1")
     chosen = _executor(executor, ray_address, shard_size)
     price_table = load_price_table(prices)
+    judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
+    if judge_model is not None and not estimate:
+        _refuse_unusable(judge_model)  # a judge without a key must not fail after the run
     t = get_task(task or "arithmetic")
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
     variant = resolve_variant(t, prompt)
@@ -259,6 +262,15 @@ def run(
         )
         raise
     _exit_for(outcome.run_id, state, session_cause(outcome))
+
+
+def _refuse_unusable(model: str) -> None:
+    """Build (and drop) the provider of `model`: a bad model string or a missing key is a
+    usage error now, before any call, not after every answer was asked."""
+    from proctor.providers.registry import make_provider
+
+    provider = make_provider(model)
+    asyncio.run(provider.aclose())
 
 
 def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
