@@ -46,6 +46,8 @@ def _args(row: dict[str, Any], files: Path, stub: StubHandle) -> list[str]:
     path = files / row["file"]
     if row["kind"] == "dataset":
         return ["--dataset", str(path)]
+    if row["kind"] in ("structured", "gpqa"):
+        return [row["kind"], "--dataset", str(path)]
     if row["kind"] == "suite":
         return ["--suite", str(path)]
     if row["kind"] == "config":  # a good suite with this config beside it
