@@ -62,6 +62,9 @@ def test_server_down_is_4_with_the_cause_in_words_and_the_command_that_finishes(
     report = proctor("report", run_id, "-r", str(tmp_path))
     assert report.returncode == EXIT_CALLS_FAILED
     assert report.stdout.startswith(f"run {run_id} has failed calls:")
+    # A gate over the answers that came back says nothing of those that did not: 4 first.
+    gate = proctor("gate", run_id, "-r", str(tmp_path), "--require", "accuracy>=0.0")
+    assert gate.returncode == EXIT_CALLS_FAILED, gate.stdout
     # Once the server is up, the printed command finishes the run: 0.
     with run_stub(StubConfig(), port=port) as stub:
         again = proctor("run", "--retry-errors", run_id, "-r", str(tmp_path))
