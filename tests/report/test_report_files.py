@@ -110,7 +110,7 @@ def test_rewrite_replaces_and_a_failed_write_keeps_the_old_file(
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(StoreError, match="cannot write .*results.json: disk full"):
+    with pytest.raises(StoreError, match=r"cannot write .*results\.json: disk full"):
         _write(run, tmp_path)  # one line naming the file, not an OSError traceback
     assert first.read_bytes() == before
     assert sorted(p.name for p in first.parent.iterdir()) == [
