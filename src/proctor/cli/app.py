@@ -12,15 +12,22 @@ from rich.table import Table
 from rich.text import Text
 
 from proctor.cli.compare import compare_cmd
+from proctor.cli.console import SafeConsole, plain
 from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.judge import judge_cmd
+from proctor.cli.run_state import (
+    exit_for,
+    say_interrupted,
+    say_store_failed,
+    session_cause,
+    state_lines,
+)
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
 from proctor.redact import scrubbed
-from proctor.report.console import SafeConsole, plain
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
 
 if TYPE_CHECKING:
@@ -156,7 +163,7 @@ def run(
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.cli.progress import RunProgress
-    from proctor.cli.run_support import print_call_reports, print_estimate, session_cause
+    from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang
     from proctor.runner import RunPlan, execute
     from proctor.stats.cost import load_price_table
@@ -234,12 +241,14 @@ def run(
                 )
             )
     except KeyboardInterrupt:
-        _say_interrupted(results_dir, started[0] if started else None)
+        say_interrupted(err_console, results_dir, started[0] if started else None)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except StoreError as e:
         if not started:
             raise  # nothing was asked: a usage or configuration error (exit 2)
-        _say_store_failed(e, results_dir, started[0], f"proctor run --resume {started[0]}")
+        say_store_failed(
+            err_console, e, results_dir, started[0], f"proctor run --resume {started[0]}"
+        )
         raise typer.Exit(EXIT_INCOMPLETE) from None
     if outcome.resumed:
         what = "failed or missing" if retry_errors is not None else "missing"
@@ -252,7 +261,9 @@ def run(
     try:
         state = _grade_and_report(outcome.run_id, results_dir, prices)
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
-        _say_store_failed(e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}")
+        say_store_failed(
+            err_console, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"
+        )
         raise typer.Exit(EXIT_INCOMPLETE) from None
     except Exception:
         # Every answer is stored already; say so before the traceback of what went wrong.
@@ -261,7 +272,7 @@ def run(
             f"`proctor report {outcome.run_id}` tries again"
         )
         raise
-    _exit_for(outcome.run_id, state, session_cause(outcome))
+    exit_for(err_console, outcome.run_id, state, session_cause(outcome))
 
 
 def _refuse_unusable(model: str) -> None:
@@ -279,47 +290,6 @@ def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
         on_plan(run_id, counts)
 
     return note
-
-
-def _say_store_failed(error: StoreError, results_dir: Path, run_id: str, again: str) -> None:
-    """The store or a report file could not be written (a full disk): one line each for what
-    failed, what is kept, and the command that finishes the run once there is room."""
-    err_console.print(f"[red]error:[/] {plain(scrubbed(str(error)))}", soft_wrap=True)
-    err_console.print(
-        f"run {run_id}: what was stored before is kept (in {plain(results_dir)}); "
-        f"`{plain(again)}` finishes it",
-        soft_wrap=True,
-    )
-
-
-def _say_interrupted(results_dir: Path, run_id: str | None) -> None:
-    """After Ctrl-C: what is stored, and the command that goes on from there."""
-    if run_id is None:
-        err_console.print("interrupted before a run began: nothing was asked or stored")
-        return
-    from proctor.store import RunStore
-
-    with RunStore.open(results_dir) as store:
-        stored = sum(store.count_records(run_id).values())
-        info = store.run_info(run_id)
-        epochs = store.run_config(run_id).get("epochs", 1)
-    expected = info.dataset_size * len(info.models) * (epochs if isinstance(epochs, int) else 1)
-    err_console.print(
-        f"[yellow]interrupted:[/] run {run_id} keeps the {stored:,} of {expected:,} answers "
-        f"stored; `proctor run --resume {run_id}` asks the rest",
-        soft_wrap=True,
-    )
-
-
-def _exit_for(run_id: str, state: Completeness, why: str | None = None) -> None:
-    """Exit as the table says: a CI job must not read a half-asked or failed run as done."""
-    from proctor.cli.run_support import state_exit
-
-    code, line = state_exit(run_id, state, why)
-    if line is not None:
-        err_console.print(line, soft_wrap=True)
-    if code:
-        raise typer.Exit(code)
 
 
 def _executor(name: str, address: str | None, shard_size: int) -> Executor | None:
@@ -433,16 +403,16 @@ def _report_and_exit(run_ref: str, results_dir: Path, prices: Path | None) -> No
     try:
         state = _grade_and_report(run_id, results_dir, prices)
     except StoreError as e:
-        _say_store_failed(e, results_dir, run_id, f"proctor report {run_id}")
+        say_store_failed(err_console, e, results_dir, run_id, f"proctor report {run_id}")
         raise typer.Exit(EXIT_INCOMPLETE) from None
-    _exit_for(run_id, state)
+    exit_for(err_console, run_id, state)
 
 
 def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> Completeness:
     """Grade, print and write the report; the run's completeness, said at the top when it is
     not a success."""
     from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
-    from proctor.cli.run_support import print_costs, report_task_metrics, state_lines
+    from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
     from proctor.report.html.report_page import ReportExtras
     from proctor.report.terminal import render_report

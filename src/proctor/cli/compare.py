@@ -18,9 +18,9 @@ from typing import Annotated
 
 import typer
 
+from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_WORSE
 from proctor.errors import ConfigError, ProctorError
-from proctor.report.console import SafeConsole
 from proctor.types import GradedItem, RunInfo
 
 DEFAULT_RESULTS = Path("proctor-results")

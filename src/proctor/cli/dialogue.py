@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from proctor.cli.console import SafeConsole
 from proctor.errors import ConfigError
-from proctor.report.console import SafeConsole
 
 if TYPE_CHECKING:
     from proctor.dialogue.executor import DialogueResult

@@ -23,9 +23,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_FAILED
 from proctor.errors import ConfigError
-from proctor.report.console import SafeConsole
 
 if TYPE_CHECKING:
     from proctor.stats.gates import GateRow
@@ -68,6 +68,7 @@ def gate_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
+    from proctor.cli.run_state import state_exit, state_lines
     from proctor.cli.suite import (
         graded_items,
         judge_scores,
@@ -75,7 +76,6 @@ def gate_cmd(
         resolve_run,
         suite_info,
     )
-    from proctor.cli.run_support import state_exit, state_lines
     from proctor.stats.completeness import completeness
     from proctor.stats.gates import evaluate, not_worse_than, parse_requirement
     from proctor.store import RunStore

@@ -17,8 +17,8 @@ from typing import Annotated
 
 import typer
 
+from proctor.cli.console import SafeConsole
 from proctor.errors import ConfigError
-from proctor.report.console import SafeConsole
 
 DEFAULT_RESULTS = Path("proctor-results")
 

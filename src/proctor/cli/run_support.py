@@ -12,12 +12,10 @@ from rich.table import Table
 from rich.text import Text
 
 from proctor.calling.rate_limit import estimate_tokens
-from proctor.cli.exit_codes import EXIT_CALLS_FAILED, EXIT_INCOMPLETE, EXIT_OK
+from proctor.cli.console import plain
 from proctor.report.atomic import write_text_atomic
-from proctor.report.console import plain
 from proctor.report.text import short_names
 from proctor.runner import ModelReport, RunOutcome, RunPlan
-from proctor.stats.completeness import Completeness
 from proctor.stats.cost import PriceTable, load_price_table
 from proctor.stats.metrics import RunMetrics
 from proctor.tasks.base import Task
@@ -54,59 +52,6 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
     if total is not None:
         spent = f"at most ${total:,.4f}"
     console.print(f"{all_calls:,} calls in all; cost {spent}. Nothing was called.")
-
-
-def state_lines(run_id: str, state: Completeness) -> list[str]:
-    """What keeps a stored run from being a success, one line per model and problem (markup
-    escaped); empty when every answer is stored and every call was answered."""
-    lines: list[str] = []
-    for m in state.models:
-        name = plain(m.model)
-        if m.missing:
-            lines.append(f"{name}: {m.missing:,} of {m.expected:,} answers not asked yet")
-        if m.not_asked:
-            lines.append(
-                f"{name}: {m.not_asked:,} of {m.expected:,} calls not asked "
-                "(its circuit breaker stopped it)"
-            )
-        if m.failed:
-            lines.append(
-                f"{name}: {m.failed:,} of {m.expected:,} calls failed; first cause: "
-                f"{plain(m.first_cause)} ({m.first_cause_calls:,} of {m.expected:,} calls)"
-            )
-    return lines
-
-
-def state_exit(run_id: str, state: Completeness, why: str | None = None) -> tuple[int, str | None]:
-    """The exit code a stored run gives (`exit_codes`), and the line that says why (`why`: what
-    this session saw, e.g. the deadline) and which command finishes it (None when it
-    succeeded)."""
-    if state.incomplete:
-        # Calls a breaker stopped are stored (as failed): --retry-errors asks them, and what
-        # is missing too; --resume asks only what is missing.
-        again = "--retry-errors" if any(m.not_asked for m in state.models) else "--resume"
-        return EXIT_INCOMPLETE, (
-            f"[red]run {run_id} is incomplete:[/] not every call was asked"
-            f"{f' ({plain(why)})' if why else ''}; what is stored is kept. "
-            f"`proctor run {again} {run_id}` finishes it"
-        )
-    if state.calls_failed:
-        failed = sum(m.failed for m in state.models)
-        return EXIT_CALLS_FAILED, (
-            f"[red]run {run_id} has {failed:,} failed call(s)[/] (never graded as wrong). "
-            f"Fix the cause, then `proctor run --retry-errors {run_id}` asks them again"
-        )
-    return EXIT_OK, None
-
-
-def session_cause(outcome: RunOutcome) -> str | None:
-    """Why this session left answers unasked, when it knows."""
-    if outcome.deadline_hit:
-        return "the deadline came first"
-    stopped = [r.model for r in outcome.models if r.stopped]
-    if stopped:
-        return f"{', '.join(stopped)} stopped by the circuit breaker"
-    return None
 
 
 def print_call_reports(outcome: RunOutcome, console: Console) -> None:

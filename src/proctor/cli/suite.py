@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from proctor.cli.console import plain
 from proctor.errors import ConfigError
 from proctor.judging import JudgeOutcome, JudgePlan, judge_run
-from proctor.report.console import plain
 from proctor.runner import OnPlan
 from proctor.score.judge import combine_pairwise, read_replies
 from proctor.stats.gates import JudgeScores

@@ -28,8 +28,8 @@ def view(
     """
     import webbrowser
 
+    from proctor.cli.console import SafeConsole
     from proctor.errors import ProctorError
-    from proctor.report.console import SafeConsole
     from proctor.viewer import ViewerServer
 
     if not (results_dir / "proctor.db").exists():

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor.cli.console import SafeConsole
 from proctor.errors import ConfigError
-from proctor.report.console import SafeConsole
 
 if TYPE_CHECKING:
     from proctor.workflow.executor import WorkflowResult
