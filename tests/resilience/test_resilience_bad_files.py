@@ -105,3 +105,25 @@ def test_arguments_the_locale_could_not_decode_never_crash_the_store(
              "-r", str(results))  # fmt: skip
     assert ok.code == 0, ok.output  # the run records its source with the byte replaced
     assert list(results.glob("runs/*/samples.csv"))
+
+
+def test_a_valid_file_full_of_markup_and_escapes_runs_and_prints_them_as_text(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    hostile = "[/bold][link=file:///etc/passwd]x[/link]\u001b[2J\u001b]0;pwned\u0007\u202e"
+    rows = [
+        {"id": f"{hostile}-{i}", "input": f"{i} + 1", "target": str(i + 1), "category": hostile,
+         "metadata": {hostile: hostile}}
+        for i in range(3)
+    ]  # fmt: skip
+    dataset = tmp_path / "hostile.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    results = tmp_path / "R"
+    done = cli("run", "--dataset", str(dataset), "-m", "fake/const:Final answer: 2",
+               "-r", str(results))  # fmt: skip
+    assert done.code == 0, done.output
+    assert "[/bold][link=file:///etc/passwd]x[/link]" in done.out  # shown, not interpreted
+    for control in ("\x1b", "\x07", "\u202e"):
+        assert control not in done.output
+    report = cli("report", next((results / "runs").iterdir()).name, "-r", str(results))
+    assert report.code == 0 and "\x1b" not in report.output
