@@ -116,8 +116,8 @@ def _run_info(plan: RunPlan, run_id: str) -> RunInfo:
 
 def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
     """The plan of a stored run, so a resume asks exactly the paper, models, prompt and sampling
-    it started with; how to call (concurrency, retries, limits, timeout, deadline) comes from
-    the command that resumes it."""
+    it started with; how to call (concurrency, retries, limits, timeout, reply cap, deadline)
+    comes from the command that resumes it."""
     info = store.run_info(run_id)
     epochs = store.run_config(run_id).get("epochs", 1)
     task = command.task if command.task.name == info.task else get_task(info.task)
@@ -130,7 +130,11 @@ def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
         models=info.models,
         variant=info.prompt_variant,
         lang=info.lang,
-        params=replace(info.params, timeout_s=command.params.timeout_s),
+        params=replace(
+            info.params,
+            timeout_s=command.params.timeout_s,
+            max_reply_bytes=command.params.max_reply_bytes,
+        ),
         seed=info.seed,
         epochs=epochs if isinstance(epochs, int) else 1,
         source=command.source or str(store.run_config(run_id).get("source") or ""),

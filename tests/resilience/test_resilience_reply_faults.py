@@ -96,3 +96,23 @@ def test_a_gzip_bomb_and_a_100_mib_body_never_take_the_memory(tmp_path: Path) ->
     for fault in ("gzip_bomb", "huge"):
         # the cap is 4 MiB: a few copies of it, never the 512 MiB or 100 MiB body
         assert peaks[fault] - baseline < 64 * 1024 * 1024, peaks
+
+
+def test_max_reply_bytes_raises_the_cap_also_for_the_calls_it_asks_again(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    results = tmp_path / "R"
+    config = StubConfig(fault_rate=1.0, faults=("huge",), huge_bytes=5 * 1024 * 1024)
+    with run_stub(config) as stub:
+        first = cli("run", "arithmetic", "--n", "2", "-m", stub.model, "-r", str(results),
+                    "--max-attempts", "1")  # fmt: skip
+        assert first.code == 4, first.output
+        with RunStore.open(results) as store:
+            (run,) = store.list_runs()
+        again = cli("run", "--retry-errors", run.run_id, "-r", str(results),
+                    "--max-reply-bytes", str(8 * 1024 * 1024))  # fmt: skip
+    assert again.code == 0, again.output
+    with RunStore.open(results) as store:
+        records = store.records(run.run_id)
+    assert [r.status for r in records] == ["ok", "ok"]
+    assert all(len(r.text) > 5_000_000 for r in records)
