@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,9 @@ from proctor.cli.exit_codes import (
 )
 from proctor.store import RunStore
 from proctor.stub import StubConfig, run_stub
+from proctor.types import Record
 
-from .conftest import child_env, proctor_cmd
+from .conftest import CliResult, child_env, proctor_cmd
 
 
 def proctor(*args: str) -> subprocess.CompletedProcess[str]:
@@ -211,3 +213,28 @@ def test_a_temp_file_left_by_a_killed_report_is_removed_by_the_next(tmp_path: Pa
     assert not left.exists() and not legacy.exists()
     assert fresh.exists()
     assert (run_dir / "samples.csv").read_text("utf-8").startswith("run_id,")
+
+
+def test_a_store_that_cannot_write_mid_run_is_one_line_and_3_anywhere(
+    tmp_path: Path, cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The full-disk path without a tmpfs: SQLite's own error once some answers are stored."""
+    real = RunStore.add_records
+    calls = {"n": 0}
+
+    def add_records(self: RunStore, records: Sequence[Record]) -> None:
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            real(self, records)
+            return
+        with self._tx("add records to run x", write=True):  # the store's own wording
+            raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(RunStore, "add_records", add_records)
+    done = cli("run", "arithmetic", "--n", "20", "-m", "fake/const:Final answer: 1",
+               "-r", str(tmp_path), "--concurrency", "1")  # fmt: skip
+    assert done.code == EXIT_INCOMPLETE, done.output
+    assert "Traceback" not in done.output and "ExceptionGroup" not in done.output
+    lines = [line for line in done.err.splitlines() if line.strip()]
+    assert lines[0].endswith("the disk is full (database or disk is full)"), lines
+    assert "`proctor run --resume " in lines[1] and len(lines) == 2, lines
