@@ -69,9 +69,7 @@ def config_path_for(suite: Path) -> Path | None:
     # Whatever is there counts (a FIFO or a folder too): it is refused when read, never
     # silently skipped, which would run the suite without the config its author wrote.
     found = [
-        p
-        for p in (suite.with_suffix(s) for s in CONFIG_SUFFIXES)
-        if p.exists() or p.is_symlink()
+        p for p in (suite.with_suffix(s) for s in CONFIG_SUFFIXES) if p.exists() or p.is_symlink()
     ]
     if len(found) > 1:
         names = " and ".join(str(p) for p in found)
