@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import (
     EXIT_CALLS_FAILED,
     EXIT_INCOMPLETE,
@@ -102,7 +103,7 @@ def dialogue_cmd(
             await provider.aclose()
 
     done, written = ask_or_interrupted("dialogue", results_dir, go)
-    console = Console()
+    console = SafeConsole()
     if done.resumed:
         console.print(f"resumed run {done.run_id}: {done.resumed} turns from the store")
     print_result(console, done.result)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import (
     EXIT_BUDGET,
     EXIT_CALLS_FAILED,
@@ -126,7 +127,7 @@ def workflow_cmd(
             await provider.aclose()
 
     done, written = ask_or_interrupted("workflow", results_dir, go)
-    console = Console()
+    console = SafeConsole()
     if done.resumed:
         console.print(f"resumed run {done.run_id}: {done.resumed} steps from the store")
     print_workflow(console, done.result, mode)

@@ -186,7 +186,7 @@ async def run_dialogue(
                 text=c.text,
                 finish_reason=c.finish_reason,
                 usage=c.usage,
-                usage_reported=c.usage.total_tokens > 0,
+                usage_reported=c.usage.known and c.usage.total_tokens > 0,
                 latency_s=c.latency_s,
                 reported_model=c.model,
             )

@@ -133,7 +133,14 @@ def _m2_judgements(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m3_conversation_turns(conn: sqlite3.Connection) -> None:
+def _m3_record_notes(conn: sqlite3.Connection) -> None:
+    """What was changed in a reply before it was stored (invalid Unicode replaced, a key
+    redacted), in words; "" for a reply stored exactly as it came. (Token counts a server gave
+    that were not counts are stored as -1, "unknown": the columns stay NOT NULL.)"""
+    conn.execute("ALTER TABLE records ADD COLUMN notes TEXT NOT NULL DEFAULT ''")
+
+
+def _m4_conversation_turns(conn: sqlite3.Connection) -> None:
     """Dialogue turns and workflow steps: one row per model or tool call, in the order they
     were made, committed as each one ends, so a killed dialogue or workflow resumes at the first
     position with no "ok" row and `proctor score` re-grades the stored replies."""
@@ -165,7 +172,12 @@ def _m3_conversation_turns(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements, _m3_conversation_turns)
+MIGRATIONS: tuple[Migration, ...] = (
+    _m1_initial,
+    _m2_judgements,
+    _m3_record_notes,
+    _m4_conversation_turns,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from proctor.store.codec import count_to_column, storable
 from proctor.types import FinishReason, Usage
 
 TurnKind = Literal["model", "tool"]
@@ -74,12 +75,12 @@ def to_row(t: Turn, now: str) -> tuple[object, ...]:
         t.step,
         t.kind,
         t.status,
-        t.asked,
+        storable(t.asked),
         json.dumps(dict(t.bindings), ensure_ascii=False, sort_keys=True),
-        t.text,
+        storable(t.text),
         t.finish_reason,
-        t.usage.prompt_tokens,
-        t.usage.completion_tokens,
+        count_to_column(t.usage.prompt_tokens),
+        count_to_column(t.usage.completion_tokens),
         int(t.usage_reported),
         t.latency_s,
         t.attempts,

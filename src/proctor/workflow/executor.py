@@ -112,14 +112,15 @@ def _messages(flow: Workflow, text: str) -> tuple[Message, ...]:
 
 
 def _counted(usage: Usage, messages: Sequence[Message], reply: str) -> tuple[Usage, bool]:
-    """The tokens to count for a reply, and whether the server reported them: a count of 0 for
-    a non-empty prompt or reply is taken as not reported and replaced by the estimate."""
+    """The tokens to count for a reply, and whether the server reported them: an unknown count,
+    or 0 for a non-empty prompt or reply, is taken as not reported and replaced by the
+    estimate."""
     prompt, completion = usage.prompt_tokens, usage.completion_tokens
     reported = True
-    if prompt <= 0:
+    if prompt is None or prompt <= 0:
         prompt, reported = sum(estimate_tokens(m.content) for m in messages), False
-    if completion <= 0 and reply:
-        completion, reported = estimate_tokens(reply), False
+    if completion is None or (completion <= 0 and reply):
+        completion, reported = (estimate_tokens(reply) if reply else 0), False
     return Usage(prompt, completion), reported
 
 
