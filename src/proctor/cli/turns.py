@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 
+from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_INTERRUPTED
 
 R = TypeVar("R")
@@ -18,7 +19,7 @@ R = TypeVar("R")
 
 def interrupted(kind: str, started: Sequence[str], results_dir: Path) -> None:
     """One line on stderr: what was kept and the command that goes on."""
-    err = Console(stderr=True)
+    err = SafeConsole(stderr=True)
     if not started:
         err.print(f"interrupted before the {kind} run began: nothing was stored", markup=False)
         return
