@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from proctor.sandbox import Limits, detect, isolation_report, run_many, run_python
+from proctor.sandbox import Job, Limits, detect, isolation_report, run_job, run_many, run_python
 
-FAST = Limits(wall_s=6.0, cpu_s=2, memory_bytes=256 << 20, processes=16, file_bytes=1 << 20)
+FAST = Limits(
+    wall_s=6.0, cpu_s=2, memory_bytes=256 << 20, processes=16, disk_bytes=1 << 20,
+    output_bytes=1 << 20,
+)
 
 needs_namespaces = pytest.mark.skipif(
     detect().mode == "none", reason=f"no namespaces here: {detect().reason}"
@@ -202,7 +205,10 @@ def test_a_daemon_that_escapes_its_session_dies_with_the_sandbox() -> None:
 def test_home_folders_and_root_files_are_out_of_reach() -> None:
     program = (
         "import os\n"
-        "print('root entries', len(os.listdir('/root')))\n"
+        "try:\n"
+        "    print('root entries', os.listdir('/root'))\n"
+        "except OSError as e:\n"
+        "    print('root', type(e).__name__)\n"
         "try:\n"
         "    open('/etc/shadow').read()\n"
         "    print('shadow READ')\n"
@@ -211,7 +217,7 @@ def test_home_folders_and_root_files_are_out_of_reach() -> None:
     )
     result = run_python(program, FAST)
     assert result.status == "passed", result
-    assert "root entries 0" in result.stdout
+    assert "root entries" not in result.stdout  # not listable (the interpreter may live below)
     assert "shadow READ" not in result.stdout
 
 
@@ -222,12 +228,12 @@ def test_remounting_read_write_is_refused() -> None:
         "libc = ctypes.CDLL(None, use_errno=True)\n"
         "rc = libc.mount(None, b'/', None, ctypes.c_ulong(32 | 4096), None)\n"
         "print('mount', rc, os.strerror(ctypes.get_errno()))\n"
-        "open('/tmp/after-remount', 'w')\n"
+        "open('/after-remount', 'w')\n"
     )
-    result = run_python(program, FAST)
+    result = run_job(Job(program, audit=False), FAST)  # ctypes is refused; the kernel too?
     assert "mount -1" in result.stdout
     assert result.status == "failed" and "Read-only file system" in result.stderr
-    assert not Path("/tmp/after-remount").exists()
+    assert not Path("/after-remount").exists()
 
 
 def test_many_runs_from_threads_and_from_async_code_are_independent() -> None:
@@ -261,9 +267,11 @@ def test_isolation_report_is_measured() -> None:
     report = isolation_report()
     facts = report.facts
     assert facts["interfaces"] == ["lo"]
-    assert facts["writes_outside_work"] is False and facts["writes_tmp"] is False
+    assert facts["writes_outside_work"] == []
     assert facts["writes_work"] is True
     assert facts["cap_eff"] == "0000000000000000"
+    assert facts["proc_mounted"] is False and facts["sockets"] == []
+    assert not {"tmp", "home", "run", "var", "proc", "sys"} & set(facts["top_level"])
     assert "no network" in report.summary()
 
 
@@ -287,14 +295,9 @@ def test_a_sandbox_that_cannot_start_is_unscored_never_wrong(
     from proctor.score.code import grade_code
     from proctor.types import Sample
 
-    real = process._config
+    from proctor.sandbox import launch
 
-    def broken(*args: object, **kwargs: object) -> dict[str, object]:
-        cfg = real(*args, **kwargs)  # type: ignore[arg-type]
-        cfg["argv"] = ["/nonexistent/python"]
-        return cfg
-
-    monkeypatch.setattr(process, "_config", broken)
+    monkeypatch.setattr(launch, "harness_argv", lambda: ["/nonexistent/python"])
     result = run_python("print('never runs')", FAST)
     assert result.status == "setup_error"
     sample = Sample(id="t", input="", target="", answer_type="text", metadata={"entry_point": "f"})
@@ -302,7 +305,7 @@ def test_a_sandbox_that_cannot_start_is_unscored_never_wrong(
         "```python\ndef f():\n    return 1\n```\nunique-marker-3141",
         "stop",
         sample,
-        build=lambda code, _s: code + "\n# unique-marker-3141\n",
+        build=lambda code, _s: Job(code + "\n# unique-marker-3141\n"),
         limits=FAST,
     )
     assert score.outcome == "unscored"

@@ -9,12 +9,27 @@ Imports nothing of proctor but itself: it sits below every grading stage.
 """
 
 from proctor.sandbox.isolation import Isolation, detect
-from proctor.sandbox.process import Limits, RunStatus, SandboxResult, run_many, run_python
+from proctor.sandbox.process import (
+    PROFILES,
+    REFERENCE,
+    STRICT,
+    Job,
+    Limits,
+    RunStatus,
+    SandboxResult,
+    run_job,
+    run_many,
+    run_python,
+)
 from proctor.sandbox.report import IsolationReport, isolation_report
 from proctor.sandbox.worker import BoundedWorker, WorkerReply
 
 __all__ = [
+    "PROFILES",
+    "REFERENCE",
+    "STRICT",
     "BoundedWorker",
+    "Job",
     "Isolation",
     "IsolationReport",
     "Limits",
@@ -23,6 +38,7 @@ __all__ = [
     "WorkerReply",
     "detect",
     "isolation_report",
+    "run_job",
     "run_many",
     "run_python",
 ]

@@ -19,14 +19,14 @@ from proctor.datasets import benchmarks
 from proctor.datasets.jsonl import content_hash
 from proctor.prompts.code import humaneval_prompt
 from proctor.prompts.maths import ZERO_SHOT
-from proctor.sandbox import Limits
+from proctor.sandbox import REFERENCE, Job
 from proctor.score.code import RULES, grade_code, humaneval_program
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
 VERSION = "1"
 SOURCE = "builtin/humaneval/HumanEval.jsonl.gz (openai/human-eval@6d43fb9)"
-LIMITS = Limits(wall_s=15.0, cpu_s=10)
+LIMITS = REFERENCE
 
 
 def load(seed: int | None, n: int | None) -> Dataset:
@@ -34,7 +34,7 @@ def load(seed: int | None, n: int | None) -> Dataset:
     return Dataset(samples, content_hash(samples), "humaneval", SOURCE)
 
 
-def program(code: str, sample: Sample) -> str:
+def program(code: str, sample: Sample) -> Job:
     return humaneval_program(
         sample.input, code, sample.metadata["test"], sample.metadata["entry_point"]
     )

@@ -24,14 +24,14 @@ from proctor.datasets import benchmarks
 from proctor.datasets.jsonl import content_hash
 from proctor.prompts.code import MbppExample, mbpp_prompt
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT
-from proctor.sandbox import Limits
+from proctor.sandbox import REFERENCE, Job
 from proctor.score.code import RULES, grade_code, mbpp_program
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Prompt, Record, Sample, Score
 
 VERSION = "1"
 SOURCE = "builtin/mbpp/mbpp.jsonl (google-research mbpp via FormulaMonks/llm-benchmarker-suite)"
-LIMITS = Limits(wall_s=20.0, cpu_s=15)
+LIMITS = REFERENCE
 FEW_SHOT_IDS = ("mbpp-2", "mbpp-3", "mbpp-4")
 
 
@@ -76,9 +76,12 @@ def build_prompt(sample: Sample, variant: str, lang: str) -> Prompt:
     return mbpp_prompt(sample, variant, lang, tests=tests, examples=few_shot_examples())
 
 
-def program(code: str, sample: Sample) -> str:
+def program(code: str, sample: Sample) -> Job:
     return mbpp_program(
-        code, sample.metadata.get("test_setup_code", ""), json.loads(sample.metadata["test_list"])
+        code,
+        sample.metadata.get("test_setup_code", ""),
+        json.loads(sample.metadata["test_list"]),
+        sample.metadata.get("entry_point", ""),
     )
 
 

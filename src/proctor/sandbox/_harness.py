@@ -1,0 +1,445 @@
+"""The test runner inside the sandbox: runs the candidate's code, then the tests, and reports a
+verdict the candidate cannot reach or forge. Standard library only.
+
+Its source is handed to the sandbox's interpreter as `python -s -S -B -P -c BOOTSTRAP` and runs
+in a globals dict of its own, with its own copy of the builtins, so nothing the candidate can
+name (`sys.modules["__main__"]`, `builtins`) leads to it. The order, and why:
+
+1. Read the job (a marshal frame on fd 0: candidate source, prelude, tests, a one-time token)
+   and put /dev/null on fd 0, so nothing of it is left to read.
+2. Capture every function used after step 5 (`posix.write`, `posix._exit`, the data check…):
+   the candidate may rebind any module attribute, so none is looked up later.
+3. Run the prelude (trusted code, e.g. HumanEval's prompt with its helpers) in a namespace of its
+   own, import the modules the tests and prelude use, and snapshot those modules.
+4. Take the dangerous doors away: `_signal.signal` (a handler receives the current frame) and
+   `_imp`'s re-creation of built-in modules are replaced by refusing wrappers.
+5. Arm the audit hook (installed first of all, and irremovable): from now on frame walking
+   (`sys._getframe`, `sys._current_frames`, `tb_frame`, `gi_frame`, `cr_frame`, `ag_frame`),
+   `sys.settrace`/`setprofile`, the garbage collector's object lists, ctypes, code objects made
+   by hand, marshal, exec of programs, new audit hooks, fork (for benchmark tests) and the
+   modules that reach around all that (`_ctypes`, `_testcapi`, `_xxsubinterpreters`,
+   `_posixsubprocess`) are refused, and each refusal is noted.
+6. Say "started" on the verdict channel (fd 3): the parent's clock for the program starts here.
+7. Run the candidate's code as module "solution", then the tests in a namespace of their own
+   (the prelude's names and the candidate's functions; pristine builtins), with every function
+   the tests call wrapped so that what it returns (and what it leaves in its arguments) is
+   checked to be plain data: an object of a type the candidate defined, or a subclass of a
+   built-in, could compare equal to anything.
+8. Write one verdict line with the token, this process's pid and the outcome, unless this is a
+   forked copy of the harness; only then print diagnostics, and leave with `posix._exit`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on purpose
+    import builtins
+    import marshal
+    import posix
+    import sys
+
+    import _imp
+    import _json
+    import _signal
+
+    # -- 2. everything used once the candidate runs is bound here, before it exists --------------
+    write = posix.write
+    exit_now = posix._exit
+    getpid = posix.getpid
+    encode_json_string = _json.encode_basestring_ascii
+    original_signal = _signal.signal
+    original_create_builtin = _imp.create_builtin
+    original_exec_builtin = _imp.exec_builtin
+    module_type = type(sys)
+    b_type, b_id, b_len = builtins.type, builtins.id, builtins.len
+    b_compile, b_exec = builtins.compile, builtins.exec
+    b_str, b_int, b_list = builtins.str, builtins.int, builtins.list
+    b_base = builtins.BaseException
+    b_system_exit, b_memory_error = builtins.SystemExit, builtins.MemoryError
+    b_recursion_error = builtins.RecursionError
+    b_syntax_error = builtins.SyntaxError
+    b_callable = builtins.callable
+    b_value_error = builtins.ValueError
+    b_assertion_error = builtins.AssertionError
+    function_type = b_type(lambda: None)
+    modules = sys.modules
+    dict_get = dict.get
+    dict_keys, dict_values = dict.keys, dict.values
+    list_append, list_extend, list_pop = list.append, list.extend, list.pop
+    set_add = set.add
+    str_startswith, str_join = str.startswith, str.join
+    pristine = dict(builtins.__dict__)
+
+    # -- 1. the job ------------------------------------------------------------------------------
+    def read_frame(fd: int) -> bytes:
+        header = b""
+        while not header.endswith(b"\n"):
+            chunk = posix.read(fd, 1)
+            if not chunk:
+                exit_now(120)
+            header += chunk
+        size = b_int(header)
+        data = b""
+        while b_len(data) < size:
+            chunk = posix.read(fd, size - b_len(data))
+            if not chunk:
+                exit_now(120)
+            data += chunk
+        return data
+
+    job: dict[str, Any] = marshal.loads(read_frame(0))
+    null = posix.open("/dev/null", posix.O_RDONLY)
+    posix.dup2(null, 0)
+    posix.close(null)
+    token: str = job["token"]
+    verdict_fd = 3
+    posix.set_inheritable(verdict_fd, False)
+    harness_pid = getpid()
+    forked: list[int] = []
+    posix.register_at_fork(after_in_child=lambda: list_append(forked, 1))
+    allow_fork: bool = job["allow_fork"]
+    allow_sockets: bool = job["allow_sockets"]
+
+    # -- the audit hook ----------------------------------------------------------------------------
+    armed = [False]
+    refused: list[str] = []
+    """Refused tampering (settrace, gc, ctypes, exec…): a failure after one is a violation."""
+    refused_frames: list[str] = []
+    """Refused frame access: the standard library tries it too (enum, typing, logging) and
+    copes, so it is only noted."""
+    refused_seen: set[str] = set()
+
+    class SandboxRefusal(b_value_error):  # type: ignore[valid-type,misc]
+        """A ValueError, as stdlib callers of sys._getframe expect (namedtuple, logging…)."""
+
+    def refuse(what: str, *, frame: bool = False) -> None:
+        if what not in refused_seen and b_len(refused_seen) < 40:
+            set_add(refused_seen, what)
+            list_append(refused_frames if frame else refused, what)
+        raise SandboxRefusal(f"{what} is not allowed in the sandbox")
+
+    frame_events = frozenset({"sys._getframe", "sys._current_frames", "sys._current_exceptions"})
+    refused_events = frozenset(
+        {
+            "sys.settrace", "sys.setprofile", "sys.addaudithook",
+            "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+            "code.__new__", "marshal.load", "marshal.loads",
+            "os.exec", "os.posix_spawn", "os.spawn", "os.system", "os.forkpty",
+            "subprocess.Popen", "cpython.PyInterpreterState_New",
+        }
+    )  # fmt: skip
+    frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+    refused_module_prefixes = ("ctypes", "_ctypes", "_test", "_xx", "_posixsubprocess")
+    refused_modules = frozenset({"_signal", "_imp"})
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if not armed[0]:
+            return
+        if event in refused_events or str_startswith(event, "ctypes."):
+            refuse(event)
+        elif event in frame_events:
+            refuse(event, frame=True)
+        elif event == "object.__getattr__":
+            if b_len(args) > 1 and b_type(args[1]) is b_str and args[1] in frame_attributes:
+                refuse(f"reading {args[1]}", frame=True)
+        elif event == "import":
+            name = args[0] if args else ""
+            if b_type(name) is b_str and (
+                name in refused_modules or str_startswith(name, refused_module_prefixes)
+            ):
+                refuse(f"import {name}")
+        elif event == "os.fork" and not allow_fork:
+            refuse("os.fork")
+        elif event == "socket.__new__" and not allow_sockets:
+            refuse("socket")
+
+    audit: bool = job["audit"]
+    if audit:
+        sys.addaudithook(hook)
+
+    # -- the verdict -------------------------------------------------------------------------------
+    def say(line: str) -> None:
+        data = line.encode("utf-8", "replace")[:4000] + b"\n"  # one write up to PIPE_BUF: atomic
+        write(verdict_fd, data)
+
+    def verdict(status: str, reason: str) -> None:
+        if forked or getpid() != harness_pid:
+            exit_now(0)  # a forked copy of the harness never speaks for the program
+        if refused_frames and status not in ("passed", "violation"):
+            reason = f"{reason} (refused: {str_join(', ', refused_frames)})"
+        say(f"verdict {token} {harness_pid} {status} {encode_json_string(reason)}")
+
+    # -- plain data --------------------------------------------------------------------------------
+    import collections
+
+    scalars = frozenset(
+        b_id(t) for t in (int, bool, float, complex, str, bytes, bytearray, type(None), range)
+    )
+    sequences = frozenset(
+        b_id(t)
+        for t in (
+            list, tuple, set, frozenset, collections.deque,
+            type({}.keys()), type({}.values()), type({}.items()),
+        )
+    )  # fmt: skip
+    mappings = frozenset(
+        b_id(t)
+        for t in (dict, collections.Counter, collections.OrderedDict, collections.defaultdict)
+    )
+    iterators = frozenset(
+        b_id(t)
+        for t in (
+            type(iter([])), type(iter(())), type(iter(range(0))), type(iter("")),
+            type(iter(set())), type(iter({})), type(iter({}.values())), type(iter({}.items())),
+            type(x for x in ()), map, filter, zip, enumerate, reversed, type(reversed([])),
+        )
+    )  # fmt: skip
+    type_name = type.__dict__["__qualname__"].__get__
+    type_module = type.__dict__["__module__"].__get__
+    budget = 2_000_000
+    """Objects walked per check: a reply of a hundred million nested lists is not plain data."""
+
+    def describe(t: Any) -> str:
+        if b_type(t) is not type:
+            return "an object whose type has its own metaclass"
+        module, name = type_module(t), type_name(t)
+        module = module if b_type(module) is b_str else "?"
+        where = "defined by the program" if module == "solution" else "not plain data"
+        return f"{module}.{name}, {where}"
+
+    def not_plain(value: Any) -> str | None:
+        """Why `value` is not plain data (built-in scalars and containers of them), or None."""
+        stack = [value]
+        seen: set[int] = set()
+        walked = 0
+        while stack:
+            v = list_pop(stack)
+            t = b_id(b_type(v))
+            if t in scalars:
+                continue
+            walked += 1
+            if walked > budget:
+                return "an object too large to check"
+            if t in sequences or t in mappings:
+                key = b_id(v)
+                if key in seen:
+                    continue
+                set_add(seen, key)
+                if t in mappings:
+                    list_extend(stack, dict_keys(v))
+                    list_extend(stack, dict_values(v))
+                else:
+                    list_extend(stack, v)
+                continue
+            return describe(b_type(v))
+        return None
+
+    violations: list[str] = []
+
+    class Violation(b_base):  # type: ignore[valid-type,misc]
+        """Ends the tests at once: tests do not catch BaseException."""
+
+    def violated(reason: str) -> None:
+        list_append(violations, reason)
+        raise Violation(reason)
+
+    def checked_items(name: str, iterator: Any) -> Any:
+        for item in iterator:
+            why = not_plain(item)
+            if why is not None:
+                violated(f"{name} returned an object that compares equal to anything ({why})")
+            yield item
+
+    def guard(name: str, target: Any) -> Any:
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            plain_args = [a for a in (*args, *kwargs.values()) if not_plain(a) is None]
+            result = target(*args, **kwargs)
+            tampered()
+            for a in plain_args:
+                why = not_plain(a)
+                if why is not None:
+                    violated(f"{name} left an object that compares equal to anything in its"
+                             f" argument ({why})")  # fmt: skip
+            if b_id(b_type(result)) in iterators:
+                return checked_items(name, result)
+            why = not_plain(result)
+            if why is not None:
+                violated(f"{name} returned an object that compares equal to anything ({why})")
+            return result
+
+        return guarded
+
+    # -- 3. prelude, the tests' modules and their snapshot ---------------------------------------
+    def compiled(source: str, filename: str) -> Any:
+        return b_compile(source, filename, "exec", dont_inherit=True, optimize=0)
+
+    snapshot: list[tuple[str, Any, dict[str, Any], dict[str, Any]]] = []
+
+    def tampered() -> None:
+        for name, module, current, names in snapshot:
+            if dict_get(modules, name) is not module:
+                violated(f"the program replaced the module {name} that the tests use")
+            for key, value in names.items():
+                if dict_get(current, key, tampered) is not value:
+                    violated(f"the program changed {name}.{key}, which the tests use")
+
+    failure: list[Any] = []  # the exception that ended the program or its tests, if any
+    try:
+        prelude_ns: dict[str, Any] = {"__name__": "solution", "__builtins__": pristine}
+        if job["prelude"]:
+            b_exec(compiled(job["prelude"], "prompt.py"), prelude_ns)
+        for name in job["modules"]:
+            try:
+                module = __import__(name)
+                for part in name.split(".")[1:]:
+                    module = getattr(module, part)
+            except Exception:  # noqa: BLE001 - a test importing a missing module fails later
+                continue
+            if b_type(module) is module_type:
+                snapshot.append((name, module, module.__dict__, dict(module.__dict__)))
+        candidate = compiled(job["candidate"], "solution.py")
+        tests = [compiled(source, "<tests>") for source in job["tests"]]
+    except b_base as e:  # a syntax error in the candidate's code is its own failure
+        failure.append(e)
+
+    # -- 4. the doors a hook cannot watch ----------------------------------------------------------
+    def guarded_signal(signalnum: Any, handler: Any) -> Any:
+        if b_type(handler) is b_int:  # SIG_DFL / SIG_IGN: no Python code, no frame
+            return original_signal(signalnum, handler)
+        refuse("signal handlers")
+        return None
+
+    class Spec:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+    def guarded_create_builtin(spec: Any) -> Any:
+        name = spec.name
+        if b_type(name) is not b_str:
+            raise TypeError("spec.name must be a str")
+        if armed[0] and name in refused_modules:
+            refuse(f"re-creating {name}")
+        return original_create_builtin(Spec(name))
+
+    def guarded_exec_builtin(module: Any) -> Any:
+        if armed[0] and (module is _signal or module is _imp):
+            refuse("re-running a built-in module")
+        return original_exec_builtin(module)
+
+    if audit:
+        _signal.signal = guarded_signal
+        _imp.create_builtin = guarded_create_builtin
+        _imp.exec_builtin = guarded_exec_builtin
+
+    # marshal can make code objects of any bytecode, which can read any memory: once armed it is
+    # refused, and modules imported from then on are compiled from their source instead
+    source_loader = sys.modules["_frozen_importlib_external"].SourceLoader
+    original_get_code = source_loader.get_code
+
+    def get_code(self: Any, fullname: str) -> Any:
+        if not armed[0]:
+            return original_get_code(self, fullname)
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+    if audit:
+        source_loader.get_code = get_code
+
+    # -- 5-7. arm, then run the program and its tests ----------------------------------------------
+    phase = "loading"
+    armed[0] = True
+    say("started")
+    if not failure:
+        try:
+            solution = module_type("solution")
+            sys.modules["solution"] = solution
+            b_exec(candidate, solution.__dict__)
+            tampered()
+            phase = "tests"
+            entry: str = job["entry_point"]
+            names = solution.__dict__
+            if job["tests_see"] == "prelude":
+                test_ns = dict(prelude_ns)
+                if entry:
+                    if entry not in names:
+                        raise NameError(f"the program does not define {entry}")
+                    test_ns[entry] = guard(entry, names[entry])
+            else:
+                test_ns = dict(names)
+                for key, value in names.items():
+                    if key == entry and b_callable(value) or b_type(value) is function_type:
+                        test_ns[key] = guard(key, value)
+            test_ns["__builtins__"] = pristine
+            test_ns["__name__"] = "__tests__"
+            for code in tests:
+                b_exec(code, test_ns)
+            call: str = job["call"]
+            if call:
+                if entry not in test_ns:
+                    raise NameError(f"the program does not define {entry}")
+                test_ns[call](test_ns[entry])
+            tampered()
+        except b_base as e:  # anything at all, Violation and SystemExit included
+            failure.append(e)
+
+    # -- 8. the verdict ---------------------------------------------------------------------------
+    error = failure[0] if failure else None
+    kind = b_type(error)
+    code = 0
+    if violations:
+        verdict("violation", violations[0])
+        code = 1
+    elif error is None:
+        noted = [*refused, *refused_frames]
+        verdict("passed", f"refused: {str_join(', ', noted)}" if noted else "")
+    elif refused:
+        verdict("violation", f"tried {refused[0]} (refused by the sandbox)")
+        code = 1
+    elif kind is b_system_exit:
+        exit_code = error.code  # type: ignore[union-attr]
+        if exit_code is None or (b_type(exit_code) is b_int and exit_code == 0):
+            verdict("exited", f"the program called sys.exit(0) while {phase}")
+        else:
+            verdict("failed", f"the program called sys.exit() while {phase}")
+        code = 1
+    elif kind is b_memory_error:
+        verdict("memory", f"MemoryError while {phase}")
+        code = 1
+    elif kind is b_recursion_error:
+        verdict("failed", f"RecursionError while {phase}")
+        code = 1
+    elif kind is b_syntax_error:
+        verdict("failed", "the program does not compile (SyntaxError)")
+        code = 1
+    else:
+        where = "the program raised an exception while loading" if phase == "loading" else (
+            "a test failed" if kind is b_assertion_error else "an exception in the tests"
+        )
+        verdict("failed", where)
+        code = 1
+
+    # The verdict is written: nothing the candidate does now can change it. Diagnostics follow.
+    armed[0] = False
+    if error is not None:
+        try:
+            import linecache
+            import traceback
+
+            for name, text in (("solution.py", job["candidate"]), ("<tests>", "\n".join(job["tests"]))):
+                lines = text.splitlines(True)
+                linecache.cache[name] = (len(text), None, lines, name)
+            sys.stderr.write("".join(traceback.format_exception(error)))
+        except BaseException:  # noqa: BLE001 - diagnostics only
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - the candidate may have replaced them
+            pass
+    exit_now(code)
+
+
+if __name__ == "__proctor_harness__":
+    _main()
