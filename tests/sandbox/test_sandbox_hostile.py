@@ -291,11 +291,9 @@ def _sandbox_processes() -> list[str]:
 def test_a_sandbox_that_cannot_start_is_unscored_never_wrong(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from proctor.sandbox import process
+    from proctor.sandbox import launch
     from proctor.score.code import grade_code
     from proctor.types import Sample
-
-    from proctor.sandbox import launch
 
     monkeypatch.setattr(launch, "harness_argv", lambda: ["/nonexistent/python"])
     result = run_python("print('never runs')", FAST)

@@ -34,15 +34,14 @@ from __future__ import annotations
 from typing import Any
 
 
-def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on purpose
+def _main() -> None:
+    import _imp
+    import _json
+    import _signal  # type: ignore[import-not-found]
     import builtins
     import marshal
     import posix
     import sys
-
-    import _imp
-    import _json
-    import _signal
 
     # -- 2. everything used once the candidate runs is bound here, before it exists --------------
     write = posix.write
@@ -55,7 +54,7 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
     module_type = type(sys)
     b_type, b_id, b_len = builtins.type, builtins.id, builtins.len
     b_compile, b_exec = builtins.compile, builtins.exec
-    b_str, b_int, b_list = builtins.str, builtins.int, builtins.list
+    b_str, b_int = builtins.str, builtins.int
     b_base = builtins.BaseException
     b_system_exit, b_memory_error = builtins.SystemExit, builtins.MemoryError
     b_recursion_error = builtins.RecursionError
@@ -174,28 +173,25 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
     # -- plain data --------------------------------------------------------------------------------
     import collections
 
-    scalars = frozenset(
-        b_id(t) for t in (int, bool, float, complex, str, bytes, bytearray, type(None), range)
-    )
-    sequences = frozenset(
-        b_id(t)
-        for t in (
-            list, tuple, set, frozenset, collections.deque,
-            type({}.keys()), type({}.values()), type({}.items()),
-        )
+    scalar_types: tuple[type, ...] = (
+        int, bool, float, complex, str, bytes, bytearray, type(None), range,
     )  # fmt: skip
-    mappings = frozenset(
-        b_id(t)
-        for t in (dict, collections.Counter, collections.OrderedDict, collections.defaultdict)
-    )
-    iterators = frozenset(
-        b_id(t)
-        for t in (
-            type(iter([])), type(iter(())), type(iter(range(0))), type(iter("")),
-            type(iter(set())), type(iter({})), type(iter({}.values())), type(iter({}.items())),
-            type(x for x in ()), map, filter, zip, enumerate, reversed, type(reversed([])),
-        )
+    sequence_types: tuple[type, ...] = (
+        list, tuple, set, frozenset, collections.deque,
+        type({}.keys()), type({}.values()), type({}.items()),
     )  # fmt: skip
+    mapping_types: tuple[type, ...] = (
+        dict, collections.Counter, collections.OrderedDict, collections.defaultdict,
+    )  # fmt: skip
+    iterator_types: tuple[type, ...] = (
+        type(iter([])), type(iter(())), type(iter(range(0))), type(iter("")),
+        type(iter(set())), type(iter({})), type(iter({}.values())), type(iter({}.items())),
+        type(i for i in range(0)), map, filter, zip, enumerate, reversed, type(reversed([])),
+    )  # fmt: skip
+    scalars = frozenset(b_id(t) for t in scalar_types)
+    sequences = frozenset(b_id(t) for t in sequence_types)
+    mappings = frozenset(b_id(t) for t in mapping_types)
+    iterators = frozenset(b_id(t) for t in iterator_types)
     type_name = type.__dict__["__qualname__"].__get__
     type_module = type.__dict__["__module__"].__get__
     budget = 2_000_000
@@ -295,7 +291,7 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
                 module = __import__(name)
                 for part in name.split(".")[1:]:
                     module = getattr(module, part)
-            except Exception:  # noqa: BLE001 - a test importing a missing module fails later
+            except Exception:
                 continue
             if b_type(module) is module_type:
                 snapshot.append((name, module, module.__dict__, dict(module.__dict__)))
@@ -321,7 +317,7 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
             raise TypeError("spec.name must be a str")
         if armed[0] and name in refused_modules:
             refuse(f"re-creating {name}")
-        return original_create_builtin(Spec(name))
+        return original_create_builtin(Spec(name))  # type: ignore[arg-type]
 
     def guarded_exec_builtin(module: Any) -> Any:
         if armed[0] and (module is _signal or module is _imp):
@@ -369,7 +365,7 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
             else:
                 test_ns = dict(names)
                 for key, value in names.items():
-                    if key == entry and b_callable(value) or b_type(value) is function_type:
+                    if (key == entry and b_callable(value)) or b_type(value) is function_type:
                         test_ns[key] = guard(key, value)
             test_ns["__builtins__"] = pristine
             test_ns["__name__"] = "__tests__"
@@ -398,7 +394,7 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
         verdict("violation", f"tried {refused[0]} (refused by the sandbox)")
         code = 1
     elif kind is b_system_exit:
-        exit_code = error.code  # type: ignore[union-attr]
+        exit_code = error.code
         if exit_code is None or (b_type(exit_code) is b_int and exit_code == 0):
             verdict("exited", f"the program called sys.exit(0) while {phase}")
         else:
@@ -414,8 +410,10 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
         verdict("failed", "the program does not compile (SyntaxError)")
         code = 1
     else:
-        where = "the program raised an exception while loading" if phase == "loading" else (
-            "a test failed" if kind is b_assertion_error else "an exception in the tests"
+        where = (
+            "the program raised an exception while loading"
+            if phase == "loading"
+            else ("a test failed" if kind is b_assertion_error else "an exception in the tests")
         )
         verdict("failed", where)
         code = 1
@@ -427,16 +425,17 @@ def _main() -> None:  # noqa: C901 - one straight sequence, kept in one frame on
             import linecache
             import traceback
 
-            for name, text in (("solution.py", job["candidate"]), ("<tests>", "\n".join(job["tests"]))):
+            sources = (("solution.py", job["candidate"]), ("<tests>", "\n".join(job["tests"])))
+            for name, text in sources:
                 lines = text.splitlines(True)
                 linecache.cache[name] = (len(text), None, lines, name)
             sys.stderr.write("".join(traceback.format_exception(error)))
-        except BaseException:  # noqa: BLE001 - diagnostics only
+        except BaseException:
             pass
     for stream in (sys.stdout, sys.stderr):
-        try:
+        try:  # noqa: SIM105 - no contextlib here: the candidate may have replaced it
             stream.flush()
-        except BaseException:  # noqa: BLE001 - the candidate may have replaced them
+        except BaseException:
             pass
     exit_now(code)
 

@@ -33,7 +33,6 @@ import marshal
 import os
 import resource
 import signal
-import sys
 import time
 from typing import Any
 
@@ -192,7 +191,8 @@ def _new_root(cfg: dict[str, Any]) -> tuple[list[str], int | None]:
     _mount("tmpfs", work, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options)
     # what a recursive bind brought along is made read-only too
     for point in _mount_points_under(root):
-        if point.startswith((work, root + "/dev/")) or point in (root + s for s in cfg["bind_dirs"]):
+        bound = {root + s for s in cfg["bind_dirs"]}
+        if point.startswith((work, root + "/dev/")) or point in bound:
             continue
         with contextlib.suppress(OSError):
             _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _keep_flags(point))
@@ -218,7 +218,7 @@ def _new_root(cfg: dict[str, Any]) -> tuple[list[str], int | None]:
     return notes, proc_fd
 
 
-# -- the program ------------------------------------------------------------------------------------
+# -- the program --------------------------------------------------------------------------------
 
 
 def _drop_bounding_set() -> None:
@@ -346,9 +346,7 @@ def main() -> None:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != int(cfg["parent_pid"]):
             os._exit(125)  # proctor died before we could arrange to die with it
-        group_fds = [
-            os.open(p, os.O_WRONLY | os.O_CLOEXEC) for p in cfg.get("cgroup_procs", [])
-        ]
+        group_fds = [os.open(p, os.O_WRONLY | os.O_CLOEXEC) for p in cfg.get("cgroup_procs", [])]
         mode = cfg["mode"]
         if mode != "none":
             flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
@@ -418,4 +416,4 @@ def _init(cfg: dict[str, Any], group_fds: list[int], status_fd: int) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

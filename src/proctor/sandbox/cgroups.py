@@ -99,7 +99,7 @@ def support() -> Support:
         return v1
     if v2 is not None:
         sweep(v2)
-    why = [s.reason for s in (v2, v1) if s is not None] or ["no cgroup file system at /sys/fs/cgroup"]
+    why = [s.reason for s in (v2, v1) if s is not None] or ["no cgroup file system here"]
     return Support("none", (), "; ".join(why))
 
 

@@ -157,7 +157,7 @@ def sweep_stale_folders(base: str | None = None) -> list[str]:
     owns (named with a pid that is gone, or of the old naming and over an hour old) and that
     belong to us; returns what was removed."""
     folder = Path(base or tempfile.gettempdir())
-    removed = []
+    removed: list[str] = []
     now = time.time()
     try:
         entries = list(os.scandir(folder))

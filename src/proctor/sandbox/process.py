@@ -79,7 +79,8 @@ class Limits:
     name: str = "reference"
 
     def describe(self) -> str:
-        output = "no output cap" if self.output_bytes is None else f"output {_size(self.output_bytes)}"
+        cap = self.output_bytes
+        output = "no output cap" if cap is None else f"output {_size(cap)}"
         return (
             f"{self.name}: {self.wall_s:g} s per problem, CPU {self.cpu_s} s, memory"
             f" {_size(self.memory_bytes)} (whole tree), {self.processes} tasks, {output},"

@@ -132,7 +132,7 @@ def isolation_report(limits: Limits | None = None) -> IsolationReport:
         if line.startswith("PROBE"):
             facts = json.loads(line[len("PROBE") :])
     support = cgroups.support()
-    accounting = f"cgroup {support.kind} ({support.reason})" if support.kind != "none" else (
-        support.reason
+    accounting = (
+        f"cgroup {support.kind} ({support.reason})" if support.kind != "none" else (support.reason)
     )
     return IsolationReport(iso.mode, iso.reason, facts, lim.describe(), accounting)
