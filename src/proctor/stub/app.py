@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from proctor.stub.answers import off_by_one, solve
-from proctor.stub.config import FaultKind, StubConfig
+from proctor.stub.config import FaultKind, StubConfig, load_replays
 
 __all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key", "retry_after_for"]
 
@@ -59,6 +59,7 @@ _JSON = (b"content-type", b"application/json")
 _NOT_JSON_BODY = b"<html><body><h1>502 Bad Gateway</h1>upstream sent garbage</body></html>"
 _STEP = "Step 1: I work it out by hand, digit by digit.\nFinal answer: "
 _NO_QUESTION = "I could not find an arithmetic question in the prompt."
+_NO_REPLAY = "No reply of the replay file matches this prompt."
 _HANG_POLL_S = 0.05
 _DISCONNECT_WAIT_S = 5.0
 
@@ -154,6 +155,8 @@ class StubApp:
 
     def __init__(self, config: StubConfig) -> None:
         self.config = config
+        mode = config.answer_mode
+        self._replays = load_replays(mode[len("replay:") :]) if mode.startswith("replay:") else ()
         self._lock = threading.Lock()
         self._closing = False
         self._reset_counters()
@@ -302,6 +305,8 @@ class StubApp:
             return prompt
         if mode.startswith("const:"):
             return mode[len("const:") :]
+        if mode.startswith("replay:"):
+            return next((r for m, r in self._replays if m in prompt), _NO_REPLAY)
         answer = solve(prompt)
         if answer is None:
             return _NO_QUESTION

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, get_args
 
 FaultKind = Literal[
@@ -36,7 +38,7 @@ FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 DEFAULT_FAULTS: tuple[FaultKind, ...] = tuple(k for k in FAULT_KINDS if k != "hang")
 """Every kind but ``hang``, which costs the client a whole timeout and must be asked for."""
 
-ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT")
+ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT", "replay:FILE")
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,9 @@ class StubConfig:
     """How the stub answers ``/v1/chat/completions``.
 
     answer_mode: ``correct`` solves the arithmetic question in the prompt, ``wrong`` gives an
-    answer off by one, ``echo`` returns the prompt, ``const:TEXT`` always replies TEXT.
+    answer off by one, ``echo`` returns the prompt, ``const:TEXT`` always replies TEXT,
+    ``replay:FILE`` replies with the first entry of FILE (JSONL of ``{"marker", "reply"}``)
+    whose marker occurs in the prompt (a canned reply per question, e.g. hostile code).
     correct_rate: in ``correct`` mode, the share of prompts answered correctly; which prompts
     get an off-by-one answer is fixed by (seed, prompt text).
     fault_rate: the share of requests that get a fault, picked from ``faults``; decided by
@@ -65,8 +69,10 @@ class StubConfig:
 
     def __post_init__(self) -> None:
         mode = self.answer_mode
-        if mode not in ("correct", "wrong", "echo") and not mode.startswith("const:"):
+        if mode not in ("correct", "wrong", "echo") and not mode.startswith(("const:", "replay:")):
             raise ValueError(f"unknown answer_mode {mode!r}: use {', '.join(ANSWER_MODES)}")
+        if mode.startswith("replay:"):
+            load_replays(mode[len("replay:") :])
         for name in ("correct_rate", "fault_rate"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -80,3 +86,24 @@ class StubConfig:
             raise ValueError("fault_rate > 0 needs at least one fault kind")
         if self.max_faults_per_body is not None and self.max_faults_per_body < 0:
             raise ValueError("max_faults_per_body must be >= 0")
+
+
+def load_replays(path: str) -> tuple[tuple[str, str], ...]:
+    """The (marker, reply) pairs of a replay file; ValueError naming the line when malformed."""
+    pairs = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise ValueError(f"cannot read the replay file {path}: {e.strerror}") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            marker, reply = row["marker"], row["reply"]
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(f"{path}:{number}: want a JSON object with marker and reply") from None
+        if not isinstance(marker, str) or not marker or not isinstance(reply, str):
+            raise ValueError(f"{path}:{number}: marker must be a non-empty string, reply a string")
+        pairs.append((marker, reply))
+    return tuple(pairs)
