@@ -223,7 +223,7 @@ def run(
 
         judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
     try:
-        _grade_and_report(outcome.run_id, results_dir, prices)
+        _grade_and_report(outcome.run_id, results_dir, prices, regrade=True)
     except Exception:
         # Every answer is stored already; say so before the traceback of what went wrong.
         err_console.print(
@@ -265,7 +265,7 @@ def score(
     prices: PricesOption = None,
 ) -> None:
     """Re-grade a stored run with the current rules; never calls a model."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices)
+    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=True)
 
 
 @app.command()
@@ -274,8 +274,9 @@ def report(
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
 ) -> None:
-    """Print a run's report and rewrite its files (grading is re-done, purely, from the store)."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices)
+    """Print a run's report and rewrite its files (grading is re-done, purely, from the store;
+    a task whose grading runs code, such as HumanEval, shows its stored grades)."""
+    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=False)
 
 
 @app.command(name="list")
@@ -327,13 +328,17 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
     return default
 
 
-def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> None:
+def _grade_and_report(
+    run_ref: str, results_dir: Path, prices: Path | None = None, *, regrade: bool
+) -> None:
+    """Grade (saving the grades) and report. With `regrade` False a task that runs code
+    (`Task.runs_code`) is reported from its stored grades: only `run` and `score` run code."""
     from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
     from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
     from proctor.report.html.report_page import ReportExtras
     from proctor.report.terminal import render_report
-    from proctor.runner import grade_run
+    from proctor.runner import grade_run, shown_items
     from proctor.stats.metrics import summarize
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task
@@ -344,7 +349,10 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         run_id = store.resolve(run_ref)
         info = store.run_info(run_id)
         task = get_task(info.task)
-        info, items = grade_run(store, run_id, task)
+        if regrade or not task.runs_code:
+            info, items = grade_run(store, run_id, task)
+        else:
+            items = shown_items(store, run_id, task)
         run_dir = store.run_dir(run_id)
     metrics = summarize(items, info.models)
     render_report(info, metrics, console)

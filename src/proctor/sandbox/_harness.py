@@ -37,11 +37,13 @@ from typing import Any
 def _main() -> None:
     import _imp
     import _json
+    import _posixsubprocess  # type: ignore[import-not-found]
     import _signal  # type: ignore[import-not-found]
     import builtins
     import marshal
     import posix
     import sys
+    import types
 
     # -- 2. everything used once the candidate runs is bound here, before it exists --------------
     write = posix.write
@@ -51,6 +53,7 @@ def _main() -> None:
     original_signal = _signal.signal
     original_create_builtin = _imp.create_builtin
     original_exec_builtin = _imp.exec_builtin
+    original_create_dynamic = _imp.create_dynamic
     module_type = type(sys)
     b_type, b_id, b_len = builtins.type, builtins.id, builtins.len
     b_compile, b_exec = builtins.compile, builtins.exec
@@ -63,6 +66,7 @@ def _main() -> None:
     b_value_error = builtins.ValueError
     b_assertion_error = builtins.AssertionError
     function_type = b_type(lambda: None)
+    code_type = types.CodeType
     modules = sys.modules
     dict_get = dict.get
     dict_keys, dict_values = dict.keys, dict.values
@@ -130,13 +134,19 @@ def _main() -> None:
         }
     )  # fmt: skip
     frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-    refused_module_prefixes = ("ctypes", "_ctypes", "_test", "_xx", "_posixsubprocess")
-    refused_modules = frozenset({"_signal", "_imp"})
+    refused_module_prefixes = ("ctypes", "_ctypes", "_test", "_xx")
+    refused_modules = frozenset({"_signal", "_imp", "_posixsubprocess"})
+    """Imported afresh, these would bring back what step 4 took away."""
+
+    def is_refused_module(name: str) -> bool:
+        return name in refused_modules or str_startswith(name, refused_module_prefixes)
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if not armed[0]:
             return
         if event in refused_events or str_startswith(event, "ctypes."):
+            if event == "code.__new__" and get_ident() in trusted_threads:
+                return
             refuse(event)
         elif event in frame_events:
             refuse(event, frame=True)
@@ -145,9 +155,7 @@ def _main() -> None:
                 refuse(f"reading {args[1]}", frame=True)
         elif event == "import":
             name = args[0] if args else ""
-            if b_type(name) is b_str and (
-                name in refused_modules or str_startswith(name, refused_module_prefixes)
-            ):
+            if b_type(name) is b_str and is_refused_module(name):
                 refuse(f"import {name}")
         elif event == "os.fork" and not allow_fork:
             refuse("os.fork")
@@ -308,16 +316,47 @@ def _main() -> None:
         return None
 
     class Spec:
-        def __init__(self, name: str) -> None:
-            self.name = name
+        """What the originals read of a spec, as plain strings: a spec of the candidate's could
+        answer one name to us and another to them."""
+
+        def __init__(self, name: str, origin: Any) -> None:
+            self.name, self.origin = name, origin
+
+    def plain_spec(spec: Any) -> Spec:
+        name, origin = spec.name, getattr(spec, "origin", None)
+        if b_type(name) is not b_str or not (origin is None or b_type(origin) is b_str):
+            raise TypeError("spec.name and spec.origin must be str")
+        if armed[0] and is_refused_module(name):
+            refuse(f"re-creating {name}")
+        return Spec(name, origin)
 
     def guarded_create_builtin(spec: Any) -> Any:
-        name = spec.name
-        if b_type(name) is not b_str:
-            raise TypeError("spec.name must be a str")
-        if armed[0] and name in refused_modules:
-            refuse(f"re-creating {name}")
-        return original_create_builtin(Spec(name))  # type: ignore[arg-type]
+        return original_create_builtin(plain_spec(spec))  # type: ignore[arg-type]
+
+    def guarded_create_dynamic(spec: Any, file: Any = None) -> Any:
+        if file is None:
+            return original_create_dynamic(plain_spec(spec))  # type: ignore[arg-type]
+        return original_create_dynamic(plain_spec(spec), file)  # type: ignore[arg-type]
+
+    def refused_fork_exec(*args: Any, **kwargs: Any) -> Any:
+        refuse("_posixsubprocess.fork_exec")
+
+    # types.coroutine sets a flag with code.replace() (asyncio does at import): the one
+    # code.__new__ let through, for an exact function only, so no code of the candidate's runs
+    # while it is let through
+    original_coroutine = types.coroutine
+    trusted_threads: set[int] = set()
+    get_ident = sys.modules["_thread"].get_ident
+
+    def guarded_coroutine(func: Any) -> Any:
+        if b_type(func) is not function_type or b_type(func.__code__) is not code_type:
+            return original_coroutine(func)
+        ident = get_ident()
+        set_add(trusted_threads, ident)
+        try:
+            return original_coroutine(func)
+        finally:
+            trusted_threads.discard(ident)
 
     def guarded_exec_builtin(module: Any) -> Any:
         if armed[0] and (module is _signal or module is _imp):
@@ -327,7 +366,10 @@ def _main() -> None:
     if audit:
         _signal.signal = guarded_signal
         _imp.create_builtin = guarded_create_builtin
+        _imp.create_dynamic = guarded_create_dynamic
         _imp.exec_builtin = guarded_exec_builtin
+        _posixsubprocess.fork_exec = refused_fork_exec  # subprocess imports; nothing spawns
+        types.coroutine = guarded_coroutine
 
     # marshal can make code objects of any bytecode, which can read any memory: once armed it is
     # refused, and modules imported from then on are compiled from their source instead

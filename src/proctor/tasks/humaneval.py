@@ -62,5 +62,6 @@ TASK = Task(
     rules=RULES,
     default_variant=ZERO_SHOT,
     variants=(ZERO_SHOT,),
+    runs_code=True,
     max_tokens={ZERO_SHOT: 512},
 )

@@ -107,5 +107,6 @@ TASK = Task(
     rules=RULES,
     default_variant=ZERO_SHOT,
     variants=(ZERO_SHOT, FEW_SHOT),
+    runs_code=True,
     max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
 )
