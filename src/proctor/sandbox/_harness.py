@@ -37,7 +37,7 @@ from typing import Any
 def _main() -> None:
     import _imp
     import _json
-    import _posixsubprocess  # type: ignore[import-not-found]
+    import _posixsubprocess
     import _signal  # type: ignore[import-not-found]
     import builtins
     import marshal
