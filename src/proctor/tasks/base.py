@@ -50,6 +50,11 @@ class Task:
     """Grading runs the reply's code (in the sandbox): then only `proctor run` and `proctor
     score` grade, and everything that shows a run (`proctor report`, `proctor view`, `proctor
     compare`) reads the stored grades, so that opening a run never runs a model's code."""
+    with_limits: Callable[[str], Task] | None = None
+    """The same task graded under a named set of sandbox limits ("reference", "strict"), for
+    `--sandbox-limits`; None for a task that runs no code."""
+    grading_note: Callable[[], str] | None = None
+    """A line the report prints about how grading was done (the sandbox and its limits)."""
 
 
 NOT_GRADED_YET = Score(

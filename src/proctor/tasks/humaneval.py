@@ -19,12 +19,12 @@ from proctor.datasets import benchmarks
 from proctor.datasets.jsonl import content_hash
 from proctor.prompts.code import humaneval_prompt
 from proctor.prompts.maths import ZERO_SHOT
-from proctor.sandbox import REFERENCE, Job
-from proctor.score.code import RULES, grade_code, humaneval_program
+from proctor.sandbox import PROFILES, REFERENCE, Job, Limits
+from proctor.score.code import RULES, grade_code, humaneval_program, sandbox_note
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
 SOURCE = "builtin/humaneval/HumanEval.jsonl.gz (openai/human-eval@6d43fb9)"
 LIMITS = REFERENCE
 
@@ -40,28 +40,35 @@ def program(code: str, sample: Sample) -> Job:
     )
 
 
-def grade_record(record: Record, sample: Sample) -> Score:
+def grade_record(record: Record, sample: Sample, limits: Limits = LIMITS) -> Score:
     return grade_code(
         record.text,
         record.finish_reason,
         sample,
         build=program,
-        limits=LIMITS,
+        limits=limits,
         call_failed=record.status == "call_failed",
         error=record.error,
     )
 
 
-TASK = Task(
-    name="humaneval",
-    version=VERSION,
-    description="HumanEval (164 Python functions); tests run in the sandbox.",
-    load=load,
-    build_prompt=humaneval_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
-    variants=(ZERO_SHOT,),
-    runs_code=True,
-    max_tokens={ZERO_SHOT: 512},
-)
+def make_task(limits: Limits = LIMITS) -> Task:
+    """The task graded under `limits`; its version names them unless they are the reference."""
+    return Task(
+        name="humaneval",
+        version=VERSION if limits == REFERENCE else f"{VERSION}+{limits.name}",
+        description="HumanEval (164 Python functions); tests run in the sandbox.",
+        load=load,
+        build_prompt=humaneval_prompt,
+        grade=lambda record, sample: grade_record(record, sample, limits),
+        rules=RULES,
+        default_variant=ZERO_SHOT,
+        variants=(ZERO_SHOT,),
+        runs_code=True,
+        max_tokens={ZERO_SHOT: 512},
+        with_limits=lambda profile: make_task(PROFILES[profile]),
+        grading_note=lambda: sandbox_note(limits),
+    )
+
+
+TASK = make_task()
