@@ -361,12 +361,13 @@ def _classify(
         _, status, reason = state.verdict
         if status in _VERDICTS:
             return _VERDICTS[status], reason
-    if state.kill_reason == "timeout":
-        return "timeout", f"killed at the wall-time limit of {limits.wall_s:g} s"
-    if state.kill_reason == "output":
-        return "output_limit", f"stopped at the output limit of {_size(limits.output_bytes or 0)}"
     if (group is not None and group.oom_kills() > 0) or state.memory_over:
         return "memory_limit", f"killed at the memory limit of {_size(limits.memory_bytes)}"
+    if state.kill_reason == "timeout":
+        hit = " (it had reached the task limit)" if group and group.hit_process_limit() else ""
+        return "timeout", f"killed at the wall-time limit of {limits.wall_s:g} s{hit}"
+    if state.kill_reason == "output":
+        return "output_limit", f"stopped at the output limit of {_size(limits.output_bytes or 0)}"
     code = state.exit_code
     if code is None:
         return "failed", "the program ended without a verdict"

@@ -72,7 +72,8 @@ class IsolationReport:
     facts: dict[str, Any]
     limits: str
     cgroups: str
-    """Which per-solution accounting was in force: "cgroup v1 …", "cgroup v2 …" or why none."""
+    """"v2", "v1" or "none": which per-solution accounting of memory and tasks was in force."""
+    cgroups_reason: str
 
     def lines(self) -> list[str]:
         f = self.facts
@@ -97,9 +98,10 @@ class IsolationReport:
         home = "/root unlistable" if not f["root_listable"] else "/root LISTABLE"
         sockets = "no unix sockets" if not f["sockets"] else "SOCKETS: " + ", ".join(f["sockets"])
         memory = (
-            f"memory and tasks per solution by {self.cgroups}"
-            if self.cgroups.startswith("cgroup")
-            else f"memory per solution counted by the launcher (no cgroup: {self.cgroups})"
+            f"memory and tasks per solution by a cgroup {self.cgroups} ({self.cgroups_reason})"
+            if self.cgroups != "none"
+            else "memory per solution counted by the launcher polling its PID namespace, tasks"
+            f" by RLIMIT_NPROC in its user namespace (no cgroup: {self.cgroups_reason})"
         )
         work = (
             f"work folder a tmpfs of {f['work_bytes'] >> 20} MiB and {f['work_files']:,} files"
@@ -132,7 +134,6 @@ def isolation_report(limits: Limits | None = None) -> IsolationReport:
         if line.startswith("PROBE"):
             facts = json.loads(line[len("PROBE") :])
     support = cgroups.support()
-    accounting = (
-        f"cgroup {support.kind} ({support.reason})" if support.kind != "none" else (support.reason)
+    return IsolationReport(
+        iso.mode, iso.reason, facts, lim.describe(), support.kind, support.reason
     )
-    return IsolationReport(iso.mode, iso.reason, facts, lim.describe(), accounting)
