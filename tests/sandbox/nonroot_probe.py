@@ -9,7 +9,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 
-from proctor.sandbox import Limits, detect, isolation_report, run_python  # noqa: E402
+from proctor.sandbox import Limits, detect, isolation_report, run_python
 
 TREE_BOMB = """
 import os, time
@@ -22,15 +22,29 @@ for _ in range(4):
         os._exit(0)
 time.sleep(30)
 """
-FORK_BOMB = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+FORK_BOMB = (
+    "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+)
 
 limits = Limits(wall_s=8.0)
 report = isolation_report()
 runs = {}
-for name, source in (("plain", "print('hello')"), ("tree_bomb", TREE_BOMB), ("fork_bomb", FORK_BOMB)):
+for name, source in (
+    ("plain", "print('hello')"),
+    ("tree_bomb", TREE_BOMB),
+    ("fork_bomb", FORK_BOMB),
+):
     r = run_python(source, limits)
     runs[name] = {"status": r.status, "detail": r.detail, "peak": r.peak_memory_bytes}
-print(json.dumps({
-    "uid": os.getuid(), "mode": detect().mode, "facts": report.facts, "lines": report.lines(),
-    "cgroups": report.cgroups, "runs": runs,
-}))
+print(
+    json.dumps(
+        {
+            "uid": os.getuid(),
+            "mode": detect().mode,
+            "facts": report.facts,
+            "lines": report.lines(),
+            "cgroups": report.cgroups,
+            "runs": runs,
+        }
+    )
+)

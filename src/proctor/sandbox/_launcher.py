@@ -274,7 +274,16 @@ def _harness(cfg: dict[str, Any], group_fds: list[int], status_fd: int) -> None:
         os.closerange(status_fd + 1, 1 << 16)
         argv = [str(a) for a in cfg["argv"]]
         env = {str(k): str(v) for k, v in cfg["env"].items()}
-        os.execve(argv[0], argv, env)
+        try:
+            os.execve(argv[0], argv, env)
+        except PermissionError:
+            if isinstance(uid, int) and cfg["mode"] == "none":
+                raise SetupError(
+                    f"the interpreter {argv[0]} cannot be run by an unprivileged uid (we are root"
+                    " without namespaces): put Python where every user can read it, or allow"
+                    " namespaces"
+                ) from None
+            raise
     except BaseException as e:  # anything at all: report it, then die without cleanup
         _status(status_fd, "setup-failed " + f"harness: {e!r}")
         os._exit(126)

@@ -401,11 +401,14 @@ def _run(job: Job, limits: Limits, iso: Isolation) -> SandboxResult:
     proc: subprocess.Popen[bytes] | None = None
     try:
         extra: dict[str, object] = {}
-        if iso.mode == "none":
+        if iso.mode == "none":  # ours (the sweep removes only ours); its work folder, the uid's
             work_host = tempfile.mkdtemp(prefix=f"{cleanup.PREFIX}{os.getpid()}-")
+            os.chmod(work_host, 0o755)
+            work = os.path.join(work_host, "work")
+            os.mkdir(work, 0o700)
             if uid is not None:
-                os.chown(work_host, uid, uid)
-            extra["work_host"] = work_host
+                os.chown(work, uid, uid)
+            extra["work_host"] = work
         config = launch.launcher_config(
             iso.mode, asdict(limits), status_fd=status_w, verdict_fd=verdict_w,
             uid=uid, cgroup_procs=group.procs_files if group else [],
