@@ -315,3 +315,38 @@ def test_a_main_block_is_not_run_as_in_humanevals_own_harness() -> None:
         "def f():\n    return 1\n\nif __name__ == '__main__':\n    input()\n\nassert f() == 1\n"
     )
     assert run_python(program, FAST).status == "passed"
+
+
+def test_a_tree_of_processes_shares_one_memory_limit() -> None:
+    """Four processes of 400 MiB each: none hits its own limit, together they hit the
+    solution's (a cgroup, else the launcher's count); the peak measured stays near it."""
+    program = (
+        "import os, time\n"
+        "for _ in range(4):\n"
+        "    if os.fork() == 0:\n"
+        "        block = bytearray(400 << 20)\n"
+        "        time.sleep(30)\n"
+        "        os._exit(0)\n"
+        "time.sleep(30)\n"
+    )
+    limits = Limits(wall_s=20.0, memory_bytes=1 << 30)
+    result = run_python(program, limits)
+    assert result.status == "memory_limit", result
+    assert result.peak_memory_bytes is not None
+    assert result.peak_memory_bytes <= limits.memory_bytes + (64 << 20)
+
+
+def test_a_forked_copy_of_the_harness_never_reports_a_pass() -> None:
+    """The child of a fork runs the rest of the program and reaches the harness's end; only
+    the harness's own process may write the verdict, and it leaves without one."""
+    program = "import os\nif os.fork() != 0:\n    os._exit(3)\n"
+    result = run_python(program, FAST)
+    assert result.status == "failed", result
+
+
+def test_strict_limits_cap_output_that_the_reference_limits_let_through() -> None:
+    from proctor.sandbox import REFERENCE, STRICT
+
+    program = "import sys\nsys.stdout.write('z' * (20 << 20))\n"
+    assert run_python(program, REFERENCE).status == "passed"
+    assert run_python(program, STRICT).status == "output_limit"

@@ -187,6 +187,8 @@ def create(memory_bytes: int, processes: int) -> SolutionGroup | None:
             _write(folders[0] / "memory.max", str(memory_bytes))
             with contextlib.suppress(OSError):  # absent without swap accounting
                 _write(folders[0] / "memory.swap.max", "0")
+            with contextlib.suppress(OSError):  # an OOM kill takes the whole tree
+                _write(folders[0] / "memory.oom.group", "1")
             _write(folders[0] / "pids.max", str(processes))
         else:
             _write(folders[0] / "memory.limit_in_bytes", str(memory_bytes))

@@ -296,8 +296,13 @@ def _drive(
                 drain_until = now + 1.0
         if drain_until is not None and now >= drain_until:
             break
+        if drain_until is None and group is not None and group.oom_kills() > 0:
+            # one process of the tree met the memory limit: the solution is over
+            state.memory_over = True
+            _kill(proc, group)
+            drain_until = now + 1.0
         wait = (drain_until or deadline) - now
-        for key, _ in sel.select(max(0.0, min(wait, 0.25))):
+        for key, _ in sel.select(max(0.0, min(wait, 0.1))):
             fd, name = int(key.fd), key.data
             if name == "in":
                 try:
