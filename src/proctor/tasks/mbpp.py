@@ -7,11 +7,13 @@ prompt   zero-shot (description + the asserts, code in a ```python block) or few
          tokens
 extract  the last ```python block defining the asserted function → [BEGIN]…[DONE] → the whole
          reply when it reads as Python
-score    code + test_setup_code + the asserts (set-up AFTER the solution: tasks 367 and 927
-         need it) run in the sandbox; correct when every assert passes; a sandbox that could not
-         start is unscored; every explanation names the isolation in force
+score    code, then test_setup_code and each assert (set-up AFTER the solution: tasks 367
+         and 927 need it) among the code's names, in the sandbox, every function the asserts
+         call checked to return plain data; correct when every assert passes; a violation as
+         for HumanEval; a sandbox that could not start is unscored; 3 s per problem (the
+         reference solutions pass 973/974: task 123 takes longer)
 metrics  pass@1; pass@k for k ≤ N with --samples N at temperature > 0 (in the report)
-version  1
+version  2 (1: one program, 20 s)
 """
 
 from __future__ import annotations
