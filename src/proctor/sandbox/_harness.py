@@ -57,12 +57,14 @@ def _main() -> None:
     module_type = type(sys)
     b_type, b_id, b_len = builtins.type, builtins.id, builtins.len
     b_compile, b_exec = builtins.compile, builtins.exec
-    b_str, b_int = builtins.str, builtins.int
+    b_str, b_int, b_list = builtins.str, builtins.int, builtins.list
+    dict_setitem, dict_getitem = dict.__setitem__, dict.__getitem__
     b_base = builtins.BaseException
     b_system_exit, b_memory_error = builtins.SystemExit, builtins.MemoryError
     b_recursion_error = builtins.RecursionError
     b_syntax_error = builtins.SyntaxError
     b_callable = builtins.callable
+    b_vars = builtins.vars
     b_value_error = builtins.ValueError
     b_assertion_error = builtins.AssertionError
     function_type = b_type(lambda: None)
@@ -102,7 +104,7 @@ def _main() -> None:
     harness_pid = getpid()
     forked: list[int] = []
     posix.register_at_fork(after_in_child=lambda: list_append(forked, 1))
-    allow_fork: bool = job["allow_fork"]
+    allow_concurrency: bool = job["allow_concurrency"]
     allow_sockets: bool = job["allow_sockets"]
 
     # -- the audit hook ----------------------------------------------------------------------------
@@ -135,7 +137,7 @@ def _main() -> None:
     )  # fmt: skip
     frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
     refused_module_prefixes = ("ctypes", "_ctypes", "_test", "_xx")
-    refused_modules = frozenset({"_signal", "_imp", "_posixsubprocess"})
+    refused_modules = frozenset({"_signal", "_imp", "_posixsubprocess", "_thread"})
     """Imported afresh, these would bring back what step 4 took away."""
 
     def is_refused_module(name: str) -> bool:
@@ -157,7 +159,7 @@ def _main() -> None:
             name = args[0] if args else ""
             if b_type(name) is b_str and is_refused_module(name):
                 refuse(f"import {name}")
-        elif event == "os.fork" and not allow_fork:
+        elif event == "os.fork" and not allow_concurrency:
             refuse("os.fork")
         elif event == "socket.__new__" and not allow_sockets:
             refuse("socket")
@@ -200,6 +202,11 @@ def _main() -> None:
     sequences = frozenset(b_id(t) for t in sequence_types)
     mappings = frozenset(b_id(t) for t in mapping_types)
     iterators = frozenset(b_id(t) for t in iterator_types)
+    defaultdict, counter, deque = collections.defaultdict, collections.Counter, collections.deque
+    factories = frozenset(b_id(t) for t in (None, *scalar_types[:7], list, dict, set, tuple))
+    view_types = sequence_types[5:]
+    counter_methods = dict(vars(counter))
+    """Counter is a Python class: its methods (__eq__, __missing__) could be patched."""
     type_name = type.__dict__["__qualname__"].__get__
     type_module = type.__dict__["__module__"].__get__
     budget = 2_000_000
@@ -231,6 +238,8 @@ def _main() -> None:
                 if key in seen:
                     continue
                 set_add(seen, key)
+                if t == b_id(defaultdict) and b_id(v.default_factory) not in factories:
+                    return "a defaultdict whose default is made by the program"
                 if t in mappings:
                     list_extend(stack, dict_keys(v))
                     list_extend(stack, dict_values(v))
@@ -241,6 +250,7 @@ def _main() -> None:
         return None
 
     violations: list[str] = []
+    plain_arguments: list[Any] = []
 
     class Violation(b_base):  # type: ignore[valid-type,misc]
         """Ends the tests at once: tests do not catch BaseException."""
@@ -251,27 +261,59 @@ def _main() -> None:
 
     def checked_items(name: str, iterator: Any) -> Any:
         for item in iterator:
-            why = not_plain(item)
-            if why is not None:
-                violated(f"{name} returned an object that compares equal to anything ({why})")
-            yield item
+            yield checked(name, item, "returned")
+
+    def copied(value: Any, memo: dict[int, Any], depth: int = 0) -> Any:
+        """A copy of plain `value` made by the harness: the tests compare it, and the program
+        keeps no reference through which to change it later."""
+        t = b_type(value)
+        if b_id(t) in scalars:
+            return bytearray(value) if t is bytearray else value
+        key = b_id(value)
+        if key in memo:
+            return memo[key]
+        if depth > 400:
+            violated("returned an object too deeply nested to check")
+        out: Any
+        if t is list:
+            out = memo[key] = []
+            list_extend(out, [copied(x, memo, depth + 1) for x in value])
+        elif t is tuple:
+            out = memo[key] = tuple([copied(x, memo, depth + 1) for x in value])
+        elif t is set or t is frozenset:
+            out = memo[key] = t([copied(x, memo, depth + 1) for x in value])
+        elif t is deque:
+            out = memo[key] = deque([copied(x, memo, depth + 1) for x in value], value.maxlen)
+        elif t in view_types:
+            mapping = copied(dict(value.mapping), memo, depth + 1)
+            kind = view_types.index(t)
+            out = memo[key] = (dict.keys, dict.values, dict.items)[kind](mapping)
+        else:  # a mapping
+            out = memo[key] = defaultdict(value.default_factory) if t is defaultdict else t()
+            for k in b_list(dict_keys(value)):
+                dict_setitem(out, copied(k, memo, depth + 1),
+                             copied(dict_getitem(value, k), memo, depth + 1))  # fmt: skip
+        return out
+
+    def checked(name: str, value: Any, what: str) -> Any:
+        why = not_plain(value)
+        if why is not None:
+            violated(f"{name} {what} an object that compares equal to anything ({why})")
+        return copied(value, {})
 
     def guard(name: str, target: Any) -> Any:
         def guarded(*args: Any, **kwargs: Any) -> Any:
-            plain_args = [a for a in (*args, *kwargs.values()) if not_plain(a) is None]
+            for a in (*args, *kwargs.values()):
+                if not_plain(a) is None and b_len(plain_arguments) < 256:
+                    list_append(plain_arguments, a)
             result = target(*args, **kwargs)
             tampered()
-            for a in plain_args:
-                why = not_plain(a)
-                if why is not None:
-                    violated(f"{name} left an object that compares equal to anything in its"
-                             f" argument ({why})")  # fmt: skip
+            for a in plain_arguments:  # this call's, and earlier calls' the program may keep
+                if not_plain(a) is not None:
+                    checked(name, a, "left in an argument")
             if b_id(b_type(result)) in iterators:
                 return checked_items(name, result)
-            why = not_plain(result)
-            if why is not None:
-                violated(f"{name} returned an object that compares equal to anything ({why})")
-            return result
+            return checked(name, result, "returned")
 
         return guarded
 
@@ -282,6 +324,10 @@ def _main() -> None:
     snapshot: list[tuple[str, Any, dict[str, Any], dict[str, Any]]] = []
 
     def tampered() -> None:
+        current_counter = b_vars(counter)  # a mappingproxy: its get is C
+        for key, value in counter_methods.items():
+            if current_counter.get(key, tampered) is not value:
+                violated(f"the program changed collections.Counter.{key}")
         for name, module, current, names in snapshot:
             if dict_get(modules, name) is not module:
                 violated(f"the program replaced the module {name} that the tests use")
@@ -341,6 +387,14 @@ def _main() -> None:
     def refused_fork_exec(*args: Any, **kwargs: Any) -> Any:
         refuse("_posixsubprocess.fork_exec")
 
+    _thread = sys.modules["_thread"]
+    original_start_new_thread = _thread.start_new_thread
+
+    def guarded_start_new_thread(*args: Any, **kwargs: Any) -> Any:
+        if armed[0] and not allow_concurrency:
+            refuse("threads")
+        return original_start_new_thread(*args, **kwargs)
+
     # types.coroutine sets a flag with code.replace() (asyncio does at import): the one
     # code.__new__ let through, for an exact function only, so no code of the candidate's runs
     # while it is let through
@@ -359,7 +413,7 @@ def _main() -> None:
             trusted_threads.discard(ident)
 
     def guarded_exec_builtin(module: Any) -> Any:
-        if armed[0] and (module is _signal or module is _imp):
+        if armed[0] and (module is _signal or module is _imp or module is _thread):
             refuse("re-running a built-in module")
         return original_exec_builtin(module)
 
@@ -370,6 +424,11 @@ def _main() -> None:
         _imp.exec_builtin = guarded_exec_builtin
         _posixsubprocess.fork_exec = refused_fork_exec  # subprocess imports; nothing spawns
         types.coroutine = guarded_coroutine
+        # no audit event starts a thread: _thread's door is replaced (and threading's copy)
+        for name in ("start_new_thread", "start_new"):
+            setattr(_thread, name, guarded_start_new_thread)
+        if "threading" in sys.modules:
+            setattr(sys.modules["threading"], "_start_new_thread", guarded_start_new_thread)  # noqa: B010
 
     # marshal can make code objects of any bytecode, which can read any memory: once armed it is
     # refused, and modules imported from then on are compiled from their source instead

@@ -118,8 +118,9 @@ class Job:
     """The tests' namespace: the prelude's names and the entry point (HumanEval: the tests use
     the prompt's helpers, never the candidate's redefinitions), or every name the candidate
     defined (MBPP: the tests build objects of the candidate's classes)."""
-    allow_fork: bool = True
-    """Benchmarks refuse fork: a forked copy could try answers and report the one that passed."""
+    allow_concurrency: bool = True
+    """Benchmarks refuse fork and threads: a forked copy could try answers and report the one
+    that passed; a thread could change what a test compares after it was checked."""
     audit: bool = True
     """False only to test the kernel's side of the sandbox alone: no audit hook, no refusals."""
 
@@ -424,7 +425,7 @@ def _run(job: Job, limits: Limits, iso: Isolation) -> SandboxResult:
             "token": token, "candidate": job.candidate, "prelude": job.prelude,
             "tests": list(job.tests), "call": job.call, "entry_point": job.entry_point,
             "tests_see": job.tests_see, "modules": job.modules(),
-            "allow_fork": job.allow_fork, "allow_sockets": iso.mode != "none",
+            "allow_concurrency": job.allow_concurrency, "allow_sockets": iso.mode != "none",
             "audit": job.audit,
         }  # fmt: skip
         feed = launch.frame(marshal.dumps(config)) + launch.frame(marshal.dumps(payload))

@@ -50,7 +50,7 @@ def humaneval_program(prompt: str, code: str, test: str, entry_point: str) -> Jo
         call="check",
         entry_point=entry_point,
         tests_see="prelude",
-        allow_fork=False,
+        allow_concurrency=False,
     )
 
 
@@ -60,7 +60,7 @@ def mbpp_program(code: str, test_setup_code: str, tests: list[str], entry_point:
         tests=tuple(t for t in (test_setup_code, *tests) if t.strip()),
         entry_point=entry_point,
         tests_see="solution",
-        allow_fork=False,
+        allow_concurrency=False,
     )
 
 
