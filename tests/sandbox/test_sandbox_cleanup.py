@@ -91,7 +91,7 @@ def test_the_sweep_removes_folders_of_dead_proctor_processes_only(tmp_path: Path
     other = tmp_path / "unrelated-folder"
     for folder in (dead, alive, legacy_old, legacy_new, other):
         folder.mkdir()
-    _deep(dead, 1200)
+    _deep(dead, 1200)  # deeper than the recursion limit: no recursion in the sweep
     os.utime(legacy_old, (time.time() - 7200, time.time() - 7200))
     removed = sweep_stale_folders(str(tmp_path))
     assert sorted(removed) == sorted([str(dead), str(legacy_old)])
@@ -182,7 +182,7 @@ import sys
 sys.path.insert(0, {src!r})
 from proctor.sandbox import Limits, run_python
 program = (
-    "import os\\nfor _ in range(3000):\\n    os.mkdir('d')\\n    os.chdir('d')\\n"
+    "import os\\nfor _ in range(1500):\\n    os.mkdir('d')\\n    os.chdir('d')\\n"
     "open('x', 'w').write('x')\\nos.chmod('.', 0)\\n"
 )
 result = run_python(program, Limits(wall_s=60))
