@@ -1,10 +1,10 @@
-"""The table of hostile replies (cases/hostile.json), through the public path: a loopback stub
-replays each reply to `proctor run humaneval|mbpp --dataset`, and the run's samples.csv must
-show every wrong solution not correct, with the outcome and the defence its row names; the
-controls (right answers) stay correct. Then the run is re-graded (`proctor score`), reported
-(`proctor report`) and viewed (`proctor view`'s pages) with the sandbox made to fail if it is
-ever started: showing a run must not run its code. No `proctor-sandbox-*` folder is left, and
-the host's socket and TCP servers that would hand out answers saw no one."""
+"""The table of hostile replies (cases/hostile.json), through the public path: a loopback
+stub (`--replies`) plays each reply to `proctor run humaneval|mbpp --dataset`, and the run's
+samples.csv must show every wrong solution not correct, with the outcome and the defence its
+row names; the controls (right answers) stay correct. Then the run is re-graded (`proctor
+score`), reported (`proctor report`) and viewed (`proctor view`'s pages) with the sandbox made
+to fail if it is ever started: showing a run must not run its code. No `proctor-sandbox-*`
+folder is left, and the host's socket and TCP servers that would hand out answers saw no one."""
 
 from __future__ import annotations
 
@@ -86,7 +86,9 @@ def _fn(case: dict[str, Any]) -> str:
 
 def _write_inputs(task: str, folder: Path, host: Host) -> dict[str, dict[str, Any]]:
     """The dataset and the stub's replay file for `task`'s cases; the cases by sample id."""
-    rows, replays, by_id = [], [], {}
+    rows: list[dict[str, Any]] = []
+    replies: dict[str, str] = {}
+    by_id: dict[str, dict[str, Any]] = {}
     for case in TABLE["cases"]:
         problem = TABLE["problems"][case["problem"]]
         if problem["task"] != task:
@@ -110,10 +112,10 @@ def _write_inputs(task: str, folder: Path, host: Host) -> dict[str, dict[str, An
         code = code.replace("{fn}", fn).replace("{sock}", host.sock)
         code = code.replace("{port}", str(host.port))
         rows.append(row)
-        replays.append({"marker": marker, "reply": f"```python\n{code}\n```\n"})
+        replies[marker] = f"```python\n{code}\n```\n"
         by_id[case["id"]] = case
     (folder / f"{task}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / f"{task}-replies.jsonl").write_text("".join(json.dumps(r) + "\n" for r in replays))
+    (folder / f"{task}-replies.json").write_text(json.dumps(replies))
     return by_id
 
 
@@ -139,7 +141,7 @@ def _proctor(*args: str, cwd: Path) -> Done:
 
 def _stub(replies: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "proctor.stub", "--port", "0", "--mode", f"replay:{replies}"],
+        [sys.executable, "-m", "proctor.stub", "--port", "0", "--replies", str(replies)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
 
@@ -175,7 +177,7 @@ def test_no_hostile_reply_is_graded_correct_through_the_public_path(
     task: str, host: Host, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     by_id = _write_inputs(task, tmp_path, host)
-    stub = _stub(tmp_path / f"{task}-replies.jsonl")
+    stub = _stub(tmp_path / f"{task}-replies.json")
     try:
         assert stub.stdout is not None
         url = stub.stdout.readline().strip()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import httpx
 import pytest
@@ -196,27 +195,3 @@ def test_config_is_checked() -> None:
         with pytest.raises(ValueError):
             StubConfig(**bad)
 
-
-async def test_replay_mode_answers_each_prompt_with_its_canned_reply(
-    start_stub: StartStub, make_provider: MakeProvider, tmp_path: Path
-) -> None:
-    replays = tmp_path / "replays.jsonl"
-    replays.write_text(
-        '{"marker": "def alpha(", "reply": "A"}\n\n{"marker": "def beta(", "reply": "B"}\n'
-    )
-    provider = make_provider(start_stub(answer_mode=f"replay:{replays}"))
-
-    async def ask(text: str) -> str:
-        prompt = Prompt((Message("user", text),), "B", "en")
-        return (await provider.complete(prompt, _params("B"))).text
-
-    assert await ask("complete def beta(x): and def alpha(y):") == "A"  # the first entry wins
-    assert await ask("def beta(x):") == "B"
-    assert "No reply" in await ask("def gamma(x):")
-
-
-def test_a_malformed_replay_file_is_refused_naming_its_line(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"marker": "x", "reply": "y"}\n{"marker": ""}\n')
-    with pytest.raises(ValueError, match=r"bad.jsonl:2"):
-        StubConfig(answer_mode=f"replay:{bad}")

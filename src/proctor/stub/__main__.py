@@ -6,9 +6,11 @@ accepts requests, so a parent process can read it and go."""
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 
 from proctor.stub.config import ANSWER_MODES, DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
@@ -38,6 +40,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     p.add_argument("--hang", type=float, default=30.0, help="seconds a 'hang' fault lasts")
     p.add_argument("--max-faults-per-body", type=int, default=None)
     p.add_argument("--model", default="proctor-stub", help="model name in replies")
+    p.add_argument(
+        "--replies",
+        default=None,
+        help="JSON file {marker: reply}: answer each prompt with the reply of the longest marker "
+        "its last user message contains (sets --mode script)",
+    )
     a = p.parse_args(argv)
     kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in FAULT_KINDS]
@@ -49,17 +57,30 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
         config = StubConfig(
             seed=a.seed,
             latency_s=a.latency,
-            answer_mode=a.mode,
+            answer_mode="script" if a.replies else a.mode,
             correct_rate=a.correct_rate,
             fault_rate=a.fault_rate,
             faults=faults,
             model=a.model,
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
+            replies=_replies(a.replies) if a.replies else (),
         )
     except ValueError as e:
         p.error(str(e))
     return config, int(a.port)
+
+
+def _replies(path: str) -> tuple[tuple[str, str], ...]:
+    try:
+        table = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--replies {path}: {e}") from None
+    if not isinstance(table, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+    ):
+        raise ValueError(f"--replies {path}: must be a JSON object of strings")
+    return tuple(table.items())
 
 
 def main(argv: list[str] | None = None) -> None:

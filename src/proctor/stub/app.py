@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from proctor.stub.answers import off_by_one, solve
-from proctor.stub.config import FaultKind, StubConfig, load_replays
+from proctor.stub.config import FaultKind, StubConfig
 
 __all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key", "retry_after_for"]
 
@@ -59,7 +59,7 @@ _JSON = (b"content-type", b"application/json")
 _NOT_JSON_BODY = b"<html><body><h1>502 Bad Gateway</h1>upstream sent garbage</body></html>"
 _STEP = "Step 1: I work it out by hand, digit by digit.\nFinal answer: "
 _NO_QUESTION = "I could not find an arithmetic question in the prompt."
-_NO_REPLAY = "No reply of the replay file matches this prompt."
+_NO_SCRIPT = "The stub has no scripted reply for this prompt."
 _HANG_POLL_S = 0.05
 _DISCONNECT_WAIT_S = 5.0
 
@@ -155,8 +155,6 @@ class StubApp:
 
     def __init__(self, config: StubConfig) -> None:
         self.config = config
-        mode = config.answer_mode
-        self._replays = load_replays(mode[len("replay:") :]) if mode.startswith("replay:") else ()
         self._lock = threading.Lock()
         self._closing = False
         self._reset_counters()
@@ -305,8 +303,9 @@ class StubApp:
             return prompt
         if mode.startswith("const:"):
             return mode[len("const:") :]
-        if mode.startswith("replay:"):
-            return next((r for m, r in self._replays if m in prompt), _NO_REPLAY)
+        if mode == "script":
+            found = [(len(k), r) for k, r in self.config.replies if k in prompt]
+            return max(found)[1] if found else _NO_SCRIPT
         answer = solve(prompt)
         if answer is None:
             return _NO_QUESTION

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal, get_args
 
 FaultKind = Literal[
@@ -38,7 +36,7 @@ FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 DEFAULT_FAULTS: tuple[FaultKind, ...] = tuple(k for k in FAULT_KINDS if k != "hang")
 """Every kind but ``hang``, which costs the client a whole timeout and must be asked for."""
 
-ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT", "replay:FILE")
+ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT", "script")
 
 
 @dataclass(frozen=True)
@@ -47,8 +45,9 @@ class StubConfig:
 
     answer_mode: ``correct`` solves the arithmetic question in the prompt, ``wrong`` gives an
     answer off by one, ``echo`` returns the prompt, ``const:TEXT`` always replies TEXT,
-    ``replay:FILE`` replies with the first entry of FILE (JSONL of ``{"marker", "reply"}``)
-    whose marker occurs in the prompt (a canned reply per question, e.g. hostile code).
+    ``script`` replies with the reply of the longest of `replies`' markers that the prompt's
+    last user message contains (a reply scripted per question).
+    replies: (marker, reply) pairs for ``script`` mode.
     correct_rate: in ``correct`` mode, the share of prompts answered correctly; which prompts
     get an off-by-one answer is fixed by (seed, prompt text).
     fault_rate: the share of requests that get a fault, picked from ``faults``; decided by
@@ -66,17 +65,18 @@ class StubConfig:
     model: str = "proctor-stub"
     hang_s: float = 30.0
     max_faults_per_body: int | None = None
+    replies: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         mode = self.answer_mode
-        if mode not in ("correct", "wrong", "echo") and not mode.startswith(("const:", "replay:")):
+        if mode not in ("correct", "wrong", "echo", "script") and not mode.startswith("const:"):
             raise ValueError(f"unknown answer_mode {mode!r}: use {', '.join(ANSWER_MODES)}")
-        if mode.startswith("replay:"):
-            load_replays(mode[len("replay:") :])
         for name in ("correct_rate", "fault_rate"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value}")
+        if mode == "script" and not self.replies:
+            raise ValueError("answer_mode script needs replies")
         if self.latency_s < 0 or self.hang_s < 0:
             raise ValueError("latency_s and hang_s must be >= 0")
         unknown = [k for k in self.faults if k not in FAULT_KINDS]
@@ -86,24 +86,3 @@ class StubConfig:
             raise ValueError("fault_rate > 0 needs at least one fault kind")
         if self.max_faults_per_body is not None and self.max_faults_per_body < 0:
             raise ValueError("max_faults_per_body must be >= 0")
-
-
-def load_replays(path: str) -> tuple[tuple[str, str], ...]:
-    """The (marker, reply) pairs of a replay file; ValueError naming the line when malformed."""
-    pairs = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise ValueError(f"cannot read the replay file {path}: {e.strerror}") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            marker, reply = row["marker"], row["reply"]
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"{path}:{number}: want a JSON object with marker and reply") from None
-        if not isinstance(marker, str) or not marker or not isinstance(reply, str):
-            raise ValueError(f"{path}:{number}: marker must be a non-empty string, reply a string")
-        pairs.append((marker, reply))
-    return tuple(pairs)
