@@ -374,14 +374,7 @@ def main() -> None:
         _status(status_fd, "ready []")
         if cfg.get("probe"):
             os._exit(0)
-        child = os.fork()
-        if child == 0:
-            _harness(cfg, group_fds, status_fd)
-        _status(status_fd, f"child {child}")
-        for fd in group_fds:
-            os.close(fd)
-        code = _watch(child, cfg, status_fd, None, reaps_all=False)
-        _status(status_fd, f"exit {code}")
+        code = _fork_harness(cfg, group_fds, status_fd, None, is_init=False)
         os._exit(code if code >= 0 else 128 - code)
     init = os.fork()
     if init == 0:
@@ -410,18 +403,32 @@ def _init(cfg: dict[str, Any], group_fds: list[int], status_fd: int) -> None:
     _status(status_fd, "ready " + "; ".join(notes))
     if cfg.get("probe"):
         os._exit(0)
+    code = _fork_harness(cfg, group_fds, status_fd, proc_fd, is_init=True)
+    with contextlib.suppress(OSError):
+        os.kill(-1, signal.SIGKILL)  # every process the program left, as PID 1 may
+    os._exit(code if code >= 0 else 128 - code)
+
+
+def _fork_harness(
+    cfg: dict[str, Any],
+    group_fds: list[int],
+    status_fd: int,
+    proc_fd: int | None,
+    *,
+    is_init: bool,
+) -> int:
+    """Fork the harness, say its pid, keep only the status pipe, and wait for it (as PID 1:
+    reaping every orphan); its exit code (negative: the signal that ended it)."""
     child = os.fork()
     if child == 0:
         _harness(cfg, group_fds, status_fd)
     _status(status_fd, f"child {child}")
-    for fd in (0, 1, 2, int(cfg["verdict_fd"]), *group_fds):
+    for fd in (0, 1, 2, int(cfg["verdict_fd"]), *group_fds) if is_init else group_fds:
         with contextlib.suppress(OSError):
             os.close(fd)
-    code = _watch(child, cfg, status_fd, proc_fd, reaps_all=True)
+    code = _watch(child, cfg, status_fd, proc_fd, reaps_all=is_init)
     _status(status_fd, f"exit {code}")
-    with contextlib.suppress(OSError):
-        os.kill(-1, signal.SIGKILL)  # every process the program left, as PID 1 may
-    os._exit(code if code >= 0 else 128 - code)
+    return code
 
 
 if __name__ == "__main__":

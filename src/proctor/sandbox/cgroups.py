@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from proctor.sandbox.cleanup import alive
+
 ROOT = Path("/sys/fs/cgroup")
 PREFIX = "proctor-sandbox-"
 _counter = itertools.count()
@@ -209,18 +211,8 @@ def sweep(s: Support | None = None) -> int:
         with contextlib.suppress(OSError):
             for entry in parent.iterdir():
                 m = _NAME.match(entry.name)
-                if m is None or _alive(int(m.group(1))):
+                if m is None or alive(int(m.group(1))):
                     continue
                 SolutionGroup(s.kind, (entry,)).remove()
                 removed += not entry.exists()
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

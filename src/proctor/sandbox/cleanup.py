@@ -47,16 +47,21 @@ def _clear_flags(dir_fd: int, name: str | None) -> None:
             os.close(fd)
 
 
+def _unlocked(dir_fd: int, name: str) -> None:
+    """What stops removing `name` from `dir_fd`: the flags of both, the folder's permissions."""
+    _clear_flags(dir_fd, None)
+    _clear_flags(dir_fd, name)
+    with contextlib.suppress(OSError):
+        os.chmod(dir_fd, stat.S_IRWXU)
+
+
 def _unlink(dir_fd: int, name: str) -> None:
     try:
         os.unlink(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return
     except PermissionError:
-        _clear_flags(dir_fd, None)
-        _clear_flags(dir_fd, name)
-        with contextlib.suppress(OSError):
-            os.chmod(dir_fd, stat.S_IRWXU)
+        _unlocked(dir_fd, name)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=dir_fd)
 
@@ -132,9 +137,7 @@ def _rmdir(dir_fd: int, name: str) -> None:
     except FileNotFoundError:
         return
     except PermissionError:
-        _clear_flags(dir_fd, None)
-        _clear_flags(dir_fd, name)
-        os.chmod(dir_fd, stat.S_IRWXU)
+        _unlocked(dir_fd, name)
         os.rmdir(name, dir_fd=dir_fd)
     except OSError as e:
         if e.errno != errno.ENOTEMPTY:
@@ -142,7 +145,8 @@ def _rmdir(dir_fd: int, name: str) -> None:
         _remove_below(dir_fd, name)  # something appeared meanwhile: once more
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process `pid` exists (it may be another user's)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -173,7 +177,7 @@ def sweep_stale_folders(base: str | None = None) -> list[str]:
         if info.st_uid != os.geteuid() or not stat.S_ISDIR(info.st_mode):
             continue
         m = _OURS.match(entry.name)
-        stale = not _alive(int(m.group(1))) if m else now - info.st_mtime > _LEGACY_AGE_S
+        stale = not alive(int(m.group(1))) if m else now - info.st_mtime > _LEGACY_AGE_S
         if stale:
             with contextlib.suppress(OSError):
                 remove_tree(entry.path)
