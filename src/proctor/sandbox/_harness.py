@@ -33,6 +33,53 @@ from __future__ import annotations
 
 from typing import Any
 
+WRAPPERS = """
+def signal(signalnum, handler):
+    _audit("proctor.refuse", "signal handlers")
+
+
+def fork_exec(*args, **kwargs):
+    _audit("proctor.refuse", "_posixsubprocess.fork_exec")
+
+
+def create_builtin(spec):
+    box = []
+    _audit("proctor.create_builtin", spec, None, box)
+    return box[0]
+
+
+def create_dynamic(spec, file=None):
+    box = []
+    _audit("proctor.create_dynamic", spec, file, box)
+    return box[0]
+
+
+def exec_builtin(module):
+    box = []
+    _audit("proctor.exec_builtin", module, box)
+    return box[0]
+
+
+def coroutine(func):
+    box = []
+    _audit("proctor.coroutine", func, box)
+    return box[0]
+
+
+def start_new_thread(*args, **kwargs):
+    box = []
+    _audit("proctor.start_new_thread", args, kwargs, box)
+    return box[0]
+
+
+def get_code(self, fullname):
+    box = []
+    _audit("proctor.get_code", self, fullname, box)
+    return box[0]
+"""
+"""What the harness installs in shared modules: functions that hold nothing (their globals are
+a dict of their own with `sys.audit` alone) and pass their call to the hook."""
+
 
 def _main() -> None:
     import _imp
@@ -50,10 +97,6 @@ def _main() -> None:
     exit_now = posix._exit
     getpid = posix.getpid
     encode_json_string = _json.encode_basestring_ascii
-    original_signal = _signal.signal
-    original_create_builtin = _imp.create_builtin
-    original_exec_builtin = _imp.exec_builtin
-    original_create_dynamic = _imp.create_dynamic
     module_type = type(sys)
     b_type, b_id, b_len = builtins.type, builtins.id, builtins.len
     b_compile, b_exec = builtins.compile, builtins.exec
@@ -143,7 +186,14 @@ def _main() -> None:
     def is_refused_module(name: str) -> bool:
         return name in refused_modules or str_startswith(name, refused_module_prefixes)
 
+    doors: dict[str, Any] = {}
+
     def hook(event: str, args: tuple[Any, ...]) -> None:
+        if str_startswith(event, "proctor."):
+            door = dict_get(doors, event)
+            if door is not None:
+                door(args)
+            return
         if not armed[0]:
             return
         if event in refused_events or str_startswith(event, "ctypes."):
@@ -355,94 +405,118 @@ def _main() -> None:
         failure.append(e)
 
     # -- 4. the doors a hook cannot watch ----------------------------------------------------------
-    def guarded_signal(signalnum: Any, handler: Any) -> Any:
-        if b_type(handler) is b_int:  # SIG_DFL / SIG_IGN: no Python code, no frame
-            return original_signal(signalnum, handler)
-        refuse("signal handlers")
-        return None
+    # Replaced by the functions of WRAPPERS, which hold nothing: they pass their call to the
+    # hook as a "proctor.*" event, and the hook (unreachable: CPython lists no hooks) does the
+    # work with the originals. A wrapper with a closure would hand the candidate, through
+    # `__closure__`, the originals and the `armed` flag itself.
+    original_create_builtin = _imp.create_builtin
+    original_create_dynamic = _imp.create_dynamic
+    original_exec_builtin = _imp.exec_builtin
+    original_coroutine = types.coroutine
+    _thread = sys.modules["_thread"]
+    original_start_new_thread = _thread.start_new_thread
+    get_ident = _thread.get_ident
+    trusted_threads: set[int] = set()
+    source_loader = sys.modules["_frozen_importlib_external"].SourceLoader
+    original_get_code = source_loader.get_code
+    namespace = types.SimpleNamespace
+    rebuilt = (_signal, _imp, _thread, _posixsubprocess)
 
-    class Spec:
-        """What the originals read of a spec, as plain strings: a spec of the candidate's could
-        answer one name to us and another to them."""
+    def box_of(value: Any) -> list[Any]:
+        if b_type(value) is not list:
+            raise TypeError("the last argument must be a list")
+        return value  # type: ignore[no-any-return]
 
-        def __init__(self, name: str, origin: Any) -> None:
-            self.name, self.origin = name, origin
-
-    def plain_spec(spec: Any) -> Spec:
+    def plain_spec(spec: Any) -> Any:
+        """The spec as plain strings: a spec of the candidate's could answer one name to us
+        and another to the original."""
         name, origin = spec.name, getattr(spec, "origin", None)
         if b_type(name) is not b_str or not (origin is None or b_type(origin) is b_str):
             raise TypeError("spec.name and spec.origin must be str")
         if armed[0] and is_refused_module(name):
             refuse(f"re-creating {name}")
-        return Spec(name, origin)
+        return namespace(name=name, origin=origin)
 
-    def guarded_create_builtin(spec: Any) -> Any:
-        return original_create_builtin(plain_spec(spec))  # type: ignore[arg-type]
+    def door_refuse(args: tuple[Any, ...]) -> None:
+        what = args[0] if args else "?"
+        refuse(what if b_type(what) is b_str else "?")
 
-    def guarded_create_dynamic(spec: Any, file: Any = None) -> Any:
-        if file is None:
-            return original_create_dynamic(plain_spec(spec))  # type: ignore[arg-type]
-        return original_create_dynamic(plain_spec(spec), file)  # type: ignore[arg-type]
+    def door_create_builtin(args: tuple[Any, ...]) -> None:
+        spec, _, box = args
+        list_append(box_of(box), original_create_builtin(plain_spec(spec)))
 
-    def refused_fork_exec(*args: Any, **kwargs: Any) -> Any:
-        refuse("_posixsubprocess.fork_exec")
+    def door_create_dynamic(args: tuple[Any, ...]) -> None:
+        spec, file, box = args
+        spec = plain_spec(spec)
+        made = (
+            original_create_dynamic(spec) if file is None else original_create_dynamic(spec, file)
+        )
+        list_append(box_of(box), made)
 
-    _thread = sys.modules["_thread"]
-    original_start_new_thread = _thread.start_new_thread
+    def door_exec_builtin(args: tuple[Any, ...]) -> None:
+        module, box = args
+        if armed[0] and any(module is m for m in rebuilt):
+            refuse("re-running a built-in module")
+        list_append(box_of(box), original_exec_builtin(module))
 
-    def guarded_start_new_thread(*args: Any, **kwargs: Any) -> Any:
-        if armed[0] and not allow_concurrency:
-            refuse("threads")
-        return original_start_new_thread(*args, **kwargs)
-
-    # types.coroutine sets a flag with code.replace() (asyncio does at import): the one
-    # code.__new__ let through, for an exact function only, so no code of the candidate's runs
-    # while it is let through
-    original_coroutine = types.coroutine
-    trusted_threads: set[int] = set()
-    get_ident = sys.modules["_thread"].get_ident
-
-    def guarded_coroutine(func: Any) -> Any:
+    def door_coroutine(args: tuple[Any, ...]) -> None:
+        # types.coroutine sets a flag with code.replace() (asyncio does at import): the one
+        # code.__new__ let through, for an exact function only, so that no code of the
+        # candidate's runs while it is
+        func, box = args
+        box = box_of(box)
         if b_type(func) is not function_type or b_type(func.__code__) is not code_type:
-            return original_coroutine(func)
+            list_append(box, original_coroutine(func))
+            return
         ident = get_ident()
         set_add(trusted_threads, ident)
         try:
-            return original_coroutine(func)
+            list_append(box, original_coroutine(func))
         finally:
             trusted_threads.discard(ident)
 
-    def guarded_exec_builtin(module: Any) -> Any:
-        if armed[0] and (module is _signal or module is _imp or module is _thread):
-            refuse("re-running a built-in module")
-        return original_exec_builtin(module)
+    def door_start_new_thread(args: tuple[Any, ...]) -> None:
+        positional, keywords, box = args
+        if armed[0] and not allow_concurrency:
+            refuse("threads")
+        list_append(box_of(box), original_start_new_thread(*positional, **keywords))
 
+    def door_get_code(args: tuple[Any, ...]) -> None:
+        # marshal can make code objects of any bytecode, which can read any memory: once armed
+        # it is refused, and modules are compiled from their source instead
+        loader, fullname, box = args
+        if not armed[0]:
+            list_append(box_of(box), original_get_code(loader, fullname))
+            return
+        path = loader.get_filename(fullname)
+        list_append(box_of(box), loader.source_to_code(loader.get_data(path), path))
+
+    doors.update(
+        {
+            "proctor.refuse": door_refuse,
+            "proctor.create_builtin": door_create_builtin,
+            "proctor.create_dynamic": door_create_dynamic,
+            "proctor.exec_builtin": door_exec_builtin,
+            "proctor.coroutine": door_coroutine,
+            "proctor.start_new_thread": door_start_new_thread,
+            "proctor.get_code": door_get_code,
+        }
+    )
     if audit:
-        _signal.signal = guarded_signal
-        _imp.create_builtin = guarded_create_builtin
-        _imp.create_dynamic = guarded_create_dynamic
-        _imp.exec_builtin = guarded_exec_builtin
-        _posixsubprocess.fork_exec = refused_fork_exec  # subprocess imports; nothing spawns
-        types.coroutine = guarded_coroutine
+        wrappers: dict[str, Any] = {"__builtins__": {}, "_audit": sys.audit}
+        b_exec(b_compile(WRAPPERS, "<proctor-doors>", "exec", dont_inherit=True), wrappers)
+        _signal.signal = wrappers["signal"]
+        _posixsubprocess.fork_exec = wrappers["fork_exec"]  # subprocess imports; nothing spawns
+        _imp.create_builtin = wrappers["create_builtin"]
+        _imp.create_dynamic = wrappers["create_dynamic"]
+        _imp.exec_builtin = wrappers["exec_builtin"]
+        types.coroutine = wrappers["coroutine"]
         # no audit event starts a thread: _thread's door is replaced (and threading's copy)
         for name in ("start_new_thread", "start_new"):
-            setattr(_thread, name, guarded_start_new_thread)
+            setattr(_thread, name, wrappers["start_new_thread"])
         if "threading" in sys.modules:
-            setattr(sys.modules["threading"], "_start_new_thread", guarded_start_new_thread)  # noqa: B010
-
-    # marshal can make code objects of any bytecode, which can read any memory: once armed it is
-    # refused, and modules imported from then on are compiled from their source instead
-    source_loader = sys.modules["_frozen_importlib_external"].SourceLoader
-    original_get_code = source_loader.get_code
-
-    def get_code(self: Any, fullname: str) -> Any:
-        if not armed[0]:
-            return original_get_code(self, fullname)
-        path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
-
-    if audit:
-        source_loader.get_code = get_code
+            setattr(sys.modules["threading"], "_start_new_thread", wrappers["start_new_thread"])  # noqa: B010
+        source_loader.get_code = wrappers["get_code"]
 
     # -- 5-7. arm, then run the program and its tests ----------------------------------------------
     phase = "loading"
