@@ -372,6 +372,41 @@ def _main() -> None:
         return b_compile(source, filename, "exec", dont_inherit=True, optimize=0)
 
     snapshot: list[tuple[str, Any, dict[str, Any], dict[str, Any]]] = []
+    real_modules: dict[str, Any] = {}
+    type_type = type
+
+    def names_used(codes: list[Any]) -> set[str]:
+        found: set[str] = set()
+        todo = list(codes)
+        while todo:
+            code = todo.pop()
+            found.update(code.co_names)
+            todo.extend(c for c in code.co_consts if b_type(c) is code_type)
+        return found
+
+    def tests_namespace(names: dict[str, Any], entry: str) -> dict[str, Any]:
+        """What MBPP's asserts see of the solution: the names they use, functions guarded,
+        modules as they were before it ran; never a name that would hide a builtin (a `set`
+        of the solution's making would make `set(f(x)) == set(y)` pass), but the entry point's."""
+        space: dict[str, Any] = {}
+        for key in referenced:
+            if key not in names or (key in pristine and key != entry):
+                continue
+            value = dict_getitem(names, key)
+            kind = b_type(value)
+            if key == entry and b_callable(value):
+                space[key] = guard(key, value)
+            elif key in real_modules:  # whatever the solution bound to that name
+                space[key] = real_modules[key]
+            elif kind is function_type:
+                space[key] = guard(key, value)
+            elif kind is module_type:
+                continue
+            elif kind is type_type:
+                space[key] = value  # a class of the solution the set-up code builds from
+            else:
+                space[key] = checked(key, value, "holds")
+        return space
 
     def tampered() -> None:
         current_counter = b_vars(counter)  # a mappingproxy: its get is C
@@ -386,11 +421,17 @@ def _main() -> None:
                     violated(f"the program changed {name}.{key}, which the tests use")
 
     failure: list[Any] = []  # the exception that ended the program or its tests, if any
+    referenced: set[str] = set()
     try:
         prelude_ns: dict[str, Any] = {"__name__": "solution", "__builtins__": pristine}
         if job["prelude"]:
             b_exec(compiled(job["prelude"], "prompt.py"), prelude_ns)
-        for name in job["modules"]:
+        candidate = compiled(job["candidate"], "solution.py")
+        tests = [compiled(source, "<tests>") for source in job["tests"]]
+        # MBPP's asserts may name a module only the solution imports (math, sys): every name
+        # they use is tried as a module, so that the tests get it as it was before the solution
+        referenced = names_used(tests) if job["tests_see"] == "solution" else set()
+        for name in sorted({*job["modules"], *(n for n in referenced if n not in pristine)}):
             try:
                 module = __import__(name)
                 for part in name.split(".")[1:]:
@@ -399,8 +440,7 @@ def _main() -> None:
                 continue
             if b_type(module) is module_type:
                 snapshot.append((name, module, module.__dict__, dict(module.__dict__)))
-        candidate = compiled(job["candidate"], "solution.py")
-        tests = [compiled(source, "<tests>") for source in job["tests"]]
+                real_modules[name] = module
     except b_base as e:  # a syntax error in the candidate's code is its own failure
         failure.append(e)
 
@@ -538,10 +578,7 @@ def _main() -> None:
                         raise NameError(f"the program does not define {entry}")
                     test_ns[entry] = guard(entry, names[entry])
             else:
-                test_ns = dict(names)
-                for key, value in names.items():
-                    if (key == entry and b_callable(value)) or b_type(value) is function_type:
-                        test_ns[key] = guard(key, value)
+                test_ns = tests_namespace(names, entry)
             test_ns["__builtins__"] = pristine
             test_ns["__name__"] = "__tests__"
             for code in tests:
