@@ -361,7 +361,7 @@ def _grade_and_report(
     results_dir: Path,
     prices: Path | None = None,
     *,
-    regrade: bool,
+    regrade: bool = True,
     sandbox_limits: str | None = None,
 ) -> None:
     """Grade (saving the grades) and report. With `regrade` False a task that runs code
