@@ -155,8 +155,8 @@ def _main() -> None:
     refused: list[str] = []
     """Refused tampering (settrace, gc, ctypes, exec…): a failure after one is a violation."""
     refused_frames: list[str] = []
-    """Refused frame access: the standard library tries it too (enum, typing, logging) and
-    copes, so it is only noted."""
+    """Refused frame access and signal handlers: the standard library tries them too (enum,
+    typing, logging, asyncio) and copes, so they are only noted."""
     refused_seen: set[str] = set()
 
     class SandboxRefusal(b_value_error):  # type: ignore[valid-type,misc]
@@ -479,7 +479,8 @@ def _main() -> None:
 
     def door_refuse(args: tuple[Any, ...]) -> None:
         what = args[0] if args else "?"
-        refuse(what if b_type(what) is b_str else "?")
+        what = what if b_type(what) is b_str else "?"
+        refuse(what, frame=what == "signal handlers")
 
     def door_create_builtin(args: tuple[Any, ...]) -> None:
         spec, _, box = args
@@ -500,20 +501,27 @@ def _main() -> None:
         list_append(box_of(box), original_exec_builtin(module))
 
     def door_coroutine(args: tuple[Any, ...]) -> None:
-        # types.coroutine sets a flag with code.replace() (asyncio does at import): the one
-        # code.__new__ let through, for an exact function only, so that no code of the
-        # candidate's runs while it is
+        # types.coroutine marks a generator function with code.replace() (asyncio does at
+        # import): the one code.__new__ let through, done here on an exact function whose code
+        # is a real code object, changing its flags alone, so that no code of the candidate's
+        # (or of a module it may have patched, as functools) runs while it is let through
         func, box = args
         box = box_of(box)
-        if b_type(func) is not function_type or b_type(func.__code__) is not code_type:
-            list_append(box, original_coroutine(func))
+        if b_type(func) is function_type and b_type(func.__code__) is code_type:
+            code = func.__code__
+            if code.co_flags & 0x180 or not code.co_flags & 0x20:
+                list_append(box, original_coroutine(func))  # no code.replace on this path
+                return
+            ident = get_ident()
+            set_add(trusted_threads, ident)
+            try:
+                marked = code.replace(co_flags=code.co_flags | 0x100)
+            finally:
+                trusted_threads.discard(ident)
+            func.__code__ = marked
+            list_append(box, func)
             return
-        ident = get_ident()
-        set_add(trusted_threads, ident)
-        try:
-            list_append(box, original_coroutine(func))
-        finally:
-            trusted_threads.discard(ident)
+        list_append(box, original_coroutine(func))
 
     def door_start_new_thread(args: tuple[Any, ...]) -> None:
         positional, keywords, box = args
