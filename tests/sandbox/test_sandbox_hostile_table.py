@@ -2,9 +2,10 @@
 stub (`--replies`) plays each reply to `proctor run humaneval|mbpp --dataset`, and the run's
 samples.csv must show every wrong solution not correct, with the outcome and the defence its
 row names; the controls (right answers) stay correct. Then the run is re-graded (`proctor
-score`), reported (`proctor report`) and viewed (`proctor view`'s pages) with the sandbox made
-to fail if it is ever started: showing a run must not run its code. No `proctor-sandbox-*`
-folder is left, and the host's socket and TCP servers that would hand out answers saw no one."""
+score`), reported (`proctor report`), gated (`proctor gate`) and viewed (`proctor view`'s
+pages) with the sandbox made to fail if it is ever started: showing a run must not run its
+code. No `proctor-sandbox-*` folder is left, and the host's socket and TCP servers that would
+hand out answers saw no one."""
 
 from __future__ import annotations
 
@@ -216,6 +217,10 @@ def test_no_hostile_reply_is_graded_correct_through_the_public_path(
     monkeypatch.setattr(process, "_run", no_code_on_a_read)
     shown = CliRunner().invoke(app, ["report", run_id, "--results-dir", str(results)])
     assert shown.exit_code == 0, shown.output[-2000:]
+    gated = CliRunner().invoke(
+        app, ["gate", run_id, "--require", "accuracy>=0.99", "--results-dir", str(results)]
+    )
+    assert gated.exit_code == 1 and not isinstance(gated.exception, AssertionError), gated.output
     _check_rows(by_id, _samples(results)[1])
     _view(results, run_id, sorted(by_id))
 
