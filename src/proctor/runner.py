@@ -24,7 +24,8 @@ from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls
 from proctor.providers.base import Provider
-from proctor.providers.registry import make_provider
+from proctor.providers.keys import KeySource
+from proctor.providers.registry import key_sources, make_provider
 from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
@@ -57,6 +58,10 @@ class RunPlan:
     breaker_threshold: int = 25
     deadline_s: float | None = None
     """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
+    api_key_env: Mapping[str, str] = field(default_factory=dict)
+    """`--api-key-env`: model string or name → the variable its key is read from (names only)."""
+    also_calls: tuple[str, ...] = ()
+    """Other models the same command calls (a judge): their hosts count in the key rule."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,8 @@ class RunOutcome:
     asked: int
     models: tuple[ModelReport, ...] = ()
     deadline_hit: bool = False
+    keys: Mapping[str, KeySource] = field(default_factory=dict)
+    """Where each model's key came from (a judge's included): names, never values."""
 
 
 def fingerprint(plan: RunPlan) -> str:
@@ -270,16 +277,19 @@ async def execute(
     own: list[Provider] = []
     given = providers or {}
     started = time.monotonic()
+    # A key the key rule refuses writes nothing, not even a store.
+    keys = run_keys(plan, given) if resume is None else {}
     try:
         with RunStore.open(plan.results_dir) as store:
             if resume is None:
                 # Build every provider before a run exists: a bad model string stores nothing.
-                built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                built = {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
-                built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                keys = run_keys(plan, given)
+                built = {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
             counts = store.count_records(run_id)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
             if on_plan is not None:
@@ -292,6 +302,7 @@ async def execute(
                 run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
                 params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
                 limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+                keys={m: keys[m] for m in plan.models if m in keys},
             )  # fmt: skip
             sink = _GroupCommit(store, plan.task, on_result)
             store.set_status(run_id, "running")
@@ -317,14 +328,23 @@ async def execute(
             reports = tuple(
                 ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
             )
-            return RunOutcome(run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit)
+            return RunOutcome(
+                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, keys
+            )
     finally:
         for p in own:
             await p.aclose()
 
 
-def _own(own: list[Provider], model: str) -> Provider:
-    provider = make_provider(model)
+def run_keys(plan: RunPlan, given: Mapping[str, Provider]) -> dict[str, KeySource]:
+    """Where each model's key comes from (its judge's included; providers handed in built are
+    their maker's business); ConfigError, before any call, when the key rule refuses."""
+    models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
+    return key_sources(models, plan.api_key_env)
+
+
+def _own(own: list[Provider], model: str, key: KeySource) -> Provider:
+    provider = make_provider(model, key)
     own.append(provider)
     return provider
 

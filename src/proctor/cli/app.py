@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +17,7 @@ from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.gate import gate_cmd
 from proctor.cli.judge import judge_cmd
+from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError
@@ -133,11 +136,13 @@ def run(
     shard_size: Annotated[
         int, typer.Option(help="Items per Ray task (one model's shard) with --executor ray.")
     ] = 250,
+    api_key_env: ApiKeyEnv = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report."""
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
+    from proctor.cli.keys import print_key_header
     from proctor.cli.progress import RunProgress
     from proctor.cli.run_support import (
         EXIT_INCOMPLETE,
@@ -146,7 +151,8 @@ def run(
         print_estimate,
     )
     from proctor.prompts.arithmetic import check_lang
-    from proctor.runner import RunPlan, execute
+    from proctor.providers.keys import parse_key_env
+    from proctor.runner import RunPlan, execute, run_keys
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task, load_for_run, resolve_variant
 
@@ -164,6 +170,8 @@ def run(
     if max_attempts < 1:
         raise typer.BadParameter("--max-attempts must be at least 1")
     chosen = _executor(executor, ray_address, shard_size)
+    named_keys = parse_key_env(api_key_env or [])
+    judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
     price_table = load_price_table(prices)
     t = get_task(task or "arithmetic")
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
@@ -191,6 +199,8 @@ def run(
         limits=RateLimits(requests_per_minute=rpm, tokens_per_minute=tpm),
         breaker_threshold=max_failures,
         deadline_s=deadline,
+        api_key_env=named_keys,
+        also_calls=(judge_model,) if judge_model else (),
     )
     if estimate:
         print_estimate(plan, price_table, console)
@@ -202,14 +212,18 @@ def run(
             "[yellow]warning:[/] --samples > 1 at temperature 0 asks for the same reply again"
         )
     with RunProgress(console) as progress:
+
+        def on_plan(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
+            # the models are known now (a resumed run's come from the store), no call made yet
+            print_key_header(run_keys(replace(plan, models=tuple(counts)), {}), console)
+            progress.on_plan(run_id, counts)
+
         outcome = asyncio.run(
             execute(
                 plan,
                 resume=resume,
                 retry_errors=retry_errors is not None,
-                on_plan=suite_run.on_plan(progress.on_plan, results_dir)
-                if suite_run
-                else progress.on_plan,
+                on_plan=suite_run.on_plan(on_plan, results_dir) if suite_run else on_plan,
                 on_result=progress.on_result,
                 executor=chosen,
             )
@@ -221,7 +235,10 @@ def run(
     if suite_run is not None or judge is not None:
         from proctor.cli.suite import judge_after_run
 
-        judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
+        judge_after_run(
+            suite_run, judge, results_dir, outcome.run_id, timeout, console,
+            key=outcome.keys.get(judge_model or ""),
+        )  # fmt: skip
     try:
         _grade_and_report(outcome.run_id, results_dir, prices)
     except Exception:
@@ -280,14 +297,18 @@ def report(
 
 @app.command(name="list")
 def list_(
-    what: Annotated[str, typer.Argument(help="runs, tasks, or all.")] = "all",
+    what: Annotated[str, typer.Argument(help="runs, tasks, models, or all.")] = "all",
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
-    """List stored runs and built-in tasks."""
-    if what not in ("all", "runs", "tasks"):
-        raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks or all")
+    """List stored runs, built-in tasks, and the model strings with where their keys come from."""
+    if what not in ("all", "runs", "tasks", "models"):
+        raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks, models or all")
     from proctor.store import RunStore
     from proctor.tasks.registry import TASKS
+
+    if what == "models":
+        _list_models()
+        return
 
     if what in ("all", "tasks"):
         table = Table(title="Tasks")
@@ -317,6 +338,20 @@ def list_(
                 str(r.n_records),
             )
         console.print(table)
+
+
+def _list_models() -> None:
+    from proctor.cli.keys import KEY_RULE
+    from proctor.providers.registry import MODEL_FORMS
+
+    table = Table(title="Models")
+    for col in ("model string", "what it is", "key from"):
+        table.add_column(col)
+    for form in MODEL_FORMS:
+        table.add_row(*form)
+    console.print(table)
+    console.print(KEY_RULE)
+    console.print("A run whose one variable would go to two hosts is refused before any call.")
 
 
 def _results_dir_of(run_ref: str, default: Path) -> Path:

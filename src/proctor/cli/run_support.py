@@ -11,9 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from proctor.calling.rate_limit import estimate_tokens
+from proctor.cli.keys import key_from
 from proctor.report.atomic import write_text_atomic
 from proctor.report.text import short_names
-from proctor.runner import ModelReport, RunOutcome, RunPlan
+from proctor.runner import ModelReport, RunOutcome, RunPlan, run_keys
 from proctor.stats.cost import PriceTable, load_price_table
 from proctor.stats.metrics import RunMetrics
 from proctor.tasks.base import Task
@@ -21,8 +22,10 @@ from proctor.types import GradedItem
 
 
 def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
-    """Calls, tokens and cost before any model is called. Completion tokens are counted at
+    """Calls, tokens and cost before any model is called, and the variable each model's key
+    comes from (refused here as it would be at the start). Completion tokens are counted at
     max_tokens, so tokens and cost are upper bounds."""
+    keys = run_keys(plan, {})
     per_pass = 0
     for s in plan.samples:
         prompt = plan.task.build_prompt(s, plan.variant, plan.lang)
@@ -31,8 +34,10 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
     calls = len(plan.samples) * plan.epochs
     completion_tokens = calls * plan.params.max_tokens
     table = Table(title=f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}")
-    for col in ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)"):
+    columns = ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)")
+    for col in columns:
         table.add_column(col, justify="right" if col != "model" else "left")
+    table.add_column("key from")
     total: float | None = 0.0
     for model in plan.models:
         cost = prices.cost(model, prompt_tokens, completion_tokens)
@@ -43,6 +48,7 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
             f"{prompt_tokens:,}",
             f"{completion_tokens:,}",
             "no price" if cost is None else f"${cost:,.4f}",
+            key_from(keys.get(model)),
         )
     console.print(table)
     all_calls = calls * len(plan.models)

@@ -14,6 +14,7 @@ from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.calling.tools import CALCULATOR, call_with_calculator
 from proctor.providers.base import Provider
+from proctor.providers.keys import KeySource
 from proctor.providers.registry import with_calculator
 from proctor.tasks.base import Task
 from proctor.types import GenerationParams, Record, Sample, Usage
@@ -38,6 +39,8 @@ class AskSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     limits: RateLimits = field(default_factory=RateLimits)
     breaker_threshold: int = 10
+    keys: Mapping[str, KeySource] = field(default_factory=dict)
+    """Per model, the variable its key is read from: names only, a worker reads its own env."""
 
 
 @dataclass(frozen=True)

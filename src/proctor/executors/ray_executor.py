@@ -65,7 +65,7 @@ def ask_unit(settings: AskSettings, unit: WorkUnit) -> tuple[list[Record], Model
     """Runs on a Ray worker: ask one shard, return its records (never stored here)."""
 
     async def go() -> tuple[list[Record], ModelCalls]:
-        provider = make_provider(unit.model)
+        provider = make_provider(unit.model, settings.keys.get(unit.model))
         records: list[Record] = []
 
         async def keep(batch: Sequence[tuple[Record, Any]]) -> None:

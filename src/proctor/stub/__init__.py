@@ -12,19 +12,29 @@ and malformed bodies (see `FaultKind`). It listens on 127.0.0.1 only.
 Not a part of the evaluation pipe: nothing in proctor's run path imports it.
 """
 
-from proctor.stub.app import StubApp, StubStats, body_key, fault_for, prompt_key
+from proctor.stub.app import (
+    NO_CREDENTIAL,
+    StubApp,
+    StubStats,
+    body_key,
+    credential_key,
+    fault_for,
+    prompt_key,
+)
 from proctor.stub.config import DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
 from proctor.stub.server import StubHandle, fetch_stats, run_stub
 
 __all__ = [
     "DEFAULT_FAULTS",
     "FAULT_KINDS",
+    "NO_CREDENTIAL",
     "FaultKind",
     "StubApp",
     "StubConfig",
     "StubHandle",
     "StubStats",
     "body_key",
+    "credential_key",
     "fault_for",
     "fetch_stats",
     "prompt_key",

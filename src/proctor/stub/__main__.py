@@ -6,6 +6,7 @@ accepts requests, so a parent process can read it and go."""
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -38,6 +39,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     p.add_argument("--hang", type=float, default=30.0, help="seconds a 'hang' fault lasts")
     p.add_argument("--max-faults-per-body", type=int, default=None)
     p.add_argument("--model", default="proctor-stub", help="model name in replies")
+    p.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="answer 401 to requests without the key held in this environment variable",
+    )
     a = p.parse_args(argv)
     kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in FAULT_KINDS]
@@ -56,10 +63,22 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
             model=a.model,
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
+            api_key=_key_from(p, a.api_key_env),
         )
     except ValueError as e:
         p.error(str(e))
     return config, int(a.port)
+
+
+def _key_from(p: argparse.ArgumentParser, var: str | None) -> str | None:
+    """The key to require, read from an environment variable: a key on a command line is seen
+    by every process on the machine."""
+    if var is None:
+        return None
+    value = os.environ.get(var)
+    if not value:
+        p.error(f"--api-key-env {var}: {var} is not set")
+    return value
 
 
 def main(argv: list[str] | None = None) -> None:

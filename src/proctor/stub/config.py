@@ -51,6 +51,9 @@ class StubConfig:
     (seed, request body, how many times that body was seen before), so a retry of a failed
     request draws again and eventually succeeds when fault_rate < 1.
     max_faults_per_body: when set, a body that has had this many faults gets none after.
+    api_key: when set, a request without this key (``Authorization: Bearer KEY`` or
+    ``x-api-key: KEY``) gets HTTP 401. Whatever is set, the stub counts the credentials it
+    receives by fingerprint (`credential_key`), never by value.
     """
 
     seed: int = 0
@@ -62,6 +65,7 @@ class StubConfig:
     model: str = "proctor-stub"
     hang_s: float = 30.0
     max_faults_per_body: int | None = None
+    api_key: str | None = None
 
     def __post_init__(self) -> None:
         mode = self.answer_mode
