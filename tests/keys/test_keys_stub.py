@@ -169,3 +169,22 @@ def test_estimate_lists_each_models_variable_by_name(
     }
     assert a.stats().requests == b.stats().requests == 0
     assert A_SECRET not in out and OPENAI_SECRET not in out
+
+
+def test_a_judge_is_one_more_host(
+    stubs: tuple[StubHandle, StubHandle], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = stubs
+    monkeypatch.setenv("PROCTOR_API_KEY", A_SECRET)
+    args = ("-m", model("a", a), "--judge", model("j", b))
+    refused = run(*args)
+    assert isinstance(refused.exception, ConfigError), refused.output
+    assert "PROCTOR_API_KEY is set and this run talks to 2 hosts" in str(refused.exception)
+    assert a.stats().requests == b.stats().requests == 0
+
+    monkeypatch.setenv("A_KEY", A_SECRET)
+    monkeypatch.setenv("B_KEY", B_SECRET)
+    result = run(*args, "--api-key-env", "a=A_KEY", "--api-key-env", "j=B_KEY")
+    assert result.exit_code == 0, result.output
+    assert seen(a) == {credential_key(A_SECRET): 4}
+    assert set(seen(b)) == {credential_key(B_SECRET)}  # the judge: only its named variable
