@@ -18,7 +18,9 @@ CASES = json.loads((Path(__file__).parent / "key_cases.json").read_text(encoding
 
 def _plan(row: dict[str, Any]) -> dict[str, KeySource]:
     targets = [parse_model(m).key_target(m) for m in row["models"]]
-    return plan_keys(targets, row.get("named", {}), row["env"])
+    return plan_keys(
+        targets, row.get("named", {}), row["env"], check_set=row.get("check_set", True)
+    )
 
 
 def test_key_rule_table() -> None:

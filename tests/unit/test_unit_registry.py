@@ -89,7 +89,7 @@ def _var(spec: str) -> str | None:
 
 
 def test_api_key_precedence_at_openai(no_keys: pytest.MonkeyPatch) -> None:
-    assert _var("openai/gpt-4o") is None
+    assert _var("openai/gpt-4o") == "OPENAI_API_KEY"  # unset: make_provider refuses
     no_keys.setenv("OPENAI_API_KEY", "sk-openai")
     assert _var("openai/gpt-4o") == "OPENAI_API_KEY"
     no_keys.setenv("PROCTOR_API_KEY", "sk-proctor")

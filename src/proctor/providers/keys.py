@@ -9,7 +9,11 @@ several is refused before any call.
 For each keyed model, in order: the variable named for it; `PROCTOR_API_KEY` when set and the
 run has one keyed host; the provider's own variable when the model's URL is that provider's
 official host; else no key at all (an `openai-compat/` server that needs none is fine; `openai/`
-and `anthropic/` refuse to start without one, see `registry.make_provider`)."""
+and `anthropic/` refuse to start without one, see `registry.make_provider`).
+
+The choice is made where the run starts, from variable names; a value is read where the model is
+asked (a Ray worker reads its own environment), so `check_set=False` skips the check that a
+named variable is set here."""
 
 from __future__ import annotations
 
@@ -113,13 +117,15 @@ def plan_keys(
     targets: Sequence[KeyTarget],
     named: Mapping[str, str] | None = None,
     environ: Mapping[str, str] | None = None,
+    *,
+    check_set: bool = True,
 ) -> dict[str, KeySource]:
     """Every model's key source under the rule (module docstring); ConfigError, before any call,
-    when a named variable is unset, names no model of the run, or one variable would go to two
-    hosts. Keyless models (local, fake) get a source with no variable."""
+    when a named variable is unset (with `check_set`), names no model of the run, or one variable
+    would go to two hosts. Keyless models (local, fake) get a source with no variable."""
     env = os.environ if environ is None else environ
     named = dict(named or {})
-    chosen = _named_vars(targets, named, env)
+    chosen = _named_vars(targets, named, env, check_set)
     keyed = [t for t in targets if t.host]
     hosts = {t.host for t in keyed}
     shared = bool(env.get(SHARED_VAR))
@@ -131,7 +137,7 @@ def plan_keys(
             out[t.model] = KeySource(t.model, t.host, chosen[t.model], "named with --api-key-env")
         elif shared and len(hosts) == 1:
             out[t.model] = KeySource(t.model, t.host, SHARED_VAR, "the run's one host")
-        elif t.official and env.get(_OWN_VAR[t.host]):
+        elif t.official:
             own = _OWN_VAR[t.host]
             out[t.model] = KeySource(t.model, t.host, own, "the provider's own variable")
         else:
@@ -153,7 +159,7 @@ def key_hint(target: KeyTarget) -> str:
 
 
 def _named_vars(
-    targets: Sequence[KeyTarget], named: Mapping[str, str], env: Mapping[str, str]
+    targets: Sequence[KeyTarget], named: Mapping[str, str], env: Mapping[str, str], check_set: bool
 ) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for selector, var in named.items():
@@ -166,7 +172,7 @@ def _named_vars(
         keyless = [t.model for t in matched if not t.host]
         if keyless:
             raise ConfigError(f"--api-key-env {selector}={var}: {keyless[0]} takes no key")
-        if not env.get(var):
+        if check_set and not env.get(var):
             raise ConfigError(f"--api-key-env {selector}={var}: {var} is not set (or is empty)")
         for t in matched:
             if chosen.get(t.model, var) != var:
@@ -176,8 +182,6 @@ def _named_vars(
 
 
 def _no_key_why(t: KeyTarget, env: Mapping[str, str]) -> str:
-    if t.official:
-        return f"{_OWN_VAR[t.host]} is not set"
     held = [(var, host) for host, var in _OWN_VAR.items() if env.get(var)]
     lent = f"{held[0][0]} goes only to {held[0][1].removesuffix(':443')}; " if held else ""
     return f"{lent}if it needs one, --api-key-env {t.name}=VAR names it"
