@@ -22,7 +22,7 @@ from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
-from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls
+from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls, ShardFailure
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import key_sources, make_provider
@@ -72,6 +72,12 @@ class ModelReport:
     stats: CallStats
     stopped: str | None
     lowest_concurrency: int
+    shard_failures: tuple[ShardFailure, ...] = ()
+    """Shards a worker failed (Ray): where, why, re-run or left missing."""
+
+    @property
+    def left_missing(self) -> int:
+        return sum(f.unanswered for f in self.shard_failures if not f.rerun)
 
 
 @dataclass(frozen=True)
@@ -277,19 +283,22 @@ async def execute(
     own: list[Provider] = []
     given = providers or {}
     started = time.monotonic()
-    # A key the key rule refuses writes nothing, not even a store.
-    keys = run_keys(plan, given) if resume is None else {}
+    chosen = executor or LocalExecutor()
+    # A key the key rule refuses writes nothing, not even a store. Workers elsewhere read keys
+    # from their own environment: only a run asked here needs the named variables set here.
+    check_set = chosen.asks_here
+    keys = run_keys(plan, given, check_set=check_set) if resume is None else {}
     try:
         with RunStore.open(plan.results_dir) as store:
             if resume is None:
                 # Build every provider before a run exists: a bad model string stores nothing.
-                built = {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
+                built = _providers(plan, given, own, keys, chosen.asks_here)
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
-                keys = run_keys(plan, given)
-                built = {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
+                keys = run_keys(plan, given, check_set=check_set)
+                built = _providers(plan, given, own, keys, chosen.asks_here)
             counts = store.count_records(run_id)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
             if on_plan is not None:
@@ -309,14 +318,15 @@ async def execute(
             deadline_hit = False
             calls: dict[str, ModelCalls] = {}
             try:
-                work = (executor or LocalExecutor()).run(settings, todo, built, sink.commit)
+                work = chosen.run(settings, todo, built, sink.commit)
                 remaining = None
                 if plan.deadline_s is not None:
                     remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
                 calls = await asyncio.wait_for(work, timeout=remaining)
-                asked = sum(len(t) for t in todo.values())
+                missing = sum(c.left_missing for c in calls.values())
+                asked = sum(len(t) for t in todo.values()) - missing
                 await sink.close()
-                store.set_status(run_id, "complete")
+                store.set_status(run_id, "interrupted" if missing else "complete")
             except TimeoutError:
                 await sink.close()
                 deadline_hit, asked = True, 0
@@ -326,7 +336,10 @@ async def execute(
                 store.set_status(run_id, "interrupted")
                 raise
             reports = tuple(
-                ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
+                ModelReport(
+                    m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures)
+                )
+                for m, c in calls.items()
             )
             return RunOutcome(
                 run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, keys
@@ -336,11 +349,26 @@ async def execute(
             await p.aclose()
 
 
-def run_keys(plan: RunPlan, given: Mapping[str, Provider]) -> dict[str, KeySource]:
+def run_keys(
+    plan: RunPlan, given: Mapping[str, Provider], *, check_set: bool = True
+) -> dict[str, KeySource]:
     """Where each model's key comes from (its judge's included; providers handed in built are
     their maker's business); ConfigError, before any call, when the key rule refuses."""
     models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
-    return key_sources(models, plan.api_key_env)
+    return key_sources(models, plan.api_key_env, check_set=check_set)
+
+
+def _providers(
+    plan: RunPlan,
+    given: Mapping[str, Provider],
+    own: list[Provider],
+    keys: Mapping[str, KeySource],
+    asks_here: bool,
+) -> dict[str, Provider]:
+    """The providers that ask, per model; none when the executor's workers make their own."""
+    if not asks_here:
+        return dict(given)
+    return {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
 
 
 def _own(own: list[Provider], model: str, key: KeySource) -> Provider:

@@ -79,6 +79,7 @@ class StopAfter:
 
     def __init__(self, inner: Executor, limit: int) -> None:
         self.inner, self.limit, self.seen = inner, limit, 0
+        self.asks_here = inner.asks_here
 
     async def run(
         self,

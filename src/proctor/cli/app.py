@@ -18,6 +18,7 @@ from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.gate import gate_cmd
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError
@@ -136,6 +137,9 @@ def run(
     shard_size: Annotated[
         int, typer.Option(help="Items per Ray task (one model's shard) with --executor ray.")
     ] = 250,
+    ray_runtime_env: RayRuntimeEnv = None,
+    ray_forward_env: RayForwardEnv = None,
+    ray_resources: RayResources = None,
     api_key_env: ApiKeyEnv = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
@@ -169,7 +173,10 @@ def run(
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     if max_attempts < 1:
         raise typer.BadParameter("--max-attempts must be at least 1")
-    chosen = _executor(executor, ray_address, shard_size)
+    chosen = _executor(
+        executor, ray_address, shard_size, ray_runtime_env, ray_forward_env, ray_resources
+    )
+    asks_here = chosen is None or chosen.asks_here
     named_keys = parse_key_env(api_key_env or [])
     judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
     price_table = load_price_table(prices)
@@ -203,7 +210,7 @@ def run(
         also_calls=(judge_model,) if judge_model else (),
     )
     if estimate:
-        print_estimate(plan, price_table, console)
+        print_estimate(plan, price_table, console, check_set=asks_here)
         return
     if samples < 1:
         raise typer.BadParameter("--samples must be at least 1")
@@ -215,7 +222,8 @@ def run(
 
         def on_plan(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
             # the models are known now (a resumed run's come from the store), no call made yet
-            print_key_header(run_keys(replace(plan, models=tuple(counts)), {}), console)
+            keys = run_keys(replace(plan, models=tuple(counts)), {}, check_set=asks_here)
+            print_key_header(keys, console)
             progress.on_plan(run_id, counts)
 
         outcome = asyncio.run(
@@ -255,20 +263,25 @@ def run(
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
-def _executor(name: str, address: str | None, shard_size: int) -> Executor | None:
+def _executor(
+    name: str,
+    address: str | None,
+    shard_size: int,
+    runtime_env: str | None = None,
+    forward_env: list[str] | None = None,
+    resources: list[str] | None = None,
+) -> Executor | None:
     if shard_size < 1:
         raise typer.BadParameter("--shard-size must be at least 1")
     if name == "local":
+        if runtime_env is not None or forward_env or resources:
+            raise typer.BadParameter("--ray-* options need --executor ray")
         return None
     if name != "ray":
         raise typer.BadParameter(f"unknown executor {name!r}: use local or ray")
-    try:
-        from proctor.executors.ray_executor import RayExecutor
-    except ImportError as e:
-        raise ProctorError(
-            f"--executor ray needs Ray ({e}): pip install 'proctor-eval[ray]'"
-        ) from e
-    return RayExecutor(address or None, shard_size=shard_size)
+    from proctor.cli.ray_options import make_ray_executor
+
+    return make_ray_executor(address, shard_size, runtime_env, forward_env, resources)
 
 
 def t_default_max_tokens(variant: str) -> int:

@@ -21,11 +21,13 @@ from proctor.tasks.base import Task
 from proctor.types import GradedItem
 
 
-def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
+def print_estimate(
+    plan: RunPlan, prices: PriceTable, console: Console, *, check_set: bool = True
+) -> None:
     """Calls, tokens and cost before any model is called, and the variable each model's key
     comes from (refused here as it would be at the start). Completion tokens are counted at
     max_tokens, so tokens and cost are upper bounds."""
-    keys = run_keys(plan, {})
+    keys = run_keys(plan, {}, check_set=check_set)
     per_pass = 0
     for s in plan.samples:
         prompt = plan.task.build_prompt(s, plan.variant, plan.lang)
@@ -66,8 +68,14 @@ breaker or the deadline came first (what is stored is kept; the same command res
 def incomplete_reason(outcome: RunOutcome) -> str | None:
     """Why the run has answers missing or failed for good, or None when it asked everything."""
     stopped = [r.model for r in outcome.models if r.stopped]
+    missing = sum(r.left_missing for r in outcome.models)
     if outcome.deadline_hit:
         return "the deadline came first; run the same command again to finish"
+    if missing:
+        return (
+            f"{missing:,} answers missing after Ray workers failed (see the shard lines above); "
+            f"`proctor run --resume {outcome.run_id}` asks them"
+        )
     if stopped:
         return (
             f"{', '.join(stopped)} stopped by the circuit breaker; fix the cause, then "
@@ -83,7 +91,9 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
             "run the same command again to finish"
         )
     rows: Sequence[ModelReport] = [
-        r for r in outcome.models if r.stats.retries or r.stopped or r.stats.failures_by_type
+        r
+        for r in outcome.models
+        if r.stats.retries or r.stopped or r.stats.failures_by_type or r.shard_failures
     ]
     for r in rows:
         failed = ", ".join(f"{k} {v}" for k, v in sorted(r.stats.failures_by_type.items()))
@@ -98,6 +108,15 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
         console.print(line)
         if r.stopped:
             console.print(f"[red]{r.model} was stopped:[/] {r.stopped}")
+        for f in r.shard_failures:
+            where = f"on {f.node}" if f.node else "before it started on a node"
+            if f.failed_calls:
+                then = f"{f.failed_calls} stored as call_failed (--retry-errors asks them)"
+            elif f.rerun:
+                then = f"its {f.unanswered} unanswered asked again elsewhere"
+            else:
+                then = f"its {f.unanswered} unanswered left missing (--resume asks them)"
+            console.print(f"  shard {f.shard} {where}: {f.reason}; {then}", markup=False)
 
 
 def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> None:

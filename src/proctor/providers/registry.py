@@ -127,23 +127,28 @@ def parse_model(spec: str) -> ModelSpec:
 
 
 def key_sources(
-    models: Sequence[str], named: Mapping[str, str] | None = None
+    models: Sequence[str], named: Mapping[str, str] | None = None, *, check_set: bool = True
 ) -> dict[str, KeySource]:
     """Where each model's key comes from, under the key rule, for the models called together
-    (a run's models and its judge); ConfigError before any call when the rule refuses."""
-    return plan_keys([parse_model(m).key_target(m) for m in models], named)
+    (a run's models and its judge); ConfigError before any call when the rule refuses.
+    `check_set=False`: named variables are read elsewhere (Ray workers), not checked here."""
+    targets = [parse_model(m).key_target(m) for m in models]
+    return plan_keys(targets, named, check_set=check_set)
 
 
-def make_provider(model: str, key: KeySource | None = None) -> Provider:
+def make_provider(
+    model: str, key: KeySource | None = None, *, environ: Mapping[str, str] | None = None
+) -> Provider:
     """The provider for a model string. `key` says where its key comes from (`key_sources` of
-    everything the command calls); None: the model alone, as if it were the run's only one."""
+    everything the command calls); None: the model alone, as if it were the run's only one.
+    `environ`: where the key's value is read (default: this process's environment)."""
     spec = parse_model(model)
     if spec.kind == "local":
         from proctor.providers.local import LocalProvider
 
         return LocalProvider(model, Path(spec.path) if spec.path else None)
     source = key or key_sources([model])[model]
-    secret = source.read()
+    secret = source.read(environ)
     if spec.kind in ("openai-compat", "openai"):
         from proctor.providers.openai_compat import OpenAICompatProvider
 
