@@ -74,6 +74,9 @@ def ours() -> dict[str, Any]:
     return {
         "py_modules": [proctor_folder()],
         "pip": {"packages": pinned_requirements(), "pip_check": False},
+        # built on a node when its first shard comes, not on every node at the job's start:
+        # a head that asks nothing need not copy its environment
+        "config": {"eager_install": False},
     }
 
 
