@@ -21,12 +21,12 @@ import pytest
 
 pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[default]')")
 
-from proctor.prompts.arithmetic import build_prompt  # noqa: E402
-from proctor.store import RunStore  # noqa: E402
-from proctor.stub import StubConfig, StubHandle, credential_key, prompt_key, run_stub  # noqa: E402
-from proctor.tasks.registry import get_task, load_for_run  # noqa: E402
+from proctor.prompts.arithmetic import build_prompt
+from proctor.store import RunStore
+from proctor.stub import StubConfig, StubHandle, credential_key, prompt_key, run_stub
+from proctor.tasks.registry import get_task, load_for_run
 
-from .ray_cluster import NODE_RESOURCE, Cluster, start  # noqa: E402
+from .ray_cluster import NODE_RESOURCE, Cluster, start
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,8 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def cluster(logs: Path) -> Iterator[Cluster]:
     started = time.monotonic()
     made = start(BIN, logs)
-    print(f"\n[ray] two nodes up in {time.monotonic() - started:.1f} s (node venv {made.node_venv})")
+    took = time.monotonic() - started
+    print(f"\n[ray] two nodes up in {took:.1f} s (node venv {made.node_venv})")
     try:
         yield made
     finally:

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[default]')")
 
-from proctor.errors import ConfigError  # noqa: E402
-from proctor.executors.ray_env import (  # noqa: E402
+from proctor.errors import ConfigError
+from proctor.executors.ray_env import (
     WORKER_DISTRIBUTIONS,
     canonical,
     forwarded,
@@ -170,7 +170,7 @@ def test_runtime_env_files(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
         with pytest.raises(ConfigError, match=fragment):
             load_runtime_env(tmp_path / name)
-    with pytest.raises(ConfigError, match="missing.yaml: cannot read"):
+    with pytest.raises(ConfigError, match=r"missing\.yaml: cannot read"):
         load_runtime_env(tmp_path / "missing.yaml")
 
 
