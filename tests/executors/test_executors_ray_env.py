@@ -116,9 +116,13 @@ def test_a_users_runtime_env_is_merged_with_ours() -> None:
         "pip": {"packages": ["pydantic==2.0.0", "orjson"], "pip_install_options": ["--no-index"]},
         "env_vars": {"TZ": "UTC"},
         "working_dir": "/srv/job",
+        "excludes": ["*.log"],
     }
     env = merged(user)
     assert env["py_modules"] == [proctor_folder(), "/opt/mine"]
+    assert env["excludes"] == ["__pycache__/", "*.pyc", "*.log"]
+    assert env["config"] == {"eager_install": False}
+    assert merged({"config": {"eager_install": True}})["config"] == {"eager_install": True}
     assert env["env_vars"] == {"TZ": "UTC"} and env["working_dir"] == "/srv/job"
     packages = env["pip"]["packages"]
     assert "pydantic==2.0.0" in packages and "orjson" in packages
@@ -140,12 +144,14 @@ def test_a_pip_list_or_file_is_added(tmp_path: Path) -> None:
 def test_an_environment_that_brings_its_packages_gets_no_pip_from_us(field: str) -> None:
     env = merged({field: "x"})
     assert "pip" not in env and env["py_modules"] == [proctor_folder()] and env[field] == "x"
+    assert merged({field: "x", "pip": ["orjson"]})["pip"] == ["orjson"]  # theirs, alone
 
 
 @pytest.mark.parametrize(
     ("user", "fragment"),
     [
         ({"py_modules": "/opt/mine"}, "py_modules must be a list"),
+        ({"excludes": "*.log"}, "excludes must be a list"),
         ({"pip": 3}, "pip must be a list"),
         ({"pip": {"packages": "orjson"}}, "pip must be a list"),
     ],

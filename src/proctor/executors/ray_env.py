@@ -74,6 +74,7 @@ def ours() -> dict[str, Any]:
     return {
         "py_modules": [proctor_folder()],
         "pip": {"packages": pinned_requirements(), "pip_check": False},
+        "excludes": ["__pycache__/", "*.pyc"],
         # built on a node when its first shard comes, not on every node at the job's start:
         # a head that asks nothing need not copy its environment
         "config": {"eager_install": False},
@@ -102,17 +103,19 @@ def load_runtime_env(path: Path) -> dict[str, Any]:
 
 
 def merged(user: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Our runtime_env with the user's merged in: py_modules added to ours, pip packages added
-    (theirs win for a distribution both name), every other field theirs. With conda, uv, an
+    """Our runtime_env with the user's merged in: py_modules and excludes added to ours, pip
+    packages added (theirs win for a distribution both name), every other field theirs. With conda, uv, an
     image or a container the user's environment brings the packages and ours adds no pip."""
     base = ours()
     if not user:
         return base
     out: dict[str, Any] = {k: v for k, v in user.items() if k not in ("py_modules", "pip")}
-    modules = user.get("py_modules", [])
-    if not isinstance(modules, list):
-        raise ConfigError("runtime_env py_modules must be a list")
-    out["py_modules"] = [*base["py_modules"], *modules]
+    for name in ("py_modules", "excludes"):
+        theirs = user.get(name, [])
+        if not isinstance(theirs, list):
+            raise ConfigError(f"runtime_env {name} must be a list")
+        out[name] = [*base.get(name, []), *theirs]
+    out.setdefault("config", base["config"])
     if any(k in user for k in NO_PIP_KEYS):
         if "pip" in user:
             out["pip"] = user["pip"]
