@@ -9,6 +9,7 @@ module, two runs of 2 models × 200 items, each step printed with its time."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -175,6 +176,22 @@ def assert_secret_nowhere(cluster: Cluster, results: Path, output: str) -> None:
                 except OSError:
                     continue
     assert not seen, f"the key is written in {seen}"
+
+
+def test_a_node_that_cannot_import_proctor_is_named(
+    cluster: Cluster, stub: StubHandle, tmp_path: Path
+) -> None:
+    # `--ray-runtime-env none` to a node that has only Ray: every shard fails before asking
+    code, out = finish(proctor(cluster, tmp_path, *run_args(stub, tmp_path / "r"),
+                               *ray_args(cluster, 100), "--ray-runtime-env", "none"))  # fmt: skip
+    assert code == 3, out[-4000:]
+    lines = [line for line in out.splitlines() if line.startswith("  shard ")]
+    assert len(lines) == 4, out[-4000:]  # 2 models x 2 shards, each named with its node
+    for line in lines:
+        assert re.match(r"  shard \d on [\d.]+ \(node [0-9a-f]{8}\): ImportError: ", line), line
+        assert "cannot import proctor" in line and "left missing" in line, line
+    assert stored_count(tmp_path / "r") == 0
+    assert "--resume" in out
 
 
 def test_a_killed_raylet_leaves_the_rest_for_resume(

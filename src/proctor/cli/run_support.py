@@ -116,7 +116,8 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
                 then = f"its {f.unanswered} unanswered asked again elsewhere"
             else:
                 then = f"its {f.unanswered} unanswered left missing (--resume asks them)"
-            console.print(f"  shard {f.shard} {where}: {f.reason}; {then}", markup=False)
+            line = f"  shard {f.shard} {where}: {f.reason}; {then}"
+            console.print(line, markup=False, soft_wrap=True)  # one line each, to grep in logs
 
 
 def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> None:

@@ -269,8 +269,7 @@ def _reason(error: BaseException) -> str:
     """One line: the worker's own exception for a task error, else Ray's first sentence."""
     cause = getattr(error, "cause", None)
     if isinstance(error, ray.exceptions.RayTaskError) and isinstance(cause, BaseException):
-        inner = cause.__cause__ if isinstance(cause, ImportError) and cause.__cause__ else None
-        text = f"{type(cause).__name__}: {cause}" + (f" [{inner}]" if inner else "")
+        text = f"{type(cause).__name__}: {cause}"
     else:
         text = f"{type(error).__name__}: {error}"
     line = " ".join(text.split())
