@@ -4,7 +4,10 @@ local executor, and a run started by one executor and resumed by the other asks 
 from __future__ import annotations
 
 import os
+import signal
+import socket
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'proctor-eval[ray]')")
 
+from proctor.calling.retry import RetryPolicy  # noqa: E402
 from proctor.executors import AskSettings, Commit, LocalExecutor, ModelCalls  # noqa: E402
 from proctor.executors.base import Executor, Item  # noqa: E402
 from proctor.executors.ray_executor import RayExecutor, shards  # noqa: E402
@@ -174,3 +178,95 @@ def test_cli_rejects_an_unknown_executor() -> None:
     assert _executor("local", None, 10) is None
     made: Any = _executor("ray", "auto", 7)
     assert isinstance(made, RayExecutor) and made.shard_size == 7 and made.address == "auto"
+
+
+def parent_of(pid: int) -> int:
+    return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def shard_workers() -> list[int]:
+    """Ray workers of this process's own local cluster running a shard right now."""
+    mine = os.getpid()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = (entry / "cmdline").read_bytes().split(b"\0")[0]
+            pid, parents = int(entry.name), []
+            while pid > 1 and len(parents) < 8:  # up to the raylet this test's ray.init started
+                pid = parent_of(pid)
+                parents.append(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+        if title == b"ray::run_shard" and mine in parents:
+            found.append(int(entry.name))
+    return found
+
+
+class KillOneWorker:
+    """Kills the worker of one running shard once `after` records are committed."""
+
+    asks_here = False
+
+    def __init__(self, inner: Executor, after: int) -> None:
+        self.inner, self.after, self.seen, self.killed = inner, after, 0, 0
+
+    async def run(
+        self,
+        settings: AskSettings,
+        todo: Mapping[str, Sequence[Item]],
+        providers: Mapping[str, Provider],
+        commit: Commit,
+    ) -> dict[str, ModelCalls]:
+        async def counted(batch: Sequence[tuple[Record, Sample]]) -> None:
+            await commit(batch)
+            self.seen += len(batch)
+            if self.seen >= self.after and not self.killed:
+                for pid in shard_workers()[:1]:
+                    os.kill(pid, signal.SIGKILL)
+                    self.killed = pid
+
+        return await self.inner.run(settings, todo, providers, counted)
+
+
+async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
+    cluster: None, stub: StubHandle, tmp_path: Path
+) -> None:
+    await execute(plan(stub, tmp_path / "local"))
+    expected = stored(tmp_path / "local")
+    before = asked(stub)
+    killer = KillOneWorker(RayExecutor(shard_size=50, cpus_per_unit=0.5), after=60)
+    outcome = await execute(plan(stub, tmp_path / "ray"), executor=killer)
+    assert killer.killed, "no shard worker was found to kill"
+    assert stored(tmp_path / "ray") == expected  # every answer once, the same answers
+    ((model, failure),) = [(m, f) for m in outcome.models for f in m.shard_failures]
+    assert failure.rerun and failure.unanswered > 0 and failure.node, failure
+    assert "Worker" in failure.reason or "died" in failure.reason, failure.reason
+    assert outcome.asked == 2 * N and model.left_missing == 0
+    with RunStore.open(tmp_path / "ray") as store:
+        assert [r.status for r in store.list_runs()] == ["complete"]
+    after = asked(stub)
+    again = sum(after.get(KEY[s.id], 0) - before.get(KEY[s.id], 0) for s in SAMPLES) - 2 * N
+    assert 0 <= again <= failure.unanswered  # only answers lost with the worker, asked again
+
+
+async def test_a_server_a_worker_cannot_reach_is_reported_with_its_node(
+    cluster: None, stub: StubHandle, tmp_path: Path
+) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"openai-compat/dead@http://127.0.0.1:{s.getsockname()[1]}/v1"
+    run = replace(
+        plan(stub, tmp_path / "r"), samples=SAMPLES[:40], models=(dead,),
+        retry=RetryPolicy(max_attempts=1), breaker_threshold=3,
+    )  # fmt: skip
+    outcome = await execute(run, executor=RayExecutor(shard_size=20, cpus_per_unit=0.5))
+    ((report,),) = [outcome.models]
+    assert len(report.shard_failures) == 2 and report.stopped
+    for f in report.shard_failures:
+        assert f.node and f.failed_calls == 20 and not f.unanswered, f
+    with RunStore.open(tmp_path / "r") as store:
+        ((info,),) = [store.list_runs()]
+        records = store.records(info.run_id)
+    assert len(records) == 40 and {r.status for r in records} == {"call_failed"}
