@@ -104,8 +104,9 @@ def load_runtime_env(path: Path) -> dict[str, Any]:
 
 def merged(user: Mapping[str, Any] | None) -> dict[str, Any]:
     """Our runtime_env with the user's merged in: py_modules and excludes added to ours, pip
-    packages added (theirs win for a distribution both name), every other field theirs. With conda, uv, an
-    image or a container the user's environment brings the packages and ours adds no pip."""
+    packages added (theirs win for a distribution both name), every other field theirs. With
+    conda, uv, an image or a container the user's environment brings the packages and ours adds
+    no pip."""
     base = ours()
     if not user:
         return base
