@@ -178,6 +178,35 @@ def test_cli_rejects_an_unknown_executor() -> None:
     assert _executor("local", None, 10) is None
     made: Any = _executor("ray", "auto", 7)
     assert isinstance(made, RayExecutor) and made.shard_size == 7 and made.address == "auto"
+    assert made.ship and made.job_runtime_env() is not None
+
+
+def test_cli_ray_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+
+    from proctor.cli.app import _executor
+    from proctor.errors import ConfigError
+
+    with pytest.raises(typer.BadParameter, match="need --executor ray"):
+        _executor("local", None, 10, "none")
+    with pytest.raises(typer.BadParameter, match="need --executor ray"):
+        _executor("local", None, 10, None, ["OPENAI_API_KEY"])
+    off: Any = _executor("ray", None, 10, "None")
+    assert not off.ship and off.job_runtime_env() is None
+    env = tmp_path / "env.yaml"
+    env.write_text("pip:\n  - orjson==3.10.0\n")
+    mine: Any = _executor("ray", None, 10, str(env), None, ["net_a=1"])
+    assert "orjson==3.10.0" in mine.job_runtime_env()["pip"]["packages"]
+    assert mine.resources == {"net_a": 1.0}
+    monkeypatch.setenv("FWD_SECRET", "sk-x")
+    fwd: Any = _executor("ray", None, 10, None, ["FWD_SECRET"])
+    assert fwd.forward_env == {"FWD_SECRET": "sk-x"}
+    assert "sk-x" not in str(fwd.job_runtime_env())  # never in the runtime_env Ray logs
+    monkeypatch.delenv("FWD_SECRET")
+    with pytest.raises(ConfigError, match="FWD_SECRET is not set"):
+        _executor("ray", None, 10, None, ["FWD_SECRET"])
+    with pytest.raises(ConfigError, match="cannot read the runtime_env"):
+        _executor("ray", None, 10, str(tmp_path / "missing.json"))
 
 
 def parent_of(pid: int) -> int:
