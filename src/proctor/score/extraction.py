@@ -10,6 +10,10 @@ Match modes, per case or per key: `exact` — the value equals the expected one 
 (Unicode NFKC, case, spaces, a trailing full stop); `contains` — the value contains the expected
 one as a phrase. In both modes a value that holds the expected answer and also a different one
 fails as `conflicting_value`: "contains" is not a licence to list every candidate.
+
+The value-type rule is a contract about JSON types: a field the case declares a number must be a
+JSON number, so "299元" is a string here. It is not the rule for answers in words (the structured
+task's `answer` string), which the quantity reader reads as 299 yuan (`score/structured.py`).
 """
 
 from __future__ import annotations

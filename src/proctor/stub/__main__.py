@@ -6,10 +6,12 @@ accepts requests, so a parent process can read it and go."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 
 from proctor.stub.config import ANSWER_MODES, DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
@@ -45,6 +47,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
         metavar="VAR",
         help="answer 401 to requests without the key held in this environment variable",
     )
+    p.add_argument(
+        "--replies",
+        default=None,
+        help="JSON file {marker: reply}: answer each prompt with the reply of the longest marker "
+        "its last user message contains (sets --mode script)",
+    )
     a = p.parse_args(argv)
     kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in FAULT_KINDS]
@@ -56,7 +64,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
         config = StubConfig(
             seed=a.seed,
             latency_s=a.latency,
-            answer_mode=a.mode,
+            answer_mode="script" if a.replies else a.mode,
             correct_rate=a.correct_rate,
             fault_rate=a.fault_rate,
             faults=faults,
@@ -64,6 +72,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
             api_key=_key_from(p, a.api_key_env),
+            replies=_replies(a.replies) if a.replies else (),
         )
     except ValueError as e:
         p.error(str(e))
@@ -79,6 +88,18 @@ def _key_from(p: argparse.ArgumentParser, var: str | None) -> str | None:
     if not value:
         p.error(f"--api-key-env {var}: {var} is not set")
     return value
+
+
+def _replies(path: str) -> tuple[tuple[str, str], ...]:
+    try:
+        table = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--replies {path}: {e}") from None
+    if not isinstance(table, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+    ):
+        raise ValueError(f"--replies {path}: must be a JSON object of strings")
+    return tuple(table.items())
 
 
 def main(argv: list[str] | None = None) -> None:
