@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -78,11 +78,12 @@ def stored(results: Path) -> dict[tuple[str, str, int], tuple[object, ...]]:
     }
 
 
-class StopAfter:
-    """An executor that fails the run once `limit` records are committed (a crash mid-run)."""
+class Watched:
+    """An executor that calls `after_commit(records committed so far)` after each commit: a
+    test's hook into a run under way (a crash, a killed worker)."""
 
-    def __init__(self, inner: Executor, limit: int) -> None:
-        self.inner, self.limit, self.seen = inner, limit, 0
+    def __init__(self, inner: Executor, after_commit: Callable[[int], None]) -> None:
+        self.inner, self.after_commit, self.seen = inner, after_commit, 0
         self.asks_here = inner.asks_here
 
     async def run(
@@ -95,10 +96,19 @@ class StopAfter:
         async def counted(batch: Sequence[tuple[Record, Sample]]) -> None:
             await commit(batch)
             self.seen += len(batch)
-            if self.seen >= self.limit:
-                raise RuntimeError("stopped on purpose")
+            self.after_commit(self.seen)
 
         return await self.inner.run(settings, todo, providers, counted)
+
+
+def stop_after(inner: Executor, limit: int) -> Watched:
+    """Fails the run once `limit` records are committed (a crash mid-run)."""
+
+    def check(seen: int) -> None:
+        if seen >= limit:
+            raise RuntimeError("stopped on purpose")
+
+    return Watched(inner, check)
 
 
 def asked(stub: StubHandle) -> dict[str, int]:
@@ -148,7 +158,7 @@ async def test_resume_across_executors(
     one: Executor = LocalExecutor() if first == "local" else RayExecutor(shard_size=40)
     other: Executor = RayExecutor(shard_size=40) if first == "local" else LocalExecutor()
     with pytest.raises(BaseException, match=r"stopped on purpose|unhandled errors"):
-        await execute(plan(stub, results), executor=StopAfter(one, 120))
+        await execute(plan(stub, results), executor=stop_after(one, 120))
     with RunStore.open(results) as store:
         ((run,),) = [store.list_runs()]
         assert run.status == "interrupted"
@@ -233,41 +243,23 @@ def shard_workers() -> list[int]:
     return found
 
 
-class KillOneWorker:
-    """Kills the worker of one running shard once `after` records are committed."""
-
-    asks_here = False
-
-    def __init__(self, inner: Executor, after: int) -> None:
-        self.inner, self.after, self.seen, self.killed = inner, after, 0, 0
-
-    async def run(
-        self,
-        settings: AskSettings,
-        todo: Mapping[str, Sequence[Item]],
-        providers: Mapping[str, Provider],
-        commit: Commit,
-    ) -> dict[str, ModelCalls]:
-        async def counted(batch: Sequence[tuple[Record, Sample]]) -> None:
-            await commit(batch)
-            self.seen += len(batch)
-            if self.seen >= self.after and not self.killed:
-                for pid in shard_workers()[:1]:
-                    os.kill(pid, signal.SIGKILL)
-                    self.killed = pid
-
-        return await self.inner.run(settings, todo, providers, counted)
-
-
 async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
     cluster: None, stub: StubHandle, tmp_path: Path
 ) -> None:
     await execute(plan(stub, tmp_path / "local"))
     expected = stored(tmp_path / "local")
     before = asked(stub)
-    killer = KillOneWorker(RayExecutor(shard_size=50, cpus_per_unit=0.5), after=60)
-    outcome = await execute(plan(stub, tmp_path / "ray"), executor=killer)
-    assert killer.killed, "no shard worker was found to kill"
+    killed: list[int] = []
+
+    def kill_one(seen: int) -> None:  # once 60 answers are stored, the worker of one shard
+        if seen >= 60 and not killed:
+            for pid in shard_workers()[:1]:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    ray_executor = RayExecutor(shard_size=50, cpus_per_unit=0.5)
+    outcome = await execute(plan(stub, tmp_path / "ray"), executor=Watched(ray_executor, kill_one))
+    assert killed, "no shard worker was found to kill"
     assert stored(tmp_path / "ray") == expected  # every answer once, the same answers
     ((model, failure),) = [(m, f) for m in outcome.models for f in m.shard_failures]
     assert failure.rerun and failure.unanswered > 0 and failure.node, failure
