@@ -79,6 +79,7 @@ class _Shard:
     attempt: int = 0
     node: str = ""
     started: bool = False
+    finished: bool = False
     abandoned: str | None = None
     generator: Any = None
     calls: list[ModelCalls] = field(default_factory=list)
@@ -174,17 +175,26 @@ class RayExecutor:
         finally:
             watch.cancel()
             await _stop(jobs, [*tasks, watch])
-        parts: dict[str, list[ModelCalls]] = {}
-        for job in jobs:
-            part = parts.setdefault(job.unit.model, [])
-            part.extend(job.calls)
-            part.append(ModelCalls(shard_failures=job.failures))
-        return {m: merge_calls(parts[m]) for m in todo if m in parts}
+        out: dict[str, ModelCalls] = {}
+        for m in todo:
+            mine = [j for j in jobs if j.unit.model == m]
+            if mine:
+                out[m] = merge_calls([c for j in mine for c in j.calls])
+                out[m].shard_failures.extend(f for j in mine for f in j.failures)
+        return out
 
     async def _ask(self, job: _Shard, remote: Any, settings: AskSettings, commit: Commit) -> None:
         """One shard to the end: its records committed as they come; on a failure, what it had
         not answered is asked again (once, when Ray lost it and a live node can take it) or left
         missing."""
+        try:
+            await self._attempts(job, remote, settings, commit)
+        finally:
+            job.finished = True
+
+    async def _attempts(
+        self, job: _Shard, remote: Any, settings: AskSettings, commit: Commit
+    ) -> None:
         while True:
             unit = WorkUnit(job.unit.model, tuple(job.left.values()), job.unit.seed)
             payload = cloudpickle.dumps((settings, unit, self.forward_env))  # type: ignore[no-untyped-call]
@@ -244,7 +254,9 @@ class RayExecutor:
         strikes = 0
         while not all(t.done() for t in tasks):
             await asyncio.sleep(WATCH_S)
-            waiting = [j for j in jobs if not j.started and j.left and j.abandoned is None]
+            waiting = [
+                j for j in jobs if not (j.started or j.finished) and j.left and not j.abandoned
+            ]
             if not waiting:
                 strikes = 0
                 continue
