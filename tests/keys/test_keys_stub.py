@@ -188,3 +188,9 @@ def test_a_judge_is_one_more_host(
     assert result.exit_code == 0, result.output
     assert seen(a) == {credential_key(A_SECRET): 4}
     assert set(seen(b)) == {credential_key(B_SECRET)}  # the judge: only its named variable
+    b.reset()
+    judged = CliRunner().invoke(
+        app, ["judge", "latest", "--judge", model("j2", b), "--api-key-env", "j2=B_KEY"], env=WIDE
+    )
+    assert judged.exit_code == 0, judged.output
+    assert set(seen(b)) == {credential_key(B_SECRET)}  # `proctor judge` names its key too
