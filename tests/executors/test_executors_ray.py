@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'proctor-eval[ray]')")
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[default]')")
 
 from proctor.calling.retry import RetryPolicy  # noqa: E402
 from proctor.executors import AskSettings, Commit, LocalExecutor, ModelCalls  # noqa: E402
