@@ -184,7 +184,7 @@ def test_a_node_that_cannot_import_proctor_is_named(
     # `--ray-runtime-env none` to a node that has only Ray: every shard fails before asking
     code, out = finish(proctor(cluster, tmp_path, *run_args(stub, tmp_path / "r"),
                                *ray_args(cluster, 100), "--ray-runtime-env", "none"))  # fmt: skip
-    assert code == 3, out[-4000:]
+    assert code == EXIT_INCOMPLETE, out[-4000:]
     lines = [line for line in out.splitlines() if line.startswith("  shard ")]
     assert len(lines) == 4, out[-4000:]  # 2 models x 2 shards, each named with its node
     for line in lines:
@@ -209,7 +209,7 @@ def test_a_killed_raylet_leaves_the_rest_for_resume(
     code, out = finish(proc)
     kept = answers(results)
     print(f"[ray] raylet killed: {len(kept)} of {2 * N} stored, exit {code}")
-    assert code == 3, out[-4000:]
+    assert code == EXIT_INCOMPLETE, out[-4000:]
     assert "left missing" in out and "--resume" in out
     assert 60 <= len(kept) < 2 * N
     assert all(local_answers[k] == v for k, v in kept.items())
