@@ -22,6 +22,7 @@ import pytest
 
 pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[default]')")
 
+from proctor.cli.exit_codes import EXIT_INCOMPLETE
 from proctor.prompts.arithmetic import build_prompt
 from proctor.store import RunStore
 from proctor.stub import StubConfig, StubHandle, credential_key, prompt_key, run_stub
