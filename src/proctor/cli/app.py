@@ -295,7 +295,7 @@ def run(
         )  # fmt: skip
     try:
         state = _grade_and_report(
-            outcome.run_id, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits
+            outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits
         )
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
         say_store_failed(
@@ -390,8 +390,8 @@ def report(
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
 ) -> None:
-    """Print a run's report and rewrite its files (grading is re-done, purely, from the store;
-    a task whose grading runs code, such as HumanEval, shows its stored grades).
+    """Print a run's report and rewrite its files, from its stored grades (`proctor score RUN`
+    grades again with the current rules).
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
     _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=False)
@@ -509,17 +509,17 @@ def _grade_and_report(
     regrade: bool = True,
     sandbox_limits: str | None = None,
 ) -> Completeness:
-    """Grade (saving the grades), print and write the report; the run's completeness, said at
-    the top when it is not a success. With `regrade` False a task that runs code
-    (`Task.runs_code`) is reported from its stored grades: only `run` and `score` run code.
-    A task that runs code is graded under `sandbox_limits`, else under the limits of its last
-    grading (named in its grader version, e.g. "humaneval/2+strict"), else the reference's."""
+    """Print and write the report from the run's stored grades, after grading every answer
+    again (saving the grades) when `regrade` (`proctor score`); the run's completeness, said at
+    the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
+    else under the limits of its last grading (named in its grader version, e.g.
+    "humaneval/2+strict"), else the reference's."""
     from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
     from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
     from proctor.report.html.report_page import ReportExtras
     from proctor.report.terminal import render_report
-    from proctor.runner import grade_run, shown_items
+    from proctor.runs.grade import grade_run, stored_items
     from proctor.stats.completeness import completeness
     from proctor.stats.metrics import summarize
     from proctor.store import RunStore
@@ -533,10 +533,10 @@ def _grade_and_report(
         version = store.grader_version(run_id) or ""
         stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
         task = _with_sandbox_limits(get_task(info.task), sandbox_limits or stored or None)
-        if regrade or not task.runs_code:
+        if regrade:
             info, items = grade_run(store, run_id, task)
         else:
-            items = shown_items(store, run_id, task)
+            items = stored_items(store, run_id)
         run_dir = store.run_dir(run_id)
         epochs = store.run_config(run_id).get("epochs", 1)
     per_model = info.dataset_size * (epochs if isinstance(epochs, int) else 1)

@@ -7,8 +7,8 @@
 Exit codes: 0 when B is not significantly worse than A (better, or not distinguishable);
 1 when B is significantly worse (a regression, for CI); 2 on a usage or data error, including
 "no item was scored on both sides" (e.g. every call of one side failed).
-Grading is redone purely from the stored records with the run's task; nothing is written to the
-store and no model is called.
+Both sides are read with their stored grades (`proctor score RUN` grades again); nothing is
+written to the store and no model is called.
 """
 
 from __future__ import annotations
@@ -71,9 +71,8 @@ def compare_cmd(
         render_comparison,
         side_labels,
     )
-    from proctor.runner import shown_items
+    from proctor.runs.grade import stored_items
     from proctor.store import RunStore
-    from proctor.tasks.registry import get_task
 
     _check_options(confidence, alpha, power, detect, resamples, show)
     if run_b is None and models is None:
@@ -86,7 +85,7 @@ def compare_cmd(
         with RunStore.open(folder) as store:
             run_id = store.resolve(ref)
             info = store.run_info(run_id)
-            items = shown_items(store, run_id, get_task(info.task))
+            items = stored_items(store, run_id)
         return info, items
 
     info_a, items_a = load(run_a)

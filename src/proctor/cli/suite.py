@@ -277,13 +277,11 @@ def resolve_run(store: RunStore, ref: str) -> str:
 
 
 def graded_items(store: RunStore, run_id: str) -> list[GradedItem]:
-    """Every stored record of the run graded with its task's current rules (a task that runs
-    code: its stored grades, see `runner.shown_items`); nothing is written and no model is
-    called."""
-    from proctor.runner import shown_items
-    from proctor.tasks.registry import get_task
+    """Every stored record of the run with its stored grade (`proctor.runs.grade.stored_items`):
+    nothing is graded, nothing is written and no model is called."""
+    from proctor.runs.grade import stored_items
 
-    return shown_items(store, run_id, get_task(store.run_info(run_id).task))
+    return stored_items(store, run_id)
 
 
 def judge_after_run(

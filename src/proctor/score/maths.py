@@ -28,7 +28,7 @@ from typing import Any, Literal
 from proctor.extract.maths import MATHS_RULES, extract_maths
 from proctor.extract.normalize import clean_text, find_numbers, parse_number
 from proctor.sandbox.worker import BoundedWorker
-from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.failed import CALL_FAILED_RULE
 from proctor.types import FinishReason, Sample, Score
 
 Verdict = Literal["equal", "different", "timeout", "error"]
@@ -177,13 +177,9 @@ def grade_maths(
     *,
     asked: tuple[str, ...],
     numeric: bool,
-    call_failed: bool = False,
-    error: str = "",
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Score:
     """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
-    if call_failed:
-        return call_failed_score(error)
     found = extract_maths(text, asked=asked, numeric=numeric)
     if finish_reason == "length" and found.rule in ("none", "last_number"):
         return Score("truncated", "truncated", RULES["truncated"], extracted=found.value)

@@ -35,8 +35,6 @@ def grade_record(record: Record, sample: Sample) -> Score:
         record.finish_reason,
         sample,
         variant=record.prompt_variant,
-        call_failed=record.status == "call_failed",
-        error=record.error,
     )
 
 
