@@ -193,7 +193,7 @@ def _inspect_math(repo: str) -> list[dict[str, Any]]:
                 }
             )
     # structures intact: each answer matches itself and not "12"
-    for test, names, table, _call in parametrize_tables(source):
+    for test, _names, table, _call in parametrize_tables(source):
         if test != "test_grouped_thousands_normalization_leaves_structures_intact":
             continue
         for index, answer in enumerate(table):
@@ -207,7 +207,7 @@ def _inspect_math(repo: str) -> list[dict[str, Any]]:
                         "expected": verdict,
                     }
                 )
-    for test, names, table, _call in parametrize_tables(source):
+    for test, _names, table, _call in parametrize_tables(source):
         if test != "test_security_payload_is_rejected_without_fallback":
             continue
         for index, payload in enumerate(table):

@@ -55,7 +55,17 @@ def grade(task_name: str, reply: str, target: str, finish: str = "stop") -> Scor
     answer_type = infer_answer_type(target)[0] if task_name == "arithmetic" else "text"
     sample = Sample(id="peer", input="(peer case)", target=target, answer_type=answer_type)
     record = Record(
-        "peer", "peer", "peer", "ok", reply, finish, Usage(), 0.0, 1, task.default_variant, "en"  # type: ignore[arg-type]
+        "peer",
+        "peer",
+        "peer",
+        "ok",
+        reply,
+        finish,
+        Usage(),
+        0.0,
+        1,
+        task.default_variant,
+        "en",  # type: ignore[arg-type]
     )
     return task.grade(record, sample)
 
@@ -94,7 +104,8 @@ def problems(verdicts: list[Verdict]) -> list[str]:
     sentence, or any false correct."""
     found = []
     for v in verdicts:
-        row, said = v.row, "; ".join(f"{s.outcome} {s.rule}: {s.explanation[:160]}" for s in v.scores)
+        row = v.row
+        said = "; ".join(f"{s.outcome} {s.rule}: {s.explanation[:160]}" for s in v.scores)
         if v.false_correct:
             found.append(f"{row['id']}: FALSE CORRECT ({said})")
         elif not v.agrees and "disagree" not in row:
