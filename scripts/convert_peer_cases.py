@@ -287,6 +287,7 @@ def _inspect_simple_tests(repo: str, path: str, scorer: str) -> list[dict[str, A
                 {
                     "id": f"{path.rsplit('/', 1)[-1]}::{node.name}{suffix}",
                     "scorer": scorer,
+                    "default_options": options.get("location", "end") == "end",
                     "options": options,
                     "reply": text,
                     "targets": wanted,
@@ -309,7 +310,8 @@ def inspect_ai(repo: str) -> dict[str, Any]:
         "licence": "MIT (c) 2024 UK AI Security Institute; see LICENSE.inspect-ai",
         "conversion": "model_output -> reply, Target -> targets (correct when any is matched),"
         " CORRECT -> correct, INCORRECT and NOANSWER -> not_correct; the scorer's options are"
-        " kept. Graded by the proctor grader closest to each scorer: math -> math500,"
+        " kept, and default_options is false for match(location=...) other than the default"
+        " end (such a label holds under that option only). Graded by the proctor grader closest to each scorer: math -> math500,"
         " match(numeric) -> gsm8k, match(text)/answer -> arithmetic with the target's type",
         "rows": rows,
     }

@@ -2,8 +2,9 @@
 
 A row agrees when our verdict class (correct or not) is the peer's expected one. A row may carry
 `disagree`: the one sentence that justifies our verdict where it differs; such a row must still
-differ (a note that no longer applies is stale), and no note can excuse a false "correct" (the
-peer expects not correct, we say correct).
+differ (a note that no longer applies is stale). No note can excuse a false "correct" (the peer
+expects not correct, we say correct) on a row whose label holds under the peer's default
+options; a row labelled under other options (`default_options: false`) may, with its note.
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ class Verdict:
     def false_correct(self) -> bool:
         return self.ours == "correct" and self.row["expected"] == "not_correct"
 
+    @property
+    def default_options(self) -> bool:
+        return bool(self.row.get("default_options", True))
+
 
 def verdict_of(scores: list[Score]) -> str:
     return "correct" if any(s.outcome == "correct" for s in scores) else "not_correct"
@@ -106,7 +111,7 @@ def problems(verdicts: list[Verdict]) -> list[str]:
     for v in verdicts:
         row = v.row
         said = "; ".join(f"{s.outcome} {s.rule}: {s.explanation[:160]}" for s in v.scores)
-        if v.false_correct:
+        if v.false_correct and (v.default_options or "disagree" not in row):
             found.append(f"{row['id']}: FALSE CORRECT ({said})")
         elif not v.agrees and "disagree" not in row:
             found.append(f"{row['id']}: expected {row['expected']}, ours {v.ours} ({said})")

@@ -3,7 +3,12 @@
 Imports only the standard library and `proctor.types`.
 """
 
-from proctor.extract.answer import EXTRACTION_RULES, extract_answer, operand_values
+from proctor.extract.answer import (
+    EXTRACTION_RULES,
+    extract_answer,
+    last_marker_is_cut,
+    operand_values,
+)
 from proctor.extract.comparison import read_comparison
 from proctor.extract.normalize import NumberToken, clean_text, normalize_text, parse_number
 from proctor.extract.reasoning import strip_reasoning
@@ -15,6 +20,7 @@ __all__ = [
     "clean_text",
     "extract_answer",
     "find_violation",
+    "last_marker_is_cut",
     "normalize_text",
     "operand_values",
     "parse_number",

@@ -4,8 +4,9 @@ Decisions, stated once:
 - Characters: NFKC (full-width digits, colon, comma, parentheses, percent → ASCII), and every
   minus look-alike (U+2212, U+FE63, U+FF0D, and the dashes U+2012–U+2015 when written right before
   a digit) → "-". A full-width comma "，" therefore becomes "," like any other comma.
-- Thousands separators: "," only in valid 3-digit groups ("1,234", "1,234,567.5"; "1,23" is the
-  two numbers 1 and 23). No-break, figure, thin and narrow spaces between 3-digit groups
+- Thousands separators: "," only in valid 3-digit groups after a first group that does not
+  start with 0 ("1,234", "1,234,567.5"; "1,23" is the two numbers 1 and 23, "0,111" is 0 and
+  111). No-break, figure, thin and narrow spaces between 3-digit groups
   ("1 234" written with U+202F) and LaTeX "\\," / "{,}" are separators too. A plain space is NOT:
   "1 234" is the two numbers 1 and 234, because replies list numbers separated by spaces.
 - No decimal comma: "12,5" is the numbers 12 and 5.
@@ -58,9 +59,7 @@ def _normalize_unicode(text: str) -> str:
     return _DASH_AS_SIGN.sub("-", text)
 
 
-_FRAC = re.compile(
-    r"(?:(?<=\d)[ \t]*)?\\[dtc]?frac\s*\{\s*([^{}]*?)\s*\}\s*\{\s*([^{}]*?)\s*\}"
-)
+_FRAC = re.compile(r"(?:(?<=\d)[ \t]*)?\\[dtc]?frac\s*\{\s*([^{}]*?)\s*\}\s*\{\s*([^{}]*?)\s*\}")
 _FRAC_SHORT = re.compile(r"(?:(?<=\d)[ \t]*)?\\[dtc]?frac\s*(\d)(\d)")
 
 
@@ -69,6 +68,8 @@ def _fraction(match: re.Match[str]) -> str:
     start = match.start()
     after_digit = start > 0 and match.string[start - 1].isdigit()
     return f"{' ' if after_digit else ''}{match.group(1)}/{match.group(2)}"
+
+
 _UNWRAP = re.compile(
     r"\\(?:boxed|fbox|text|textbf|textrm|mathbf|mathrm|mathit|displaystyle|underline)\s*\{([^{}]*)\}"
 )
@@ -130,7 +131,7 @@ NUMBER_PATTERN = r"""
     (?P<sign>[-+](?=[\d.]))?
     (?:
         (?P<num>\d++)[ ]?/[ ]?(?P<den>\d++)(?![\d/]|\.\d)
-      | (?P<int>(?>\d{1,3}(?:,\d{3})+(?!\d)|\d++))(?:\.(?P<frac>\d++))?
+      | (?P<int>(?>[1-9]\d{0,2}(?:,\d{3})+(?!\d)|\d++))(?:\.(?P<frac>\d++))?
       | \.(?P<bare_frac>\d++)
     )
     (?P<pct>[ ]?%)?

@@ -9,9 +9,11 @@ import argparse
 import signal
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 
 from proctor.stub.config import ANSWER_MODES, DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
+from proctor.stub.replies import load_replies
 from proctor.stub.server import run_stub
 
 
@@ -38,6 +40,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     p.add_argument("--hang", type=float, default=30.0, help="seconds a 'hang' fault lasts")
     p.add_argument("--max-faults-per-body", type=int, default=None)
     p.add_argument("--model", default="proctor-stub", help="model name in replies")
+    p.add_argument(
+        "--replies",
+        type=Path,
+        default=None,
+        help="JSONL of {prompt_contains, reply}: answer each prompt with its recorded reply",
+    )
     a = p.parse_args(argv)
     kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in FAULT_KINDS]
@@ -46,18 +54,20 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     by_name: dict[str, FaultKind] = {k: k for k in FAULT_KINDS}
     faults = tuple(dict.fromkeys(by_name[k] for k in kinds))  # order matters: it is seeded
     try:
+        replies = load_replies(a.replies) if a.replies is not None else ()
         config = StubConfig(
             seed=a.seed,
             latency_s=a.latency,
-            answer_mode=a.mode,
+            answer_mode="replay" if a.replies is not None else a.mode,
             correct_rate=a.correct_rate,
             fault_rate=a.fault_rate,
             faults=faults,
             model=a.model,
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
+            replies=replies,
         )
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         p.error(str(e))
     return config, int(a.port)
 

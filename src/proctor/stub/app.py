@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from proctor.stub.answers import off_by_one, solve
 from proctor.stub.config import FaultKind, StubConfig
+from proctor.stub.replies import reply_for
 
 __all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key", "retry_after_for"]
 
@@ -302,6 +303,8 @@ class StubApp:
             return prompt
         if mode.startswith("const:"):
             return mode[len("const:") :]
+        if mode == "replay":
+            return reply_for(self.config.replies, prompt)
         answer = solve(prompt)
         if answer is None:
             return _NO_QUESTION

@@ -36,7 +36,7 @@ FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 DEFAULT_FAULTS: tuple[FaultKind, ...] = tuple(k for k in FAULT_KINDS if k != "hang")
 """Every kind but ``hang``, which costs the client a whole timeout and must be asked for."""
 
-ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT")
+ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT", "replay")
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,8 @@ class StubConfig:
     """How the stub answers ``/v1/chat/completions``.
 
     answer_mode: ``correct`` solves the arithmetic question in the prompt, ``wrong`` gives an
-    answer off by one, ``echo`` returns the prompt, ``const:TEXT`` always replies TEXT.
+    answer off by one, ``echo`` returns the prompt, ``const:TEXT`` always replies TEXT,
+    ``replay`` answers with the reply of `replies` recorded for the prompt (`stub.replies`).
     correct_rate: in ``correct`` mode, the share of prompts answered correctly; which prompts
     get an off-by-one answer is fixed by (seed, prompt text).
     fault_rate: the share of requests that get a fault, picked from ``faults``; decided by
@@ -62,10 +63,11 @@ class StubConfig:
     model: str = "proctor-stub"
     hang_s: float = 30.0
     max_faults_per_body: int | None = None
+    replies: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         mode = self.answer_mode
-        if mode not in ("correct", "wrong", "echo") and not mode.startswith("const:"):
+        if mode not in ("correct", "wrong", "echo", "replay") and not mode.startswith("const:"):
             raise ValueError(f"unknown answer_mode {mode!r}: use {', '.join(ANSWER_MODES)}")
         for name in ("correct_rate", "fault_rate"):
             value = getattr(self, name)
