@@ -73,7 +73,7 @@ def load_price_table(path: Path | None) -> PriceTable:
         raise ConfigError(f"{path}: not valid TOML: {e}") from e
     models = data.get("models")
     if not isinstance(models, dict):
-        raise ConfigError(f'{path}: expected a [models."NAME"] table per model')
+        raise ConfigError(f"{path}: expected a [models.\"NAME\"] table per model")
     for name, entry in models.items():
         if not isinstance(entry, dict):
             raise ConfigError(f"{path}: models.{name!r} must be a table")
