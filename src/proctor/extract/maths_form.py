@@ -108,6 +108,9 @@ def unit_name(unit: str) -> str:
     """A unit in one spelling for comparing two units ("Inches^2" → "inch^2")."""
     word, _, power = unit.partition("^")
     word = " ".join(word.lower().replace(".", "").split())
+    for name, exponent in (("square ", "2"), ("sq ", "2"), ("cubic ", "3"), ("cu ", "3")):
+        if word.startswith(name) and not power:
+            word, power = word[len(name) :], exponent
     word = _UNIT_ALIASES.get(word, word)
     if word.endswith("s") and len(word) > 3 and word[:-1] in _UNIT_ALIASES.values():
         word = word[:-1]

@@ -105,7 +105,7 @@ def _explanation(verdict: Verdict, extraction: Extraction, target: str, correct:
     given = repr(extraction.value)
     if verdict.normalized is not None and verdict.normalized != extraction.value:
         given += f" (read as {verdict.normalized})"
-    if verdict.reason and not correct:
+    if verdict.reason:
         said = f"{given} is {verdict.reason} (target {target})."
     elif correct:
         said = f"{given} equals the target {target}."
