@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from proctor.cli.audit import audit_cmd
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.gate import gate_cmd
@@ -384,6 +385,7 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         console.print(f"  {path}")
 
 
+app.command(name="audit")(audit_cmd)
 app.command(name="compare")(compare_cmd)
 app.command(name="gate")(gate_cmd)
 app.command(name="judge")(judge_cmd)

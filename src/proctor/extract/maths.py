@@ -47,6 +47,8 @@ _BETWEEN_BOXES = re.compile(
 )
 """What may stand between boxes that list one answer: commas, "and"/"or", spacing, math
 delimiters and labels ("x = \\boxed{1}, y = \\boxed{2}")."""
+_PERCENT_AFTER = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?:\\%|%|percent(?:age)?\b|pct\b)", re.I)
+"""A percent sign or word right after a box belongs to the boxed answer ("\\boxed{20} percent")."""
 _JOINING_WORD = re.compile(r"\b(?:and|or)\b|,", re.IGNORECASE)
 _TARGET_JOIN_LIMIT = 40
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
@@ -161,6 +163,8 @@ def _box_groups(text: str) -> list[_Candidate]:
         unclosed = contents[-1] is None
         values = [c for c in contents if c]
         value = ", ".join(values) if values and not unclosed else None
+        if value is not None and _PERCENT_AFTER.match(text, group[-1][1]):
+            value += "\\%"
         candidates.append(_Candidate("boxed", value, group[0][0], unclosed))
     return candidates
 
@@ -181,7 +185,8 @@ def target_boxed(text: str) -> str | None:
         if not joined:
             break
         group.insert(0, box)
-    return ", ".join(str(c) for _, _, c in group)
+    value = ", ".join(str(c) for _, _, c in group)
+    return value + "\\%" if _PERCENT_AFTER.match(text, group[-1][1]) else value
 
 
 def boxed_content(text: str) -> str | None:

@@ -57,10 +57,19 @@ _MIXED_ANY = re.compile(
     r"(?<![\d.])(\d+)\s*\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
 )
 
-SCALE_WORDS = frozenset(
-    {"hundred", "thousand", "million", "billion", "trillion", "dozen", "hundreds", "thousands",
-     "millions", "billions", "十", "百", "千", "万", "亿", "兆"}
-)  # fmt: skip
+SCALE_VALUES: dict[str, int] = {
+    "hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+    "dozen": 12, "十": 10, "百": 100, "千": 10**3, "万": 10**4, "亿": 10**8, "兆": 10**12,
+}  # fmt: skip
+"""What a scale word after a number multiplies it by."""
+SCALE_WORDS = frozenset(SCALE_VALUES) | {f"{word}s" for word in SCALE_VALUES if word.isascii()}
+
+
+def scale_value(word: str) -> int:
+    """The multiplier of a scale word ("millions" → 10**6), 1 for none."""
+    return SCALE_VALUES.get(word.removesuffix("s") if word.isascii() else word, 1) if word else 1
+
+
 _MATHS_WORDS = frozenset(
     {"pi", "sqrt", "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "and", "or",
      "infinity", "inf", "mod", "pmod", "cdot", "times", "frac", "to", "i", "e", "is", "units"}

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal
@@ -48,6 +48,7 @@ from proctor.extract.maths_form import (
     canonical,
     dimension,
     read_form,
+    scale_value,
     unit_name,
     units_named,
 )
@@ -63,8 +64,9 @@ Verdict = Literal["equal", "different", "ambiguous", "timeout", "error"]
 EQUIVALENCE_RULES: dict[str, str] = {
     "ambiguous": "The answer (or the target) can be read two ways that differ in value, so it is"
     " not scored: never correct.",
-    "scale": "A scale word (thousand, million, 万, 亿) multiplies the number; the answer's scale is"
-    " not the target's.",
+    "scale": "A scale word (thousand, million, dozen, 万, 亿) multiplies the number it follows"
+    " (70 thousand is 70000, 5 million is not 5), unless the question counts in it (7 dozen"
+    " answers 'how many dozens').",
     "unit": "The answer's unit is not the target's, or not the one the question counts in.",
     "same_text": "The answer is the target once spacing, $…$, units, degree and percent signs are"
     " dropped.",
@@ -181,18 +183,31 @@ def _thousands_or_decimal(expression: str) -> Fraction | None:
 
 
 def _value(form: AnswerForm, token: NumberToken) -> Fraction:
-    return token.value / 100 if form.percent else token.value
+    value = token.value * scale_value(form.scale)
+    return value / 100 if form.percent else value
+
+
+_ASKS_PERCENT = re.compile(
+    r"\bwhat\s+(?:\w+\s+)?percent|\bas\s+a\s+percent|\bin\s+percent|\bhow\s+many\s+percent"
+    r"|\bpercent(?:age)?\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:is|are|was|were|did|does)\b|百分之几|百分比",
+    re.IGNORECASE,
+)
 
 
 def _compare_numbers(
-    a: AnswerForm, a_num: NumberToken, t: AnswerForm, t_num: NumberToken
+    a: AnswerForm, a_num: NumberToken, t: AnswerForm, t_num: NumberToken, question: str
 ) -> Equivalence:
     spell = _spell(_value(a, a_num))
     if _value(a, a_num) == _value(t, t_num):
+        return Equivalence("equal", "scale" if a.scale or t.scale else "exact_number", spell)
+    # A percent target X% is answered by X with the sign left out, and a reply X% answers the
+    # whole-number target X when the question asks for a percent (MATH's "what percent …?"
+    # targets drop the sign); whole numbers only, so 0.28% is never 0.28, and 2000% never
+    # answers a question about calories.
+    whole = a_num.value == t_num.value and a_num.value.denominator == 1
+    if whole and t.percent and not a.percent:
         return Equivalence("equal", "exact_number", spell)
-    # "What percent …?" targets are written as the whole number: 28% answers 28 (and 28 answers
-    # 28%), as in MATH and Math-Verify; only for whole numbers, so 0.28% is never 0.28.
-    if a.percent != t.percent and a_num.value == t_num.value and a_num.value.denominator == 1:
+    if whole and a.percent and not t.percent and _ASKS_PERCENT.search(question):
         return Equivalence("equal", "exact_number", spell)
     if not a.percent and not t.percent and float_artefact(a_num, t_num.value):
         return Equivalence("equal", "float_artefact", _spell(t_num.value))
@@ -283,14 +298,13 @@ def equivalent(
     for side, form in (("answer", a), ("target", t)):
         if form.ambiguity:
             return Equivalence("ambiguous", "ambiguous", None, f"the {side} {form.ambiguity}")
-    if a.scale != t.scale:
-        said = f"{a.expression} {a.scale}".strip() if a.scale else "no scale word"
-        return Equivalence("different", "scale", None, f"the answer says {said!r}")
+    if a.scale and re.search(rf"\b{re.escape(a.scale)}s?\b", question, re.IGNORECASE):
+        a = replace(a, scale="", unit=a.scale)  # "7 dozen" answers "how many dozens?"
     conflict = _unit_conflict(a, t, question)
     if conflict:
         return Equivalence("different", "unit", None, conflict)
     same = a.expression and canonical(a.expression) == canonical(t.expression)
-    if same and a.percent == t.percent:
+    if same and a.percent == t.percent and a.scale == t.scale:
         return Equivalence("equal", "same_text", canonical(a.expression))
     a_num, t_num = _number(a), _number(t)
     if a_num is None and in_words(a.expression) and t_num is not None:
@@ -302,7 +316,10 @@ def equivalent(
             ambiguous = _ambiguous_thousands(a, t)
             if ambiguous is not None:
                 return ambiguous
-        return _compare_numbers(a, a_num, t, t_num)
+        return _compare_numbers(a, a_num, t, t_num, question)
+    if a.scale != t.scale:
+        said = f"{a.expression} {a.scale}".strip() if a.scale else "no scale word"
+        return Equivalence("different", "scale", None, f"the answer says {said!r}")
     comma = _decimal_comma_verdict(a, a_num, t, t_num)
     if comma is not None:
         return comma
