@@ -264,9 +264,26 @@ def score(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
+    diff: Annotated[
+        bool,
+        typer.Option(help="Print every verdict the re-grade flipped and a paired test old vs new."),
+    ] = False,
 ) -> None:
     """Re-grade a stored run with the current rules; never calls a model."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices)
+    results_dir = _results_dir_of(run_ref, results_dir)
+    if not diff:
+        _grade_and_report(run_ref, results_dir, prices)
+        return
+    from proctor.cli.score_diff import grading_before, report_grading_diff
+    from proctor.store import RunStore
+
+    if not (results_dir / "proctor.db").exists():
+        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
+    with RunStore.open(results_dir) as store:
+        before = grading_before(store, run_ref)
+    _grade_and_report(run_ref, results_dir, prices)
+    with RunStore.open(results_dir) as store:
+        report_grading_diff(before, store, console)
 
 
 @app.command()
