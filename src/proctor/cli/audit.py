@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from proctor.errors import ConfigError
+from proctor.report.text import one_line
 
 if TYPE_CHECKING:
     from proctor.audit import AuditResult
@@ -39,11 +40,6 @@ def _pct(k: int, n: int, interval: tuple[float, float]) -> str:
         return "0 of 0"
     low, high = interval
     return f"{k} of {n} ({k / n:.1%}, 95 % interval {low:.1%}–{high:.1%})"
-
-
-def _excerpt(text: str) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= _EXCERPT else one[: _EXCERPT - 1] + "…"
 
 
 def audit_cmd(
@@ -120,7 +116,7 @@ def _print_disagreements(result: AuditResult) -> None:
         line = (
             f"  {d.kind.replace('_', ' ')}  {d.item.id}  [{d.item.form}]  labelled"
             f" {d.item.label} ({d.item.reason}); graded {d.score.outcome} by {d.score.rule}:"
-            f" {_excerpt(d.item.reply)!r}"
+            f" {one_line(d.item.reply, _EXCERPT)!r}"
         )
         console.print(Text(line))
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from proctor.report.atomic import write_text_atomic
+from proctor.report.text import one_line
 from proctor.stats.paired import compare_paired, format_p, signed_points
 from proctor.store import RunStore
 from proctor.types import Score
@@ -39,11 +40,6 @@ class GradingBefore:
 def grading_before(store: RunStore, run_ref: str) -> GradingBefore:
     run_id = store.resolve(run_ref)
     return GradingBefore(run_id, store.grader_version(run_id), store.scores(run_id))
-
-
-def _excerpt(text: str) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= _EXCERPT else "…" + one[-(_EXCERPT - 1) :]
 
 
 def _paired(old: dict[Key, Score], new: dict[Key, Score]) -> dict[str, object]:
@@ -94,7 +90,7 @@ def report_grading_diff(before: GradingBefore, store: RunStore, console: Console
     for k in flipped:
         model, sample, epoch = k
         was, now = old[k], new[k]
-        excerpt = _excerpt(texts.get(k, ""))
+        excerpt = one_line(texts.get(k, ""), _EXCERPT, tail=True)
         where = f"{model} {sample}" + (f" #{epoch}" if epoch else "")
         console.print(
             Text(f"  {where}: {was.outcome} ({was.rule}) → {now.outcome} ({now.rule})  {excerpt!r}")

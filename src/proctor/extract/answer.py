@@ -26,7 +26,7 @@ from typing import NamedTuple
 from proctor.extract.comparison import find_comparisons, pick_comparison
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text, parse_number
 from proctor.extract.reasoning import strip_reasoning
-from proctor.extract.stated import hedge, rejected, scale_after, signed
+from proctor.extract.stated import hedge, rejected, scale_after, signed, spaced_thousands
 from proctor.types import AnswerType, Extraction
 
 _MARKER = re.compile(
@@ -35,7 +35,6 @@ _MARKER = re.compile(
     r"|^[ \t]*####",
     re.IGNORECASE | re.MULTILINE,
 )
-_SPACED_THOUSANDS = re.compile(r"-?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?")
 _ANSWER_LINE = re.compile(r"^[ \t>*#_]*answer[*_]*[ \t]*[:：]", re.IGNORECASE | re.MULTILINE)
 _SENTENCE_STOP = re.compile(r"[。！？；;!?、]|\.(?!\d)|(?<!\d),|,(?!\d{3}(?!\d))")
 _TRAILING = " \t\r\n.。!！;；"
@@ -101,9 +100,7 @@ def _answer_in(segment: str, reply: _Reply) -> str | None:
     if reply.answer_type == "text":
         return segment.strip(_TRAILING) or None
     segment = signed(segment)
-    if _SPACED_THOUSANDS.fullmatch(segment.strip(_TRAILING)):
-        # On an answer line "85 660 413" is one number in groups of three, not three numbers.
-        segment = segment.replace(" ", ",")
+    segment = spaced_thousands(segment.strip(_TRAILING)) or segment
     numbers = find_numbers(segment)
     cut = max(segment.rfind("="), segment.rfind("≈"))
     if cut >= 0:

@@ -6,7 +6,9 @@
   rejects, never its answer;
 - two different numbers joined by "or" ("18 or 19") are a hedge, not an answer;
 - a scale word after a number ("5 million", "178 thousand", "18万") multiplies it, so the bare
-  number is not what the reply says.
+  number is not what the reply says;
+- an answer that is nothing but digits in groups of three separated by single spaces is one
+  number ("85 660 413"); anywhere else a space separates numbers.
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ def _mentions(text: str, words: tuple[str, ...]) -> bool:
         if word in lowered:
             return True
     return False
+
+
+_SPACED_THOUSANDS = re.compile(r"-?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?")
+
+
+def spaced_thousands(answer: str) -> str | None:
+    """ "85 660 413" → "85,660,413" when the whole answer is one space-grouped number."""
+    text = answer.strip()
+    return text.replace(" ", ",") if _SPACED_THOUSANDS.fullmatch(text) else None
 
 
 def signed(segment: str) -> str:

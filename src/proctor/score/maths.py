@@ -53,7 +53,7 @@ from proctor.extract.maths_form import (
     units_named,
 )
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
-from proctor.extract.stated import hedge, rejected, signed
+from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
 from proctor.sandbox.worker import BoundedWorker
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
@@ -107,7 +107,6 @@ _ASSIGNMENT = re.compile(rf"^\s*{_VARIABLE}\s*=\s*([^=<>]+)$")
 _ASSIGNED_TO = re.compile(rf"^([^=<>]+?)\s*=\s*{_VARIABLE}\s*$")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _DECIMAL_LITERAL = re.compile(r"(?<![\d.,}])(\d+)\.(\d+)(?![\d.])")
-_SPACE_THOUSANDS = re.compile(r"-?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?")
 _E_NOTATION = re.compile(r"-?\d+(?:\.\d+)?[eE][-+]?\d+")
 _PLAIN_ROOT = re.compile(r"sqrt\(([^()]*)\)")
 _CODE = re.compile(
@@ -157,8 +156,9 @@ def _number(form: AnswerForm) -> NumberToken | None:
     """The expression as one plain number ("1e3" in E notation too), else None."""
     if not form.expression:
         return None
-    if _SPACE_THOUSANDS.fullmatch(form.expression.strip()):
-        return parse_number(form.expression.replace(" ", ","))
+    grouped = spaced_thousands(form.expression)
+    if grouped is not None:
+        return parse_number(grouped)
     if _E_NOTATION.fullmatch(form.expression.strip()):
         value = Fraction(Decimal(form.expression.strip()))
         return NumberToken(form.expression.strip(), value, "decimal")
