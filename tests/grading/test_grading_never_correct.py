@@ -38,3 +38,30 @@ def test_no_reply_in_the_table_is_graded_correct() -> None:
                 f"{row['id']}: {score.outcome} ({score.rule}) — {row['why']}. {score.explanation}"
             )
     assert not failures, f"{len(failures)} of {len(rows)} rows:\n" + "\n".join(failures)
+
+
+HOSTILE = [
+    "Final answer: " + "1" * 5000,  # more digits than Python converts
+    "The answer is 0." + "3" * 5000,
+    "\\boxed{1e999999999}",  # an exponent that would take forever to make exact
+    "\\boxed{2}x" * 5000,  # many boxes: grouping them must stay linear
+    "the answer is 2. " * 5000,  # many markers
+    "\\boxed{" * 3000,  # nothing closes
+    "$" + "\n" * 5000 + "2",
+    "\\(" + "2\n" * 5000,
+    "\\boxed{NaN}",
+    "\\boxed{\\infty}",
+]
+
+
+def test_hostile_replies_are_graded_never_crash_never_correct() -> None:
+    sample = Sample(id="h", input="q", target="7", answer_type="integer")
+    for name in ("arithmetic", "gsm8k", "math500", "aime"):
+        task = get_task(name)
+        for text in HOSTILE:
+            record = Record(
+                "r", "m", "h", "ok", text, "stop", Usage(), 0.0, 1, task.default_variant, "en"
+            )
+            score = task.grade(record, sample)
+            assert score.explanation, (name, text[:40])
+            assert score.outcome != "correct", (name, text[:40], score)

@@ -23,6 +23,7 @@ and which is not its answer. `format_ok` is true when the rule is the one the pr
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from dataclasses import dataclass
@@ -58,6 +59,8 @@ _SENTENCE_END = re.compile(
 _LAST_IS = re.compile(r"\s(?:is|are|was|equals)\s|\s=\s|是|为", re.IGNORECASE)
 _SPAN_GLUE = re.compile(r"(?:\s|[,;]|\band\b|\bor\b|\\text\{[^{}]*\})*", re.IGNORECASE)
 _STRIP = " \t\r\n.,;:*_$\"'“”"
+_SPAN_LIMIT = 2000
+"""An answer sits right after its marker: at most this much of what follows is read."""
 _STATES_MATHS = re.compile(r"[\d\\$^=+\-/(){}\[\]]")
 
 MATHS_RULES: dict[str, str] = {
@@ -140,20 +143,33 @@ def _boxes(text: str) -> list[tuple[int, int, str | None]]:
 _SPANS = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|\\\(.*?\\\)|(?<!\\)\$[^$]*?(?<!\\)\$", re.DOTALL)
 
 
-def _same_span(text: str, end: int, start: int) -> bool:
-    """Whether text[end:start] lies inside one math span of `text`."""
-    return any(m.start() < end and start < m.end() for m in _SPANS.finditer(text))
+class _Spans:
+    """The math spans of a text, found once: which stretch of it lies inside one."""
+
+    def __init__(self, text: str) -> None:
+        self._spans: list[tuple[int, int]] | None = None
+        self._text = text
+
+    def around(self, end: int, start: int) -> bool:
+        """Whether text[end:start] lies inside one math span."""
+        if self._spans is None:
+            self._spans = [(m.start(), m.end()) for m in _SPANS.finditer(self._text)]
+        spans = self._spans
+        i = bisect.bisect_left(spans, (end, end)) - 1
+        return any(a < end and start < b for a, b in spans[max(0, i) : i + 2])
 
 
-def _joined(text: str, end: int, start: int) -> bool:
+def _joined(text: str, spans: _Spans, end: int, start: int) -> bool:
     """Whether a box ending at `end` and the next one starting at `start` list one answer."""
-    return bool(_BETWEEN_BOXES.fullmatch(text[end:start])) or _same_span(text, end, start)
+    return bool(_BETWEEN_BOXES.fullmatch(text, end, start)) or spans.around(end, start)
 
 
 def _box_groups(text: str) -> list[_Candidate]:
     groups: list[list[tuple[int, int, str | None]]] = []
+    spans = _Spans(text)
     for box in _boxes(text):
-        if groups and groups[-1][-1][2] is not None and _joined(text, groups[-1][-1][1], box[0]):
+        last = groups[-1][-1] if groups else None
+        if last is not None and last[2] is not None and _joined(text, spans, last[1], box[0]):
             groups[-1].append(box)
             continue
         groups.append([box])
@@ -177,9 +193,10 @@ def target_boxed(text: str) -> str | None:
     if not boxes:
         return None
     group = [boxes[-1]]
+    spans = _Spans(text)
     for box in reversed(boxes[:-1]):
         between = text[box[1] : group[0][0]]
-        joined = _joined(text, box[1], group[0][0]) or (
+        joined = _joined(text, spans, box[1], group[0][0]) or (
             len(between) <= _TARGET_JOIN_LIMIT and _JOINING_WORD.search(between)
         )
         if not joined:
@@ -246,7 +263,9 @@ def answer_span(rest: str) -> tuple[str | None, bool]:
 def _phrases(text: str) -> list[_Candidate]:
     found = []
     for marker in _TEXT_MARKER.finditer(text):
-        value, at_end = answer_span(text[marker.end() :])
+        rest = text[marker.end() : marker.end() + _SPAN_LIMIT]
+        value, at_end = answer_span(rest)
+        at_end = at_end and marker.end() + len(rest) >= len(text)
         found.append(_Candidate("final_answer", value, marker.start(), at_end))
     for m in _HASH.finditer(text):
         value = m.group(1).strip(_STRIP) or None

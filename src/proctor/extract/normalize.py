@@ -214,10 +214,17 @@ def _token(match: re.Match[str]) -> NumberToken | None:
     return token
 
 
+MAX_DIGITS = 1000
+"""A number written with more digits than this is not read (no answer has so many, and Python
+refuses to convert one of more than 4,300 digits: a reply must not be able to crash grading)."""
+
+
 def _read_token(match: re.Match[str]) -> NumberToken | None:
     sign, pct, num_text, den_text, int_text, frac, bare_frac = match.group(
         "sign", "pct", "num", "den", "int", "frac", "bare_frac"
     )
+    if match.end() - match.start() > MAX_DIGITS + 8:
+        return None
     kind: NumberKind
     if den_text is not None:
         num, den = int(num_text), int(den_text)

@@ -107,16 +107,20 @@ _ASSIGNMENT = re.compile(rf"^\s*{_VARIABLE}\s*=\s*([^=<>]+)$")
 _ASSIGNED_TO = re.compile(rf"^([^=<>]+?)\s*=\s*{_VARIABLE}\s*$")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _DECIMAL_LITERAL = re.compile(r"(?<![\d.,}])(\d+)\.(\d+)(?![\d.])")
-_E_NOTATION = re.compile(r"-?\d+(?:\.\d+)?[eE][-+]?\d+")
+_E_NOTATION = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?[eE][-+]?\d{1,3}")
+"""E notation with a bounded exponent (1e999999999 would take forever to make exact)."""
 _PLAIN_ROOT = re.compile(r"sqrt\(([^()]*)\)")
 _CODE = re.compile(
     r"__\w+__|\b(?:lambda|import|globals|getattr|open)\b\s*\(?|\w\(\s*['\"]|\.[A-Za-z_]\w*\("
 )
 _INLINE_ACROSS_LINES = re.compile(
-    r"(?<![$\\])\$(?!\$)[^$]*\n[^$]*(?<![$\\])\$(?!\$)"
-    r"|\\\((?:(?!\\\)).)*\n(?:(?!\\\)).)*\\\)",
+    r"(?<![$\\])\$(?!\$)[^$\n]*\n[^$]*(?<![$\\])\$(?!\$)"
+    r"|\\\((?:(?!\\\))[^\n])*\n(?:(?!\\\)).)*\\\)",
     re.DOTALL,
 )
+_FALLBACK_LIMIT = 20_000
+"""Math-Verify's fallback reads the last this many characters of a reply (its answer is at the
+end; its regexes on a whole runaway reply would only time out)."""
 _MATHRM_CONSTANT = re.compile(r"\\mathrm\s*\{\s*([ei])\s*\}")
 _MATH_DELIMITED = re.compile(r"\$|\\\(|\\\[|\\boxed|\\fbox")
 
@@ -160,6 +164,7 @@ def _number(form: AnswerForm) -> NumberToken | None:
     if grouped is not None:
         return parse_number(grouped)
     if _E_NOTATION.fullmatch(form.expression.strip()):
+        # |exponent| < 1000 (at most three digits): an exact value of bounded size
         value = Fraction(Decimal(form.expression.strip()))
         return NumberToken(form.expression.strip(), value, "decimal")
     return parse_number(form.expression)
@@ -415,18 +420,22 @@ def _symbolic(answer: str, target: str, timeout_s: float) -> Equivalence:
 def fallback_text(reply: str) -> str | None:
     """The reply as Math-Verify's extraction may read it: \\mathrm{e} and \\mathrm{i} written as
     the constants they are (its normaliser would drop them as units), and an inline $…$ or
-    \\(…\\) that runs across a line break left out (malformed math, as its own LaTeX rule says);
-    None for a reply that is program code (its calls and strings are not an answer)."""
+    \\(…\\) that runs across a line break left out (malformed math, as its own LaTeX rule says),
+    its last 20,000 characters only; None for a reply that is program code (its calls and
+    strings are not an answer)."""
     if _CODE.search(reply):
         return None
-    return _INLINE_ACROSS_LINES.sub(" ", _MATHRM_CONSTANT.sub(r"\1", reply))
+    tail = reply[-_FALLBACK_LIMIT:]
+    return _INLINE_ACROSS_LINES.sub(" ", _MATHRM_CONSTANT.sub(r"\1", tail))
 
 
-def mathverify_extraction(text: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> str | None:
-    """The answer Math-Verify's own extraction finds in a whole reply (its default LaTeX and
-    expression targets), as the string it matched; None when it finds none or fails."""
+def mathverify_extraction(
+    text: str, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> tuple[str | None, str]:
+    """(the answer Math-Verify's own extraction finds in a whole reply, as the string it
+    matched, or None; the helper's status: ok, timeout or crashed)."""
     status, value, _ = _call({"kind": "extract", "reply": text}, timeout_s)
-    return value.get("found") if status == "ok" else None
+    return (value.get("found") if status == "ok" else None), status
 
 
 def grade_maths(
@@ -454,7 +463,11 @@ def grade_maths(
     if value is None and numeric:
         return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")
     if value is None:
-        value = mathverify_extraction(readable or "", timeout_s)
+        value, status = mathverify_extraction(readable or "", timeout_s)
+        if status != "ok":
+            rule = "maths_timeout" if status == "timeout" else "checker_error"
+            why = f"{RULES[rule]} (Math-Verify's extraction of the reply: {status})"
+            return Score("unscored", rule, why)
         if value is None:
             return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")
         rule, note = "mathverify", "fallback: no answer marker in the reply"
