@@ -33,6 +33,9 @@ def test_no_reply_in_the_table_is_graded_correct() -> None:
             0.0, 1, row.get("variant", task.default_variant), "en",
         )  # fmt: skip
         score = task.grade(record, sample)
+        unknown = [part for part in score.rule.split("+") if part not in task.rules]
+        if unknown:
+            failures.append(f"{row['id']}: rule parts {unknown} have no sentence in the task's rules")
         if score.outcome == "correct" or score.outcome != row.get("expect", score.outcome):
             failures.append(
                 f"{row['id']}: {score.outcome} ({score.rule}) — {row['why']}. {score.explanation}"
