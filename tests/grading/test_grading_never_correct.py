@@ -35,7 +35,7 @@ def test_no_reply_in_the_table_is_graded_correct() -> None:
         score = task.grade(record, sample)
         unknown = [part for part in score.rule.split("+") if part not in task.rules]
         if unknown:
-            failures.append(f"{row['id']}: rule parts {unknown} have no sentence in the task's rules")
+            failures.append(f"{row['id']}: rule parts {unknown} have no sentence in its rules")
         if score.outcome == "correct" or score.outcome != row.get("expect", score.outcome):
             failures.append(
                 f"{row['id']}: {score.outcome} ({score.rule}) — {row['why']}. {score.explanation}"

@@ -5,36 +5,37 @@ Both the answer and the target are read the same way (`extract.maths_form`): wra
 a percent or degree sign and a scale word are taken apart from the expression. Then, first
 decisive step wins:
 
-1. ambiguous     a form with two readings of different value is `unscored`, with the reason
-2. scale / unit  a scale word, or a unit of another kind or size than the target's (or than
-                 the one the question counts in), makes the answer different
-3. same_text     the two expressions are the same text once spacing is dropped (but "32, 349"
-                 stays a list and "2 1/2" a mixed number)
-4. exact_number  both are plain numbers, compared as exact fractions (99999999999 is not
-                 100000000000, 0.333 is not 1/3); a float artefact of the target counts
-5. symbolic      math-verify (sympy) decides, in a helper process with a deadline: radicals,
-                 intervals, sets, matrices, expressions; decimals are handed to it as exact
-                 fractions, so a rounded decimal never equals an exact value
+1. ambiguous      a form with two readings of different value (2\\frac{3}{2}; 1,222 against
+                  1.222) is `unscored`, with the reason: never correct
+2. unit           a unit of another kind or size than the target's, or than the one the
+                  question counts in, makes the answer different (5 km is not 5 m)
+3. same_text      the same expression, percent and scale once spacing is dropped ("32, 349"
+                  stays a list and "2 1/2" a mixed number)
+4. exact_number   both are plain numbers (an answer in words: the one number it states),
+                  compared as exact fractions (99999999999 is not 100000000000, 0.333 is not
+                  1/3); a scale word multiplies (`scale`), a percent follows the stated
+                  conventions, and a float artefact of the target counts (`float_artefact`)
+5. scale          a scale word on anything but a plain number makes it different
+6. decimal_comma  1000,99 against a decimal target is read with a decimal comma
+7. symbolic       math-verify (sympy) decides: radicals, intervals, sets, matrices,
+                  expressions; decimals are handed to it as exact fractions, so a rounded
+                  decimal never equals an exact value
 
 A reply that marks no answer is read by Math-Verify's own extraction (rule `mathverify`, a
 fallback that is flagged) and then compared the same way; numeric tasks (GSM8K, AIME) have
 their own last-number fallback instead. A check that runs out of time is
 `unscored`, never wrong.
 
-The helper process is shared by every thread and killed when a check overruns (math-verify's own
-timeout uses `signal.alarm`, which only the main thread may use; in the helper it is the main
-thread, and our deadline bounds it from outside too).
+Math-Verify runs in a helper process with a deadline (`score.mathverify`).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
 from proctor.extract.maths import (
     MATHS_RULES,
@@ -54,9 +55,14 @@ from proctor.extract.maths_form import (
 )
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
 from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
-from proctor.sandbox.worker import BoundedWorker
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.mathverify import (
+    DEFAULT_TIMEOUT_S,
+    call,
+    fallback_text,
+    mathverify_extraction,
+)
 from proctor.types import FinishReason, Sample, Score
 
 Verdict = Literal["equal", "different", "ambiguous", "timeout", "error"]
@@ -90,8 +96,6 @@ OUTCOME_RULES: dict[str, str] = {
 
 RULES: dict[str, str] = {**OUTCOME_RULES, **MATHS_RULES, **EQUIVALENCE_RULES}
 
-DEFAULT_TIMEOUT_S = 10.0
-
 
 @dataclass(frozen=True)
 class Equivalence:
@@ -110,19 +114,6 @@ _DECIMAL_LITERAL = re.compile(r"(?<![\d.,}])(\d+)\.(\d+)(?![\d.])")
 _E_NOTATION = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?[eE][-+]?\d{1,3}")
 """E notation with a bounded exponent (1e999999999 would take forever to make exact)."""
 _PLAIN_ROOT = re.compile(r"sqrt\(([^()]*)\)")
-_CODE = re.compile(
-    r"__\w+__|\b(?:lambda|import|globals|getattr|open)\b\s*\(?|\w\(\s*['\"]|\.[A-Za-z_]\w*\("
-)
-_INLINE_ACROSS_LINES = re.compile(
-    r"(?<![$\\])\$(?!\$)[^$\n]*\n[^$]*(?<![$\\])\$(?!\$)"
-    r"|\\\((?:(?!\\\))[^\n])*\n(?:(?!\\\)).)*\\\)",
-    re.DOTALL,
-)
-_FALLBACK_LIMIT = 20_000
-"""Math-Verify's fallback reads the last this many characters of a reply (its answer is at the
-end; its regexes on a whole runaway reply would only time out)."""
-_MATHRM_CONSTANT = re.compile(r"\\mathrm\s*\{\s*([ei])\s*\}")
-_MATH_DELIMITED = re.compile(r"\$|\\\(|\\\[|\\boxed|\\fbox")
 
 
 def _equals_signs(side: str) -> list[re.Match[str]]:
@@ -287,17 +278,10 @@ def _prepared(target: str) -> str:
 
 
 def equivalent(
-    answer: str,
-    target: str,
-    *,
-    numeric: bool = False,
-    question: str = "",
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    answer: str, target: str, *, question: str = "", timeout_s: float = DEFAULT_TIMEOUT_S
 ) -> Equivalence:
-    """Whether `answer` is `target` (see the module docstring for the order of the checks).
-
-    With `numeric` (GSM8K, AIME: the target is a number), an answer in words is read as the one
-    number it states ("18 dollars" → 18)."""
+    """Whether `answer` is `target` for `question` (see the module docstring for the order of
+    the checks)."""
     answer, target = _strip_assignment(answer, _prepared(target))
     a, t = read_form(answer), read_form(target)
     for side, form in (("answer", a), ("target", t)):
@@ -360,54 +344,8 @@ def _ambiguous_thousands(a: AnswerForm, t: AnswerForm) -> Equivalence | None:
     return None
 
 
-_worker_lock = threading.Lock()
-_worker: BoundedWorker | None = None
-
-
-def _symbolic_worker() -> BoundedWorker:
-    global _worker
-    with _worker_lock:
-        if _worker is None:
-            _worker = BoundedWorker(
-                "proctor.score.maths:verify_request", size=max(1, os.cpu_count() or 1)
-            )
-        return _worker
-
-
-def _delimited(latex: str) -> str:
-    return latex if _MATH_DELIMITED.search(latex) else f"${latex}$"
-
-
-def verify_request(request: dict[str, Any]) -> dict[str, Any]:
-    """Runs in the helper process: math-verify's parse and verify of one (target, answer), or
-    (kind "extract") its extraction of the answer a whole reply gives."""
-    import logging
-
-    from math_verify import parse, verify
-
-    logging.getLogger("math_verify").setLevel(logging.ERROR)
-    seconds = max(1, int(request.get("seconds", 5)))
-    if request.get("kind") == "extract":
-        found = parse(request["reply"], parsing_timeout=seconds)
-        return {"found": str(found[-1]) if found else None}
-    gold = parse(_delimited(request["target"]), parsing_timeout=seconds)
-    if not gold:
-        return {"verdict": "error", "detail": "math-verify could not read the target"}
-    pred = parse(_delimited(request["answer"]), parsing_timeout=seconds)
-    if not pred:
-        return {"verdict": "different", "detail": "the answer could not be read as maths"}
-    same = verify(gold, pred, timeout_seconds=seconds)
-    return {"verdict": "equal" if same else "different", "normalized": str(pred[0])}
-
-
-def _call(request: dict[str, Any], timeout_s: float) -> tuple[str, Any, str]:
-    request = {**request, "seconds": max(1, int(timeout_s) - 1)}
-    reply = _symbolic_worker().call(request, timeout_s)
-    return reply.status, reply.value, reply.detail
-
-
 def _symbolic(answer: str, target: str, timeout_s: float) -> Equivalence:
-    status, value, detail = _call({"answer": answer, "target": target}, timeout_s)
+    status, value, detail = call({"answer": answer, "target": target}, timeout_s)
     if status == "timeout":
         return Equivalence("timeout", "maths_timeout", None, detail)
     if status == "crashed":
@@ -415,27 +353,6 @@ def _symbolic(answer: str, target: str, timeout_s: float) -> Equivalence:
     return Equivalence(
         value["verdict"], "symbolic", value.get("normalized"), value.get("detail", "")
     )
-
-
-def fallback_text(reply: str) -> str | None:
-    """The reply as Math-Verify's extraction may read it: \\mathrm{e} and \\mathrm{i} written as
-    the constants they are (its normaliser would drop them as units), and an inline $…$ or
-    \\(…\\) that runs across a line break left out (malformed math, as its own LaTeX rule says),
-    its last 20,000 characters only; None for a reply that is program code (its calls and
-    strings are not an answer)."""
-    if _CODE.search(reply):
-        return None
-    tail = reply[-_FALLBACK_LIMIT:]
-    return _INLINE_ACROSS_LINES.sub(" ", _MATHRM_CONSTANT.sub(r"\1", tail))
-
-
-def mathverify_extraction(
-    text: str, timeout_s: float = DEFAULT_TIMEOUT_S
-) -> tuple[str | None, str]:
-    """(the answer Math-Verify's own extraction finds in a whole reply, as the string it
-    matched, or None; the helper's status: ok, timeout or crashed)."""
-    status, value, _ = _call({"kind": "extract", "reply": text}, timeout_s)
-    return (value.get("found") if status == "ok" else None), status
 
 
 def grade_maths(
@@ -471,9 +388,7 @@ def grade_maths(
         if value is None:
             return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")
         rule, note = "mathverify", "fallback: no answer marker in the reply"
-    eq = equivalent(
-        value, sample.target, numeric=numeric, question=sample.input, timeout_s=timeout_s
-    )
+    eq = equivalent(value, sample.target, question=sample.input, timeout_s=timeout_s)
     given = repr(value) + (
         f" (read as {eq.normalized})" if eq.normalized and eq.normalized != value else ""
     )
