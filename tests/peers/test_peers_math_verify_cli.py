@@ -16,24 +16,22 @@ from proctor.stub import StubConfig, run_stub
 from . import walk
 
 
-def _write_paper(rows: list[dict[str, object]], tmp_path: Path) -> tuple[Path, Path]:
-    dataset, replies = tmp_path / "math_verify.jsonl", tmp_path / "replies.jsonl"
-    with dataset.open("w", encoding="utf-8") as d, replies.open("w", encoding="utf-8") as r:
+def _write_paper(rows: list[dict[str, object]], tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    dataset, replies = tmp_path / "math_verify.jsonl", {}
+    with dataset.open("w", encoding="utf-8") as d:
         for i, row in enumerate(rows):
             key = f"[Math-Verify case {i:04d}]"
             sample = {"id": f"mv{i:04d}", "input": f"{key} {row['id']}", "target": row["target"]}
             d.write(json.dumps({**sample, "answer_type": "text"}, ensure_ascii=False) + "\n")
-            r.write(json.dumps({"prompt_contains": key, "reply": row["reply"]}) + "\n")
+            replies[key] = str(row["reply"])
     return dataset, replies
 
 
 def test_math_verify_cases_through_proctor_run_math500(tmp_path: Path) -> None:
     table = walk.load("math_verify")
     rows = table["rows"]
-    dataset, replies_file = _write_paper(rows, tmp_path)
-    from proctor.stub.replies import load_replies
-
-    config = StubConfig(answer_mode="replay", replies=load_replies(replies_file))
+    dataset, replies = _write_paper(rows, tmp_path)
+    config = StubConfig(answer_mode="script", replies=tuple(replies.items()))
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     results = tmp_path / "results"
     with run_stub(config) as stub:

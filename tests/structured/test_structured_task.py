@@ -13,7 +13,13 @@ from proctor.providers.fake import FakeProvider
 from proctor.runner import RunPlan, execute, grade_run
 from proctor.store import RunStore
 from proctor.tasks.registry import get_task, load_for_run
-from proctor.tasks.structured import TASK, confidence_pairs, read_items, structured_metrics
+from proctor.tasks.structured import (
+    TASK,
+    confidence_pairs,
+    item_of,
+    read_items,
+    structured_metrics,
+)
 from proctor.types import GenerationParams, Prompt
 
 DATA = load_for_run(TASK)
@@ -117,3 +123,49 @@ async def test_runner_grades_perfect_and_broken_models(tmp_path: Path) -> None:
     pairs = confidence_pairs(items)
     assert pairs["fake/perfect"] == [(1.0, True)] * len(perfect_items)
     assert "fake/broken" not in pairs
+
+
+def _line(**extra: object) -> str:
+    row = {
+        "id": "a",
+        "question_time": "2024-01-01",
+        "time_sensitive": True,
+        "question": "How much?",
+        "expected": "180000",
+        "sources": [{"id": "s", "text": "t"}],
+        **extra,
+    }
+    return json.dumps(row, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "why"),
+    [
+        ({"unit": "furlongs"}, "unit", "not in the unit table"),
+        ({"unit": "tons"}, "unit", "ambiguous"),
+        ({"unit": "tonnes", "expected": "180000 kg"}, "unit", "in kilogram"),
+        ({"tolerance": -1}, "tolerance", "greater than or equal to 0"),
+        ({"tolerance": 5, "expected": "Canberra"}, "tolerance", "numeric expected answer"),
+        ({"unit": "tonnes", "expected": "Canberra"}, "unit", "numeric expected answer"),
+    ],
+)
+def test_bad_contract_names_line_and_field(extra: dict[str, object], field: str, why: str) -> None:
+    with pytest.raises(DatasetError, match=rf"f.jsonl:1: field '{field}'.*{why}"):
+        read_items(_line(**extra), "f.jsonl")
+
+
+def test_shipped_contracts_agree_with_their_questions() -> None:
+    """Every numeric item states its unit, and it is the unit its question names, when the
+    question names one (the EV item counts units in millions: cars, not the table's 'units')."""
+    from proctor.extract.quantity_match import expected_quantity, parse_unit, unit_asked
+
+    for s in DATA.samples:
+        item = item_of(s)
+        if expected_quantity(s.target) is None or s.id in ("en-hypotenuse", "zh-pi-two-places",
+                                                           "zh-oxygen-number"):  # fmt: skip
+            assert not item.unit, s.id
+            continue
+        assert item.unit, s.id
+        asked = unit_asked(s.input)
+        if asked and s.id != "en-ev-growth":
+            assert parse_unit(asked) == parse_unit(item.unit), s.id

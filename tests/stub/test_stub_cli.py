@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import selectors
 import signal
@@ -9,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 
@@ -77,3 +79,31 @@ def test_cli_rejects_unknown_fault_kinds() -> None:
     )
     assert done.returncode == 2
     assert "unknown fault kinds" in done.stderr
+
+
+def test_cli_replays_scripted_replies(tmp_path: Path) -> None:
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"[q1]": "one", "[q1] longer": "longest wins", "[q2]": "two"}))
+    with (
+        _stub_process("--replies", str(replies)) as (_, url),
+        httpx.Client(trust_env=False, timeout=10.0) as client,
+    ):
+        asked = [("[q2] what?", "two"), ("[q1] longer one", "longest wins"),
+                 ("[q3]", "The stub has no scripted reply for this prompt.")]  # fmt: skip
+        for prompt, want in asked:
+            body = {"model": "x", "messages": [{"role": "user", "content": prompt}]}
+            reply = client.post(f"{url}/chat/completions", json=body).json()
+            assert reply["choices"][0]["message"]["content"] == want
+
+
+def test_cli_rejects_a_bad_replies_file(tmp_path: Path) -> None:
+    bad = tmp_path / "replies.json"
+    bad.write_text('["not", "an", "object"]')
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor.stub", "--replies", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert "replies.json: must be a JSON object of strings" in done.stderr

@@ -11,19 +11,44 @@ from proctor.extract.answer import (
 )
 from proctor.extract.comparison import read_comparison
 from proctor.extract.normalize import NumberToken, clean_text, normalize_text, parse_number
+from proctor.extract.quantities import Quantity, find_quantities
+from proctor.extract.quantity_match import (
+    QUANTITY_RULES,
+    Comparison,
+    Expected,
+    QuantityMatch,
+    compare_quantities,
+    expected_quantity,
+    grade_answer,
+    match_quantity,
+    read_answer,
+    unit_asked,
+)
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.violation import find_violation
 
 __all__ = [
     "EXTRACTION_RULES",
+    "QUANTITY_RULES",
+    "Comparison",
+    "Expected",
     "NumberToken",
+    "Quantity",
+    "QuantityMatch",
     "clean_text",
+    "compare_quantities",
+    "expected_quantity",
     "extract_answer",
+    "find_quantities",
     "find_violation",
+    "grade_answer",
     "last_marker_is_cut",
+    "match_quantity",
     "normalize_text",
     "operand_values",
     "parse_number",
+    "read_answer",
     "read_comparison",
     "strip_reasoning",
+    "unit_asked",
 ]

@@ -12,6 +12,16 @@ Decisions, stated once:
   `source_citation` a non-empty list of non-empty strings; `valid_until` an ISO 8601 date or
   date-time, or the word FOREVER.
 - Days between the question time and `valid_until` are counted in calendar days (UTC dates).
+- The `answer` is read as words: a numeric expected answer is compared by the one quantity
+  reader (`proctor.extract.quantity_match`), units, scale words, Chinese numerals, percent and
+  hedges and all, against the item's contract (its `unit`, optional `tolerance` absolute in that
+  unit and `rel_tolerance`); an item that states no unit takes the unit its question states
+  explicitly ("…, in tonnes?", "…是多少亿元？"), else the answer's unit is not checked. An answer
+  the reader cannot read one way (several values, "1,23", "tons", "$12.4" for billions) is
+  `unscored` with the reason, and left out of the calibration and every mean.
+- This is not the team suites' JSON-field rule (`score/extraction.py`): there a field the case
+  declares a number must be a JSON number, so "299元" is a string and wrong — a contract about
+  JSON types. Here the answer field is a string by the protocol, and "299元" is 299 yuan.
 """
 
 from __future__ import annotations
@@ -27,7 +37,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from proctor.errors import ConfigError
 from proctor.extract.json_reply import read_json_reply
-from proctor.extract.normalize import normalize_text, parse_number
+from proctor.extract.normalize import normalize_text
+from proctor.extract.quantity_match import (
+    QUANTITY_RULES,
+    QuantityMatch,
+    Verdict,
+    expected_quantity,
+    grade_answer,
+    unit_asked,
+)
 
 FOREVER = "FOREVER"
 DEFAULT_WEIGHTS: Mapping[str, float] = {"calibration": 0.4, "timeliness": 0.3, "traceability": 0.3}
@@ -52,10 +70,9 @@ RULES: dict[str, str] = {
     "two sources and a quarter for one citation naming the exact data point.",
     "structured_total": "The total is the weighted sum of the three axes (default 0.4 "
     "calibration, 0.3 timeliness, 0.3 traceability).",
-    "answer_numeric": "A numeric expected answer matches when the answer reads as exactly one "
-    "number of the same value as the expected answer or one of its aliases (e.g. 35.7 or 35.7%).",
     "answer_text": "A text expected answer matches when the answer equals it (or one of its "
     "aliases) after normalisation (case, width, spaces and punctuation).",
+    **QUANTITY_RULES,
 }
 
 
@@ -300,15 +317,28 @@ def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
     return {a: float(weights[a]) for a in AXES}
 
 
-def answer_matches(answer: str, expected: str, aliases: Sequence[str] = ()) -> tuple[bool, str]:
-    """(correct, rule): numeric when the expected answer is one number, else normalised text."""
-    want = parse_number(expected)
-    if want is not None:
-        got = parse_number(answer)
-        values = {t.value for t in map(parse_number, (expected, *aliases)) if t is not None}
-        return (got is not None and got.value in values), "answer_numeric"
-    norm = _text_key(answer)
-    return any(norm == _text_key(t) for t in (expected, *aliases)), "answer_text"
+def grade_structured_answer(answer: str, item: StructuredItem) -> QuantityMatch:
+    """The answer field against the item: as a quantity when the expected answer is one (right
+    when it matches the expected value or an alias, else unscored when a reading is ambiguous,
+    else wrong), as normalised text otherwise."""
+    unit = item.unit or unit_asked(item.question)
+    expected = expected_quantity(item.expected, unit, item.tolerance, item.rel_tolerance)
+    if expected is None:
+        norm = _text_key(answer)
+        right = any(norm == _text_key(t) for t in (item.expected, *item.aliases))
+        verdict: Verdict = "correct" if right else "wrong"
+        return QuantityMatch(verdict, "answer_text", f"{'equal' if right else 'not equal'} "
+                             "after normalisation")  # fmt: skip
+    grades = [grade_answer(answer, expected)]
+    for alias in item.aliases:
+        other = expected_quantity(alias, unit, item.tolerance, item.rel_tolerance)
+        if other is not None:
+            grades.append(grade_answer(answer, other))
+    for verdict in ("correct", "unscored"):
+        found = next((g for g in grades if g.verdict == verdict), None)
+        if found is not None:
+            return found
+    return grades[0]
 
 
 def _text_key(text: str) -> str:
@@ -324,6 +354,13 @@ class StructuredItem:
     time_sensitive: bool
     aliases: tuple[str, ...] = ()
     data_point: tuple[str, ...] = ()
+    unit: str = ""
+    """The item's contract: the unit (with its scale: "亿元", "billion US dollars") the expected
+    answer is in; "" takes the unit the question states, if it states one."""
+    tolerance: float | None = None
+    """Absolute, in `unit`: a value this close to the expected one is right."""
+    rel_tolerance: float | None = None
+    question: str = ""
 
 
 @dataclass(frozen=True)
@@ -340,6 +377,13 @@ class StructuredScore:
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     answer: str | None = None
     notes: tuple[str, ...] = ()
+    verdict: Verdict = "wrong"
+    rule: str = "structured_schema"
+
+    @property
+    def scored(self) -> bool:
+        """A valid reply whose answer could be graded (not unscored)."""
+        return self.valid and self.verdict != "unscored"
 
     def axis(self, name: Axis) -> float:
         for a in self.axes:
@@ -381,9 +425,15 @@ class StructuredScorer:
         notes: tuple[str, ...] = (),
     ) -> StructuredScore:
         w = check_weights(weights if weights is not None else self.weights)
-        correct, rule = answer_matches(ans.answer, item.expected, item.aliases)
+        graded = grade_structured_answer(ans.answer, item)
+        correct = graded.verdict == "correct"
+        calibration = (
+            Calibration().score(ans.confidence_score, correct)
+            if graded.verdict != "unscored"
+            else AxisScore("calibration", 0.0, ("not scored: the answer could not be graded",))
+        )
         axes = (
-            Calibration().score(ans.confidence_score, correct),
+            calibration,
             Timeliness(self.forever_discount).score(
                 item.question_time, ans.valid_until, item.time_sensitive
             ),
@@ -399,9 +449,12 @@ class StructuredScorer:
                 f"the total) [{a.axis}]"
             )
             lines.extend(f"  {a.axis}: {why}" for why in a.lost)
-        verdict = "right" if correct else "wrong"
-        reason = f"answer {ans.answer!r} is {verdict} (expected {item.expected!r}) [{rule}]"
+        said = {"correct": "right", "wrong": "wrong", "unscored": "unscored"}[graded.verdict]
+        reason = (
+            f"answer {ans.answer!r} is {said} (expected {item.expected!r}"
+            f"{' in ' + item.unit if item.unit else ''}): {graded.reason} [{graded.rule}]"
+        )
         return StructuredScore(
             True, reason, correct, ans.confidence_score, axes, total, tuple(lines), w,
-            ans.answer, notes,
+            ans.answer, notes, graded.verdict, graded.rule,
         )  # fmt: skip

@@ -6,6 +6,7 @@ accepts requests, so a parent process can read it and go."""
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import threading
@@ -13,7 +14,6 @@ from pathlib import Path
 from types import FrameType
 
 from proctor.stub.config import ANSWER_MODES, DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
-from proctor.stub.replies import load_replies
 from proctor.stub.server import run_stub
 
 
@@ -42,9 +42,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     p.add_argument("--model", default="proctor-stub", help="model name in replies")
     p.add_argument(
         "--replies",
-        type=Path,
         default=None,
-        help="JSONL of {prompt_contains, reply}: answer each prompt with its recorded reply",
+        help="JSON file {marker: reply}: answer each prompt with the reply of the longest marker "
+        "its last user message contains (sets --mode script)",
     )
     a = p.parse_args(argv)
     kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
@@ -54,22 +54,33 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     by_name: dict[str, FaultKind] = {k: k for k in FAULT_KINDS}
     faults = tuple(dict.fromkeys(by_name[k] for k in kinds))  # order matters: it is seeded
     try:
-        replies = load_replies(a.replies) if a.replies is not None else ()
         config = StubConfig(
             seed=a.seed,
             latency_s=a.latency,
-            answer_mode="replay" if a.replies is not None else a.mode,
+            answer_mode="script" if a.replies else a.mode,
             correct_rate=a.correct_rate,
             fault_rate=a.fault_rate,
             faults=faults,
             model=a.model,
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
-            replies=replies,
+            replies=_replies(a.replies) if a.replies else (),
         )
-    except (ValueError, OSError) as e:
+    except ValueError as e:
         p.error(str(e))
     return config, int(a.port)
+
+
+def _replies(path: str) -> tuple[tuple[str, str], ...]:
+    try:
+        table = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--replies {path}: {e}") from None
+    if not isinstance(table, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+    ):
+        raise ValueError(f"--replies {path}: must be a JSON object of strings")
+    return tuple(table.items())
 
 
 def main(argv: list[str] | None = None) -> None:

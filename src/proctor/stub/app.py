@@ -28,7 +28,6 @@ from typing import Any, cast
 
 from proctor.stub.answers import off_by_one, solve
 from proctor.stub.config import FaultKind, StubConfig
-from proctor.stub.replies import reply_for
 
 __all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key", "retry_after_for"]
 
@@ -60,6 +59,7 @@ _JSON = (b"content-type", b"application/json")
 _NOT_JSON_BODY = b"<html><body><h1>502 Bad Gateway</h1>upstream sent garbage</body></html>"
 _STEP = "Step 1: I work it out by hand, digit by digit.\nFinal answer: "
 _NO_QUESTION = "I could not find an arithmetic question in the prompt."
+_NO_SCRIPT = "The stub has no scripted reply for this prompt."
 _HANG_POLL_S = 0.05
 _DISCONNECT_WAIT_S = 5.0
 
@@ -303,8 +303,9 @@ class StubApp:
             return prompt
         if mode.startswith("const:"):
             return mode[len("const:") :]
-        if mode == "replay":
-            return reply_for(self.config.replies, prompt)
+        if mode == "script":
+            found = [(len(k), r) for k, r in self.config.replies if k in prompt]
+            return max(found)[1] if found else _NO_SCRIPT
         answer = solve(prompt)
         if answer is None:
             return _NO_QUESTION

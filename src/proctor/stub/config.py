@@ -36,7 +36,7 @@ FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 DEFAULT_FAULTS: tuple[FaultKind, ...] = tuple(k for k in FAULT_KINDS if k != "hang")
 """Every kind but ``hang``, which costs the client a whole timeout and must be asked for."""
 
-ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT", "replay")
+ANSWER_MODES = ("correct", "wrong", "echo", "const:TEXT", "script")
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,9 @@ class StubConfig:
 
     answer_mode: ``correct`` solves the arithmetic question in the prompt, ``wrong`` gives an
     answer off by one, ``echo`` returns the prompt, ``const:TEXT`` always replies TEXT,
-    ``replay`` answers with the reply of `replies` recorded for the prompt (`stub.replies`).
+    ``script`` replies with the reply of the longest of `replies`' markers that the prompt's
+    last user message contains (a reply scripted per question).
+    replies: (marker, reply) pairs for ``script`` mode.
     correct_rate: in ``correct`` mode, the share of prompts answered correctly; which prompts
     get an off-by-one answer is fixed by (seed, prompt text).
     fault_rate: the share of requests that get a fault, picked from ``faults``; decided by
@@ -67,12 +69,14 @@ class StubConfig:
 
     def __post_init__(self) -> None:
         mode = self.answer_mode
-        if mode not in ("correct", "wrong", "echo", "replay") and not mode.startswith("const:"):
+        if mode not in ("correct", "wrong", "echo", "script") and not mode.startswith("const:"):
             raise ValueError(f"unknown answer_mode {mode!r}: use {', '.join(ANSWER_MODES)}")
         for name in ("correct_rate", "fault_rate"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value}")
+        if mode == "script" and not self.replies:
+            raise ValueError("answer_mode script needs replies")
         if self.latency_s < 0 or self.hang_s < 0:
             raise ValueError("latency_s and hang_s must be >= 0")
         unknown = [k for k in self.faults if k not in FAULT_KINDS]

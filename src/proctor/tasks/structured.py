@@ -2,12 +2,14 @@
 `{answer, confidence_score, source_citation, valid_until}` and is graded on three axes.
 
 dataset  builtin/structured/items.jsonl: 20 items (10 English, 10 Chinese), each with a question
-         time, a time-sensitive flag, a few labelled sources to cite, the expected answer and the
-         id of the source that holds the exact data point; or the user's own JSONL in that format
+         time, a time-sensitive flag, a few labelled sources to cite, the expected answer (with
+         its unit and an optional tolerance: the item's contract) and the id of the source that
+         holds the exact data point; or the user's own JSONL in that format
 prompt   "json": the protocol as a system message; sources, question time and question as the
          user message, in the item's own language
 extract  strict JSON (no repair; a code fence is noted) validated by pydantic
-score    correct/wrong by the answer (numeric value, or normalised text); invalid JSON or schema
+score    correct/wrong by the answer (read as a quantity in words against the contract, or as
+         normalised text), unscored when the answer has no single reading; invalid JSON or schema
          → violation with the reason; every grade's explanation carries the three axes, the
          weighted total and an attribution line for each point lost
 metrics  mean total and mean of each axis, valid-reply rate, ECE and Brier score
@@ -26,6 +28,7 @@ from proctor.datasets.benchmarks import builtin_bytes
 from proctor.datasets.jsonl import content_hash
 from proctor.datasets.perturb import perturb
 from proctor.errors import ConfigError, DatasetError
+from proctor.extract.quantity_match import expected_quantity
 from proctor.score.structured import (
     RULES,
     StructuredItem,
@@ -37,7 +40,8 @@ from proctor.stats.perturbation import accuracy_drop
 from proctor.tasks.base import Dataset, Task
 from proctor.types import GradedItem, Message, Outcome, Prompt, Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
+"""2: answers read by the quantity reader against the item's unit and tolerance."""
 VARIANT = "json"
 SOURCE = "builtin/structured/items.jsonl"
 
@@ -64,6 +68,11 @@ class _ItemRow(BaseModel):
     formula: str = ""
     """For number perturbations: the answer as arithmetic over `{name}` slots of `values`."""
     values: dict[str, str] = Field(default_factory=dict)
+    unit: str = ""
+    """The unit of `expected` ("tonnes", "亿元", "billion US dollars", "percent")."""
+    tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """Absolute, in `unit`."""
+    rel_tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
     @field_validator("question_time")
     @classmethod
@@ -96,6 +105,17 @@ def read_items(text: str, file: str) -> tuple[Sample, ...]:
             raise DatasetError(file, n, where, err["msg"]) from None
         if row.id in seen:
             raise DatasetError(file, n, "id", f"duplicate id {row.id!r}")
+        for field, text in (("expected", row.expected), *(("aliases", a) for a in row.aliases)):
+            try:
+                expected_quantity(text, row.unit, row.tolerance, row.rel_tolerance)
+            except ValueError as e:
+                raise DatasetError(file, n, "unit" if row.unit else field, str(e)) from None
+        stated = {"unit": row.unit, "tolerance": row.tolerance, "rel_tolerance": row.rel_tolerance}
+        contract = [field for field, v in stated.items() if v not in ("", None)]
+        if contract and expected_quantity(row.expected, row.unit) is None:
+            raise DatasetError(
+                file, n, contract[0], f"a {contract[0]} needs a numeric expected answer"
+            )
         seen.add(row.id)
         samples.append(
             Sample(
@@ -118,6 +138,13 @@ def read_items(text: str, file: str) -> tuple[Sample, ...]:
                         if row.formula
                         else {}
                     ),
+                    **({"unit": row.unit} if row.unit else {}),
+                    **({"tolerance": repr(row.tolerance)} if row.tolerance is not None else {}),
+                    **(
+                        {"rel_tolerance": repr(row.rel_tolerance)}
+                        if row.rel_tolerance is not None
+                        else {}
+                    ),
                 },
             )
         )
@@ -130,7 +157,7 @@ def load(seed: int | None, n: int | None) -> Dataset:
     samples = read_items(builtin_bytes("structured", "items.jsonl").decode("utf-8"), SOURCE)
     if n is not None:
         samples = samples[:n]
-    return Dataset(samples, content_hash(samples), "structured-1", SOURCE)
+    return Dataset(samples, content_hash(samples), "structured-2", SOURCE)
 
 
 def load_file(path: Path, seed: int | None) -> Dataset:
@@ -191,7 +218,15 @@ def item_of(sample: Sample) -> StructuredItem:
         time_sensitive=sample.metadata.get("time_sensitive") == "true",
         aliases=tuple(json.loads(sample.metadata.get("aliases", "[]"))),
         data_point=tuple(json.loads(sample.metadata.get("data_point", "[]"))),
+        unit=sample.metadata.get("unit", ""),
+        tolerance=_number(sample.metadata.get("tolerance")),
+        rel_tolerance=_number(sample.metadata.get("rel_tolerance")),
+        question=sample.input,
     )
+
+
+def _number(text: str | None) -> float | None:
+    return None if text is None else float(text)
 
 
 SCORER = StructuredScorer()
@@ -208,10 +243,9 @@ def grade_record(record: Record, sample: Sample) -> Score:
     if not graded.valid:
         outcome: Outcome = "truncated" if record.finish_reason == "length" else "violation"
         return Score(outcome, "structured_schema", explanation, format_ok=False)
-    rule = "answer_numeric" if "[answer_numeric]" in graded.reason else "answer_text"
     return Score(
-        "correct" if graded.correct else "wrong",
-        rule,
+        graded.verdict,
+        graded.rule,
         explanation,
         extracted=graded.answer,
         normalized=graded.answer,
@@ -227,23 +261,28 @@ def confidence_pairs(items: Sequence[GradedItem]) -> Mapping[str, list[tuple[flo
         if it.record.status != "ok":
             continue
         s = SCORER.score_text(it.record.text, item_of(it.sample))
-        if s.valid and s.confidence is not None:
+        if s.scored and s.confidence is not None:
             out.setdefault(it.record.model, []).append((s.confidence, s.correct))
     return out
 
 
 def structured_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, float]]:
     """Per model: mean total and axes over every answered item (an invalid reply counts 0), the
-    valid-reply rate, and ECE / Brier over the valid replies."""
+    valid-reply rate, and ECE / Brier over the valid replies; an answer left unscored counts in
+    none of them (its share is "unscored answers")."""
     by_model: dict[str, list[GradedItem]] = {}
     for it in items:
         if it.record.status == "ok":
             by_model.setdefault(it.record.model, []).append(it)
     out: dict[str, dict[str, float]] = {}
     for model, group in by_model.items():
-        scores = [SCORER.score_text(it.record.text, item_of(it.sample)) for it in group]
+        graded = [SCORER.score_text(it.record.text, item_of(it.sample)) for it in group]
+        scores = [s for s in graded if s.verdict != "unscored"]
         valid = [s for s in scores if s.valid and s.confidence is not None]
         n = len(scores)
+        if not n:
+            out[model] = {"unscored answers": 1.0}
+            continue
         conf = [s.confidence for s in valid if s.confidence is not None]
         ok = [s.correct for s in valid]
         out[model] = {
@@ -253,6 +292,8 @@ def structured_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str,
             "traceability (mean)": sum(s.axis("traceability") for s in scores) / n,
             "valid replies": len(valid) / n,
         }
+        if len(scores) < len(graded):
+            out[model]["unscored answers"] = 1 - len(scores) / len(graded)
         if valid:
             out[model]["ECE"] = expected_calibration_error(conf, ok)
             out[model]["Brier"] = brier_score(conf, ok)
@@ -264,7 +305,7 @@ def load_perturbed(seed: int | None, n: int | None) -> Dataset:
     variants (seeded)."""
     base = load(None, n)
     samples = tuple(perturb(base.samples, seed=0 if seed is None else seed))
-    return Dataset(samples, content_hash(samples), "structured-1+perturb-1", SOURCE)
+    return Dataset(samples, content_hash(samples), "structured-2+perturb-1", SOURCE)
 
 
 def perturbed_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, float]]:

@@ -1,0 +1,306 @@
+"""The table of units the number reader knows: canonical units, their dimension and their exact
+factor to the dimension's base unit, and every spelling (English and Chinese) that names them.
+
+Decisions, stated once:
+- Units convert only within a dimension and only by an exact factor (t = 1000 kg, 1 week = 7 days,
+  万 is a scale, not a unit). Dimensions with no fixed factor between them never convert:
+  days ↔ months (a month has no fixed length), °C ↔ °F (not a factor), currencies (no rate).
+- Money: "$" and "dollars" are US dollars unless another country's mark is written (C$, A$,
+  HK$, S$, NT$); "¥"/"￥", "元", "块钱" and "人民币" are Chinese yuan (a Japanese amount must write
+  円, 日元, JPY or yen).
+- Ambiguous spellings carry every meaning (`readings`): "ton(s)" (short 907.18474 kg, long
+  1016.0469088 kg, or a loose metric tonne), "pound(s)" (lb or GBP), "度"/"degrees" (°C, °F or an
+  angle), "块" (yuan or pieces). "metric ton(s)" and "tonne(s)" are the metric tonne.
+- Percent (%, percent, 百分之…) is a ratio of factor 1/100 and converts to a plain ratio;
+  percentage points (pp, 个百分点) and basis points (1/100 pp) are a difference of percentages,
+  their own dimension: "5 %" is not "5 percentage points".
+- Count nouns (people, 人, cases, 例, vehicles, 辆…) are units of their own dimension
+  ("count:people"), so "412,300 people" is a count of people, never of households.
+- Symbols are matched case-sensitively (t, kg, Mt, m), words case-insensitively and only as
+  whole words ("t" in "tonnes" is the word tonnes; "in" and "s" are never units).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+
+_F = Fraction
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A canonical unit: `key` is its one spelling ("t", "CNY", "percent"), `name` is for
+    reasons, `factor` converts a value in this unit to the base unit of `dimension`."""
+
+    key: str
+    name: str
+    dimension: str
+    factor: Fraction = Fraction(1)
+    readings: tuple[Unit, ...] = ()
+    """The meanings of an ambiguous spelling ("tons", "pounds", "度"); empty for a plain unit."""
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.readings)
+
+
+def _u(key: str, name: str, dimension: str, factor: Fraction | int = 1) -> Unit:
+    return Unit(key, name, dimension, _F(factor))
+
+
+# --- canonical units ------------------------------------------------------------------------
+KG = _u("kg", "kilogram", "mass")
+TONNE = _u("t", "tonne", "mass", 1000)
+SHORT_TON = _u("short ton", "short ton", "mass", _F(90718474, 10**5))
+LONG_TON = _u("long ton", "long ton", "mass", _F(10160469088, 10**7))
+POUND_MASS = _u("lb", "pound (mass)", "mass", _F(45359237, 10**8))
+METRE = _u("m", "metre", "length")
+DEG_C = _u("degC", "degree Celsius", "temperature:C")
+DEG_F = _u("degF", "degree Fahrenheit", "temperature:F")
+DEG_ANGLE = _u("deg", "degree (angle)", "angle")
+PERCENT = _u("percent", "percent", "ratio", _F(1, 100))
+PERMILLE = _u("permille", "per mille", "ratio", _F(1, 1000))
+POINT = _u("pp", "percentage point", "percentage points")
+USD = _u("USD", "US dollar", "money:USD")
+CNY = _u("CNY", "yuan", "money:CNY")
+EUR = _u("EUR", "euro", "money:EUR")
+GBP = _u("GBP", "pound sterling", "money:GBP")
+JPY = _u("JPY", "yen", "money:JPY")
+HKD = _u("HKD", "Hong Kong dollar", "money:HKD")
+CAD = _u("CAD", "Canadian dollar", "money:CAD")
+AUD = _u("AUD", "Australian dollar", "money:AUD")
+SGD = _u("SGD", "Singapore dollar", "money:SGD")
+TWD = _u("TWD", "New Taiwan dollar", "money:TWD")
+PIECES = _u("pieces", "pieces", "count:pieces")
+
+TONS = Unit("tons", "ton (short, long or metric)", "mass", _F(1), (SHORT_TON, LONG_TON, TONNE))
+POUNDS = Unit("pounds", "pound (lb or GBP)", "mass", _F(1), (POUND_MASS, GBP))
+DEGREES = Unit("degrees", "degree (°C, °F or angle)", "degree", _F(1), (DEG_C, DEG_F, DEG_ANGLE))
+KUAI = Unit("kuai", "块 (yuan or pieces)", "money:CNY", _F(1), (CNY, PIECES))
+
+_DAY = 86400
+# (unit, symbols matched case-sensitively, words matched case-insensitively)
+_TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
+    # mass
+    (
+        TONNE,
+        ("t", "公吨", "吨"),
+        ("tonne", "tonnes", "metric ton", "metric tons", "metric tonne", "metric tonnes"),
+    ),
+    (_u("kt", "kilotonne", "mass", 10**6), ("kt",), ("kilotonne", "kilotonnes")),
+    (_u("Mt", "megatonne", "mass", 10**9), ("Mt",), ("megatonne", "megatonnes")),
+    (
+        KG,
+        ("kg", "千克", "公斤"),
+        ("kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"),
+    ),
+    (_u("g", "gram", "mass", _F(1, 1000)), ("g", "克"), ("gram", "grams", "gramme", "grammes")),
+    (_u("mg", "milligram", "mass", _F(1, 10**6)), ("mg", "毫克"), ("milligram", "milligrams")),
+    (_u("jin", "jin (500 g)", "mass", _F(1, 2)), ("斤",), ()),
+    (POUND_MASS, ("lb", "lbs"), ()),
+    (SHORT_TON, (), ("short ton", "short tons")),
+    (LONG_TON, (), ("long ton", "long tons")),
+    (TONS, (), ("ton", "tons")),
+    (POUNDS, (), ("pound", "pounds")),
+    # length
+    (
+        _u("km", "kilometre", "length", 1000),
+        ("km", "公里", "千米"),
+        ("kilometre", "kilometres", "kilometer", "kilometers"),
+    ),
+    (METRE, ("m", "米"), ("metre", "metres", "meter", "meters")),
+    (
+        _u("cm", "centimetre", "length", _F(1, 100)),
+        ("cm", "厘米"),
+        ("centimetre", "centimetres", "centimeter", "centimeters"),
+    ),
+    (
+        _u("mm", "millimetre", "length", _F(1, 1000)),
+        ("mm", "毫米"),
+        ("millimetre", "millimetres", "millimeter", "millimeters"),
+    ),
+    (_u("mi", "mile", "length", _F(1609344, 1000)), ("mi", "英里"), ("mile", "miles")),
+    (_u("ft", "foot", "length", _F(3048, 10000)), ("ft",), ("foot", "feet")),
+    # area
+    (
+        _u("km2", "square kilometre", "area", 10**6),
+        ("km²", "km^2", "平方公里", "平方千米"),
+        ("square kilometre", "square kilometres", "square kilometer", "square kilometers"),
+    ),
+    (
+        _u("m2", "square metre", "area"),
+        ("m²", "m^2", "平方米"),
+        ("square metre", "square metres", "square meter", "square meters"),
+    ),
+    (_u("ha", "hectare", "area", 10**4), ("ha", "公顷"), ("hectare", "hectares")),
+    # speed
+    (
+        _u("km/s", "kilometre per second", "speed", 1000),
+        ("km/s", "公里/秒", "千米/秒", "公里每秒", "千米每秒"),
+        ("kilometres per second", "kilometers per second"),
+    ),
+    (
+        _u("m/s", "metre per second", "speed"),
+        ("m/s", "米/秒", "米每秒"),
+        ("metres per second", "meters per second"),
+    ),
+    (
+        _u("km/h", "kilometre per hour", "speed", _F(5, 18)),
+        ("km/h", "kph", "公里/小时", "千米/小时", "公里每小时"),
+        ("kilometres per hour", "kilometers per hour"),
+    ),
+    (_u("mph", "mile per hour", "speed", _F(1609344, 3600000)), ("mph",), ("miles per hour",)),
+    # time (exact factors) and calendar (months and years: no fixed length in days)
+    (_u("s", "second", "time"), ("sec", "secs", "秒", "秒钟"), ("second", "seconds")),
+    (_u("min", "minute", "time", 60), ("min", "mins", "分钟"), ("minute", "minutes")),
+    (
+        _u("h", "hour", "time", 3600),
+        ("h", "hr", "hrs", "小时", "个小时", "钟头", "个钟头"),
+        ("hour", "hours"),
+    ),
+    (_u("day", "day", "time", _DAY), ("天",), ("day", "days")),
+    (
+        _u("week", "week", "time", 7 * _DAY),
+        ("周", "星期", "个星期", "个礼拜", "礼拜"),
+        ("week", "weeks"),
+    ),
+    (_u("month", "month", "calendar"), ("个月",), ("month", "months")),
+    (_u("quarter", "quarter (3 months)", "calendar", 3), ("个季度",), ()),
+    (_u("year", "year", "calendar", 12), ("yr", "yrs", "年"), ("year", "years")),
+    (
+        _u("workday", "working day", "working days"),
+        ("工作日", "个工作日"),
+        ("working day", "working days", "business day", "business days"),
+    ),
+    (
+        _u("tradingday", "trading day", "trading days"),
+        ("交易日", "个交易日"),
+        ("trading day", "trading days"),
+    ),
+    # temperature, angle
+    (DEG_C, ("°C", "° C", "摄氏度"), ("degrees celsius", "degree celsius", "degrees c", "celsius")),
+    (
+        DEG_F,
+        ("°F", "° F", "华氏度"),
+        ("degrees fahrenheit", "degree fahrenheit", "degrees f", "fahrenheit"),
+    ),
+    (_u("K", "kelvin", "temperature:K"), (), ("kelvin", "kelvins")),
+    (DEGREES, ("°", "度"), ("degree", "degrees")),
+    # pressure, power, energy
+    (_u("Pa", "pascal", "pressure"), ("Pa", "帕"), ("pascal", "pascals")),
+    (_u("hPa", "hectopascal", "pressure", 100), ("hPa",), ()),
+    (_u("kPa", "kilopascal", "pressure", 1000), ("kPa", "千帕"), ("kilopascal", "kilopascals")),
+    (_u("MPa", "megapascal", "pressure", 10**6), ("MPa", "兆帕"), ("megapascal", "megapascals")),
+    (_u("atm", "atmosphere", "pressure", 101325), ("atm",), ()),
+    (_u("W", "watt", "power"), ("W", "瓦"), ("watt", "watts")),
+    (_u("kW", "kilowatt", "power", 1000), ("kW", "千瓦"), ("kilowatt", "kilowatts")),
+    (_u("MW", "megawatt", "power", 10**6), ("MW", "兆瓦"), ("megawatt", "megawatts")),
+    (_u("GW", "gigawatt", "power", 10**9), ("GW", "吉瓦"), ("gigawatt", "gigawatts")),
+    (
+        _u("kWh", "kilowatt-hour", "energy", 1000),
+        ("kWh", "千瓦时"),
+        ("kilowatt-hour", "kilowatt-hours", "kilowatt hours"),
+    ),
+    (_u("MWh", "megawatt-hour", "energy", 10**6), ("MWh",), ()),
+    (_u("GWh", "gigawatt-hour", "energy", 10**9), ("GWh",), ()),
+    (_u("TWh", "terawatt-hour", "energy", 10**12), ("TWh",), ()),
+    # ratios
+    (PERCENT, ("%", "pct"), ("percent", "per cent")),
+    (PERMILLE, ("‰",), ("per mille", "per mil")),
+    (POINT, ("pp", "p.p.", "个百分点", "百分点"), ("percentage point", "percentage points")),
+    (
+        _u("bp", "basis point", "percentage points", _F(1, 100)),
+        ("bp", "bps", "个基点", "基点"),
+        ("basis point", "basis points"),
+    ),
+    (_u("x", "times", "multiple"), ("倍", "x", "×"), ()),
+    # money (never converted between currencies)
+    (
+        USD,
+        ("USD", "US$", "美元", "美金"),
+        ("dollar", "dollars", "us dollar", "us dollars", "u.s. dollars"),
+    ),
+    (CNY, ("CNY", "RMB", "¥", "元", "块钱", "人民币", "元人民币"), ("yuan", "renminbi")),
+    (_u("jiao", "jiao (0.1 yuan)", "money:CNY", _F(1, 10)), ("角", "毛钱"), ()),
+    (KUAI, ("块",), ()),
+    (EUR, ("EUR", "€", "欧元"), ("euro", "euros")),
+    (GBP, ("GBP", "£", "英镑"), ("pounds sterling", "pound sterling", "sterling")),
+    (JPY, ("JPY", "円", "日元"), ("yen",)),
+    (HKD, ("HKD", "HK$", "港元", "港币"), ("hong kong dollars",)),
+    (CAD, ("CAD", "C$"), ("canadian dollars",)),
+    (AUD, ("AUD", "A$"), ("australian dollars",)),
+    (SGD, ("SGD", "S$"), ()),
+    (TWD, ("TWD", "NT$"), ()),
+    # counts
+    (
+        _u("people", "people", "count:people"),
+        ("人", "名", "位"),
+        ("people", "person", "persons", "residents", "inhabitants"),
+    ),
+    (_u("person-times", "person-times", "count:person-times"), ("人次",), ()),
+    (_u("cases", "cases", "count:cases"), ("例",), ("cases", "case")),
+    (_u("households", "households", "count:households"), ("户",), ("households", "household")),
+    (_u("vehicles", "vehicles", "count:vehicles"), ("辆",), ("vehicles", "vehicle", "cars")),
+    (_u("units", "units", "count:units"), ("台",), ("units",)),
+    (_u("companies", "companies", "count:companies"), ("家",), ("companies", "firms")),
+    (_u("times", "times (occurrences)", "count:times"), ("次",), ()),
+)
+
+CURRENCY_PREFIXES: tuple[tuple[str, Unit], ...] = (
+    ("US$", USD), ("HK$", HKD), ("NT$", TWD), ("C$", CAD), ("A$", AUD), ("S$", SGD),
+    ("$", USD), ("¥", CNY), ("€", EUR),
+    ("£", GBP), ("USD", USD), ("RMB", CNY), ("CNY", CNY), ("EUR", EUR), ("GBP", GBP),
+    ("JPY", JPY), ("HKD", HKD), ("人民币", CNY),
+)  # fmt: skip
+"""Marks written before an amount ("$12.4", "US$5", "RMB 1299", "人民币1299元"), longest first."""
+
+CURRENCY_CODES = frozenset(p for p, _ in CURRENCY_PREFIXES if p.isalpha() and p.isascii())
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _boundary(spelling: str) -> str:
+    """A spelling ending in a Latin letter must not run on into a longer word ("t" ≠ "tonnes")."""
+    body = re.escape(spelling).replace(r"\ ", r"\s+")
+    return body + (r"(?![A-Za-z])" if re.search(r"[A-Za-z.]$", spelling) else "")
+
+
+@cache
+def _unit_pattern() -> tuple[re.Pattern[str], dict[str, Unit]]:
+    by_spelling: dict[str, Unit] = {}
+    alternatives: list[tuple[int, str]] = []
+    for unit, symbols, words in _TABLE:
+        for s in symbols:
+            by_spelling[s] = unit
+            alternatives.append((len(s), _boundary(s)))
+        for w in words:
+            by_spelling[w.casefold()] = unit
+            alternatives.append((len(w), "(?i:" + _boundary(w) + ")"))
+    alternatives.sort(key=lambda a: -a[0])  # longest first: "kg" before "k", "个百分点" before "个"
+    return re.compile("|".join(a for _, a in alternatives)), by_spelling
+
+
+def unit_at(text: str, pos: int) -> tuple[Unit, int] | None:
+    """The unit spelled at `pos` of normalised text and where its spelling ends, else None."""
+    pattern, by_spelling = _unit_pattern()
+    m = pattern.match(text, pos)
+    if m is None:
+        return None
+    written = " ".join(m.group().split())
+    unit = by_spelling.get(written) or by_spelling.get(written.casefold())
+    return (unit, m.end()) if unit is not None else None
+
+
+def unit_named(text: str) -> Unit | None:
+    """The unit that `text` spells as a whole ("tonnes", "亿元" has a scale: see the reader),
+    else None."""
+    s = " ".join(text.split())
+    found = unit_at(s, 0)
+    return found[0] if found is not None and found[1] == len(s) else None
+
+
+def is_cjk(ch: str) -> bool:
+    return bool(_CJK.match(ch))
