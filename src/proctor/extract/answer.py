@@ -24,7 +24,14 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from proctor.extract.comparison import find_comparisons, pick_comparison
-from proctor.extract.normalize import clean_text, find_numbers, normalize_text, parse_number
+from proctor.extract.normalize import (
+    clean_text,
+    decimal_string,
+    find_numbers,
+    normalize_text,
+    parse_number,
+)
+from proctor.extract.numerals import CN_NUMERAL_CHARS, read_chinese
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.stated import hedge, rejected, scale_after, signed, spaced_thousands
 from proctor.types import AnswerType, Extraction
@@ -110,7 +117,7 @@ def _answer_in(segment: str, reply: _Reply) -> str | None:
             numbers = tail
     numbers = [n for n in numbers if not rejected(segment, n[0])]
     if not numbers:
-        return None
+        return _chinese_numeral(segment)
     offered = hedge(segment, numbers)
     if offered is not None:
         return offered
@@ -133,6 +140,18 @@ def _after_markers(reply: _Reply, markers: list[re.Match[str]]) -> _Found | None
             )
             return _Found(value, note)
     return None
+
+
+def _chinese_numeral(segment: str) -> str | None:
+    """An answer written in Chinese numerals (一千三百一十 = 1310), by the one number reader."""
+    written = segment.strip(_TRAILING)
+    if not written or any(c not in CN_NUMERAL_CHARS + "点负" for c in written):
+        return None
+    number = read_chinese(written.removeprefix("负"))
+    if number is None or number.high is not None:
+        return None
+    value = -number.value if written.startswith("负") else number.value
+    return decimal_string(value) or f"{value.numerator}/{value.denominator}"
 
 
 def final_answer_line(reply: _Reply) -> _Found | None:
