@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
+from proctor.cli.console import SafeConsole
 from proctor.errors import ConfigError
 from proctor.report.text import one_line
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 EXIT_FALSE_CORRECT = 1
 _EXCERPT = 70
 
-console = Console(highlight=False)
+console = SafeConsole(highlight=False)
 
 
 def _pct(k: int, n: int, interval: tuple[float, float]) -> str:
@@ -73,7 +73,7 @@ def audit_cmd(
         _print_disagreements(result)
     if record is not None:
         _write_record(record, results)
-        console.print(f"recorded in {record}")
+        console.print(Text(f"recorded in {record}"))
     if any(r.false_correct for r in results):
         raise typer.Exit(EXIT_FALSE_CORRECT)
 

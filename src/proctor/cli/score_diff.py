@@ -10,12 +10,15 @@ answers both scored (exact McNemar on correct / not correct), and the same is wr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import typer
 from rich.console import Console
 from rich.text import Text
 
+from proctor.errors import ProctorError
 from proctor.report.atomic import write_text_atomic
 from proctor.report.text import one_line
 from proctor.stats.paired import compare_paired, format_p, signed_points
@@ -35,6 +38,28 @@ class GradingBefore:
     run_id: str
     grader_version: str | None
     scores: dict[Key, Score]
+
+
+def score_with_diff(
+    run_ref: str, results_dir: Path, grade: Callable[[], None], console: Console
+) -> None:
+    """Read the run's grades, `grade` it (re-grade, report, exit code), then print the diff,
+    also when `grade` exits with the run's own code (incomplete, calls failed)."""
+    if not (results_dir / "proctor.db").exists():
+        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
+    with RunStore.open(results_dir) as store:
+        before = grading_before(store, run_ref)
+    try:
+        grade()
+    except typer.Exit:
+        _diff(before, results_dir, console)
+        raise
+    _diff(before, results_dir, console)
+
+
+def _diff(before: GradingBefore, results_dir: Path, console: Console) -> None:
+    with RunStore.open(results_dir) as store:
+        report_grading_diff(before, store, console)
 
 
 def grading_before(store: RunStore, run_ref: str) -> GradingBefore:
@@ -117,5 +142,5 @@ def report_grading_diff(before: GradingBefore, store: RunStore, console: Console
     }
     path = store.run_dir(before.run_id) / "grader_diff.json"
     write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
-    console.print(f"  {path}")
+    console.print(Text(f"  {path}"))
     return path

@@ -24,11 +24,15 @@ from proctor.providers.http import (
     _RAW,
     HttpReply,
     json_client,
+    parse_json_reply,
     parse_retry_after,
     parse_usage,
     post_json,
+    raise_for_redirect,
     redacted,
+    reply_notes,
 )
+from proctor.redact import register_secret
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
@@ -44,6 +48,9 @@ _STOP: dict[str, FinishReason] = {
 
 
 class AnthropicProvider:
+    supports_tools = False
+    """Anthropic tool use is not wired yet."""
+
     def __init__(
         self,
         name: str,
@@ -58,6 +65,7 @@ class AnthropicProvider:
         self._model = model
         self._max_concurrency = max_concurrency
         self._secret = api_key or ""
+        register_secret(api_key)  # scrubbed from every reply and line printed from now on
         headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
@@ -96,7 +104,9 @@ class AnthropicProvider:
         }
         if system:
             body["system"] = system
-        resp, latency = await post_json(self._client, "messages", body, params.timeout_s)
+        resp, latency = await post_json(
+            self._client, "messages", body, params.timeout_s, params.max_reply_bytes
+        )
         _raise_for_status(resp)
         return _parse(resp, self._model, latency)
 
@@ -116,6 +126,7 @@ def _error(resp: HttpReply) -> tuple[str, str]:
 
 
 def _raise_for_status(resp: HttpReply) -> None:
+    raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
         return
@@ -132,10 +143,7 @@ def _raise_for_status(resp: HttpReply) -> None:
 
 
 def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    try:
-        data = resp.json()
-    except ValueError as e:
-        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
+    data = parse_json_reply(resp)
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
         raise Transient(f"HTTP {resp.status_code}: response has no content blocks")
     text = "".join(
@@ -147,6 +155,7 @@ def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
         text=text,
         finish_reason=_STOP.get(str(data.get("stop_reason")), "unknown"),
         usage=parse_usage(data.get("usage"), "input_tokens", "output_tokens"),
-        model=str(data.get("model") or model),
+        model=data["model"] if isinstance(data.get("model"), str) and data["model"] else model,
         latency_s=latency,
+        notes=reply_notes(resp),
     )

@@ -17,11 +17,15 @@ from proctor.providers.http import (
     HttpReply,
     is_loopback,
     json_client,
+    parse_json_reply,
     parse_retry_after,
     parse_usage,
     post_json,
+    raise_for_redirect,
     redacted,
+    reply_notes,
 )
+from proctor.redact import register_secret
 from proctor.types import (
     Completion,
     FinishReason,
@@ -73,6 +77,7 @@ class OpenAICompatProvider:
         self._model = model
         self._max_concurrency = max_concurrency
         self._secret = api_key or ""
+        register_secret(api_key)  # scrubbed from every reply and line printed from now on
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -112,7 +117,9 @@ class OpenAICompatProvider:
             if unknown:
                 raise BadRequest(f"unknown tool(s): {', '.join(unknown)}")
             body["tools"] = [TOOL_SCHEMAS[t] for t in prompt.tools]
-        resp, latency = await post_json(self._client, "chat/completions", body, params.timeout_s)
+        resp, latency = await post_json(
+            self._client, "chat/completions", body, params.timeout_s, params.max_reply_bytes
+        )
         _raise_for_status(resp)
         return _parse(resp, self._model, latency)
 
@@ -159,6 +166,7 @@ def _tool_calls(message: object) -> tuple[ToolCall, ...]:
 
 
 def _raise_for_status(resp: HttpReply) -> None:
+    raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
         return
@@ -190,10 +198,7 @@ def _error_detail(resp: HttpReply) -> str:
 
 
 def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    try:
-        data = resp.json()
-    except ValueError as e:
-        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
+    data = parse_json_reply(resp)
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise Transient(f"HTTP {resp.status_code}: response has no choices")
@@ -208,7 +213,13 @@ def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
         text=text,
         finish_reason=_FINISH.get(str(choice.get("finish_reason")), "unknown"),
         usage=parse_usage(data.get("usage"), "prompt_tokens", "completion_tokens"),
-        model=str(data.get("model") or model),
+        model=_reported_model(data.get("model"), model),
         latency_s=latency,
         tool_calls=_tool_calls(message),
+        notes=reply_notes(resp),
     )
+
+
+def _reported_model(value: object, asked: str) -> str:
+    """The model the server says answered; the one asked for when it names none in text."""
+    return value if isinstance(value, str) and value else asked

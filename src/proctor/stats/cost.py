@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.errors import ConfigError
+from proctor.untrusted import Refused, loads_toml_bounded, read_input_file
 
 
 @dataclass(frozen=True)
@@ -66,14 +67,16 @@ def load_price_table(path: Path | None) -> PriceTable:
     if path is None:
         return PriceTable(prices)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the price table: {e.strerror}") from e
+        data = loads_toml_bounded(read_input_file(path, max_bytes=1 << 20).decode("utf-8-sig"))
+    except Refused as e:
+        raise ConfigError(f"{path}: cannot read the price table: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from e
     models = data.get("models")
     if not isinstance(models, dict):
-        raise ConfigError(f"{path}: expected a [models.\"NAME\"] table per model")
+        raise ConfigError(f'{path}: expected a [models."NAME"] table per model')
     for name, entry in models.items():
         if not isinstance(entry, dict):
             raise ConfigError(f"{path}: models.{name!r} must be a table")

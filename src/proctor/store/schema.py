@@ -133,7 +133,14 @@ def _m2_judgements(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements)
+def _m3_record_notes(conn: sqlite3.Connection) -> None:
+    """What was changed in a reply before it was stored (invalid Unicode replaced, a key
+    redacted), in words; "" for a reply stored exactly as it came. (Token counts a server gave
+    that were not counts are stored as -1, "unknown": the columns stay NOT NULL.)"""
+    conn.execute("ALTER TABLE records ADD COLUMN notes TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements, _m3_record_notes)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
