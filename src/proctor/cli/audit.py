@@ -22,6 +22,7 @@ import typer
 from rich.text import Text
 
 from proctor.cli.console import SafeConsole
+from proctor.cli.exit_codes import EXIT_CHECK_FAILED
 from proctor.errors import ConfigError
 from proctor.report.text import one_line
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from proctor.audit import AuditResult
     from proctor.datasets.audit import AuditItem
 
-EXIT_FALSE_CORRECT = 1
 _EXCERPT = 70
 
 console = SafeConsole(highlight=False)
@@ -75,7 +75,7 @@ def audit_cmd(
         _write_record(record, results)
         console.print(Text(f"recorded in {record}"))
     if any(r.false_correct for r in results):
-        raise typer.Exit(EXIT_FALSE_CORRECT)
+        raise typer.Exit(EXIT_CHECK_FAILED)
 
 
 def _items_of(items: Sequence[AuditItem], task: str) -> Callable[[], Sequence[AuditItem]]:
