@@ -23,9 +23,10 @@ from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError, ProctorError, StoreError
-from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls
+from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls, ShardFailure
 from proctor.providers.base import Provider, supports_tools
-from proctor.providers.registry import bare_model, make_provider, with_calculator
+from proctor.providers.keys import KeySource
+from proctor.providers.registry import bare_model, key_sources, make_provider, with_calculator
 from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import NOT_GRADED_YET, Task
 from proctor.tasks.registry import get_task
@@ -59,6 +60,10 @@ class RunPlan:
     breaker_threshold: int = 25
     deadline_s: float | None = None
     """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
+    api_key_env: Mapping[str, str] = field(default_factory=dict)
+    """`--api-key-env`: model string or name → the variable its key is read from (names only)."""
+    also_calls: tuple[str, ...] = ()
+    """Other models the same command calls (a judge): their hosts count in the key rule."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,12 @@ class ModelReport:
     stats: CallStats
     stopped: str | None
     lowest_concurrency: int
+    shard_failures: tuple[ShardFailure, ...] = ()
+    """Shards a worker failed (Ray): where, why, re-run or left missing."""
+
+    @property
+    def left_missing(self) -> int:
+        return sum(f.unanswered for f in self.shard_failures if not f.rerun)
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,8 @@ class RunOutcome:
     asked: int
     models: tuple[ModelReport, ...] = ()
     deadline_hit: bool = False
+    keys: Mapping[str, KeySource] = field(default_factory=dict)
+    """Where each model's key came from (a judge's included): names, never values."""
 
 
 def fingerprint(plan: RunPlan) -> str:
@@ -290,18 +303,24 @@ async def execute(
     own: list[Provider] = []
     given = providers or {}
     started = time.monotonic()
+    chosen = executor or LocalExecutor()
+    # A key the key rule refuses writes nothing, not even a store. Workers elsewhere read keys
+    # from their own environment: only a run asked here needs the named variables set here.
+    check_set = chosen.asks_here
+    keys = run_keys(plan, given, check_set=check_set) if resume is None else {}
     try:
         if resume is None:
             # Every provider is built and checked before the store is opened: a bad model
             # string, a missing key or a model that cannot do the run writes nothing.
-            built = {m: given.get(m) or _own(own, m) for m in plan.models}
+            built = _providers(plan, given, own, keys, chosen.asks_here)
             check_capabilities(built)
         with RunStore.open(plan.results_dir) as store:
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
-                built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                keys = run_keys(plan, given, check_set=check_set)
+                built = _providers(plan, given, own, keys, chosen.asks_here)
                 check_capabilities(built)
             counts = store.count_records(run_id)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
@@ -315,20 +334,22 @@ async def execute(
                 run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
                 params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
                 limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+                keys={m: keys[m] for m in plan.models if m in keys},
             )  # fmt: skip
             sink = _GroupCommit(store, plan.task, on_result)
             store.set_status(run_id, "running")
             deadline_hit = False
             calls: dict[str, ModelCalls] = {}
             try:
-                work = (executor or LocalExecutor()).run(settings, todo, built, sink.commit)
+                work = chosen.run(settings, todo, built, sink.commit)
                 remaining = None
                 if plan.deadline_s is not None:
                     remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
                 calls = await asyncio.wait_for(work, timeout=remaining)
-                asked = sum(len(t) for t in todo.values())
+                missing = sum(c.left_missing for c in calls.values())
+                asked = sum(len(t) for t in todo.values()) - missing
                 await sink.close()
-                store.set_status(run_id, "complete")
+                store.set_status(run_id, "interrupted" if missing else "complete")
             except TimeoutError:
                 await sink.close()
                 deadline_hit, asked = True, 0
@@ -342,9 +363,14 @@ async def execute(
                     raise
                 raise failure from e
             reports = tuple(
-                ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
+                ModelReport(
+                    m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures)
+                )
+                for m, c in calls.items()
             )
-            return RunOutcome(run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit)
+            return RunOutcome(
+                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, keys
+            )
     finally:
         for p in own:
             await p.aclose()
@@ -363,8 +389,30 @@ def first_proctor_error(error: BaseException) -> ProctorError | None:
     return None
 
 
-def _own(own: list[Provider], model: str) -> Provider:
-    provider = make_provider(model)
+def run_keys(
+    plan: RunPlan, given: Mapping[str, Provider], *, check_set: bool = True
+) -> dict[str, KeySource]:
+    """Where each model's key comes from (its judge's included; providers handed in built are
+    their maker's business); ConfigError, before any call, when the key rule refuses."""
+    models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
+    return key_sources(models, plan.api_key_env, check_set=check_set)
+
+
+def _providers(
+    plan: RunPlan,
+    given: Mapping[str, Provider],
+    own: list[Provider],
+    keys: Mapping[str, KeySource],
+    asks_here: bool,
+) -> dict[str, Provider]:
+    """The providers that ask, per model; none when the executor's workers make their own."""
+    if not asks_here:
+        return dict(given)
+    return {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
+
+
+def _own(own: list[Provider], model: str, key: KeySource) -> Provider:
+    provider = make_provider(model, key)
     own.append(provider)
     return provider
 

@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 
 from proctor.cli.console import SafeConsole
+from proctor.cli.keys import ApiKeyEnv
 from proctor.errors import ConfigError
 
 DEFAULT_RESULTS = Path("proctor-results")
@@ -50,6 +51,7 @@ def judge_cmd(
     ] = 2,
     timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
     concurrency: Annotated[int | None, typer.Option(help="Judge requests in flight.")] = None,
+    api_key_env: ApiKeyEnv = None,
     results_dir: Annotated[
         Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
     ] = DEFAULT_RESULTS,
@@ -64,6 +66,8 @@ def judge_cmd(
         suite_info,
     )
     from proctor.judging import JudgePlan
+    from proctor.providers.keys import parse_key_env
+    from proctor.providers.registry import key_sources
     from proctor.store import RunStore
     from proctor.types import GenerationParams
 
@@ -88,6 +92,7 @@ def judge_cmd(
         pairwise=pairwise,
         pair=models,
         concurrency=concurrency,
+        key=key_sources([judge], parse_key_env(api_key_env or []))[judge],
     )
     outcome = run_judge_phase(results_dir, run_id, plan, console)
     with RunStore.open(results_dir) as store:

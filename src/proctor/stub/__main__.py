@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -49,6 +50,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     )
     p.add_argument("--model", default="proctor-stub", help="model name in replies")
     p.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="answer 401 to requests without the key held in this environment variable",
+    )
+    p.add_argument(
         "--replies",
         default=None,
         help="JSON file {marker: reply}: answer each prompt with the reply of the longest marker "
@@ -72,6 +79,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
             model=a.model,
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
+            api_key=_key_from(p, a.api_key_env),
             huge_bytes=a.huge_bytes,
             bomb_bytes=a.bomb_bytes,
             refuse_tools=a.refuse_tools,
@@ -80,6 +88,17 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
     except ValueError as e:
         p.error(str(e))
     return config, int(a.port)
+
+
+def _key_from(p: argparse.ArgumentParser, var: str | None) -> str | None:
+    """The key to require, read from an environment variable: a key on a command line is seen
+    by every process on the machine."""
+    if var is None:
+        return None
+    value = os.environ.get(var)
+    if not value:
+        p.error(f"--api-key-env {var}: {var} is not set")
+    return value
 
 
 def _replies(path: str) -> tuple[tuple[str, str], ...]:
