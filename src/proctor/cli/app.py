@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from proctor.executors.base import Executor
     from proctor.runner import OnPlan
     from proctor.stats.completeness import Completeness
+    from proctor.store import RunStore
     from proctor.tasks.base import Task
 
 app = typer.Typer(
@@ -497,6 +498,11 @@ def _report_and_exit(
         raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
+        if store.run_info(run_id).task in TURN_TASKS:
+            code = _regrade_turns(store, run_id, store.run_info(run_id).task)
+            if code:
+                raise typer.Exit(code)
+            return
     try:
         state = _grade_and_report(
             run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
@@ -592,6 +598,31 @@ def _grade_and_report(
     for path in written:
         console.print(Text(f"  {path}"))
     return state
+
+
+TURN_TASKS = ("dialogue", "workflow")
+"""Runs kept as turns (dialogues, workflows): graded by their own rules, not a Task's."""
+
+
+def _regrade_turns(store: RunStore, run_id: str, kind: str) -> int:
+    """Grade a stored dialogue or workflow run again with the current rules (calls nothing);
+    the exit code its own command gives that result."""
+    if kind == "dialogue":
+        from proctor.cli.dialogue import EXIT_OF_STATUS, print_result
+        from proctor.dialogue.session import regrade_dialogue
+
+        dialogue, written = regrade_dialogue(store, run_id)
+        print_result(console, dialogue)
+        code = EXIT_OF_STATUS[dialogue.status]
+    else:
+        from proctor.cli.workflow import EXIT_OF_OUTCOME, print_workflow
+        from proctor.workflow.session import regrade_workflow
+
+        workflow, written = regrade_workflow(store, run_id)
+        print_workflow(console, workflow)
+        code = EXIT_OF_OUTCOME[workflow.outcome]
+    console.print(f"run [bold]{run_id}[/] · re-graded from the store · {plain(written)}")
+    return code
 
 
 app.command(name="audit")(audit_cmd)

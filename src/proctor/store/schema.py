@@ -140,7 +140,44 @@ def _m3_record_notes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE records ADD COLUMN notes TEXT NOT NULL DEFAULT ''")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements, _m3_record_notes)
+def _m4_conversation_turns(conn: sqlite3.Connection) -> None:
+    """Dialogue turns and workflow steps: one row per model or tool call, in the order they
+    were made, committed as each one ends, so a killed dialogue or workflow resumes at the first
+    position with no "ok" row and `proctor score` re-grades the stored replies."""
+    conn.execute(
+        """
+        CREATE TABLE turns (
+            run_id            TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model             TEXT NOT NULL,
+            position          INTEGER NOT NULL,  -- 1-based, in the order asked
+            step              TEXT NOT NULL,     -- the dialogue stage or the workflow step
+            kind              TEXT NOT NULL CHECK (kind IN ('model', 'tool')),
+            -- cancelled: stopped in flight at a workflow's wall-time deadline
+            status            TEXT NOT NULL CHECK (status IN ('ok', 'call_failed', 'cancelled')),
+            asked             TEXT NOT NULL,     -- the user message, or the tool's JSON args
+            bindings          TEXT NOT NULL,     -- JSON: earlier values filled into `asked`
+            text              TEXT NOT NULL,     -- the raw reply, or the tool's answer
+            finish_reason     TEXT NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            usage_reported    INTEGER NOT NULL,  -- 0: the server sent none (tokens estimated)
+            latency_s         REAL NOT NULL,
+            attempts          INTEGER NOT NULL,
+            reported_model    TEXT NOT NULL,
+            error             TEXT NOT NULL,
+            created_at        TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, position)
+        )
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _m1_initial,
+    _m2_judgements,
+    _m3_record_notes,
+    _m4_conversation_turns,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
