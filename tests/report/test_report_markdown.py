@@ -10,7 +10,7 @@ UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
 def _markdown(run: Run) -> str:
-    return summary_markdown(run.info, run.metrics, run.items, run.rules)
+    return summary_markdown(run.stats)
 
 
 def test_escape_cell() -> None:

@@ -69,13 +69,8 @@ def gate_cmd(
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
     from proctor.cli.run_state import state_exit, state_lines
-    from proctor.cli.suite import (
-        graded_items,
-        judge_scores,
-        only_judge,
-        resolve_run,
-        suite_info,
-    )
+    from proctor.cli.suite import graded_items, only_judge, resolve_run, suite_info
+    from proctor.runs.report import judge_scores
     from proctor.stats.completeness import completeness
     from proctor.stats.gates import evaluate, not_worse_than, parse_requirement
     from proctor.store import RunStore
@@ -183,7 +178,7 @@ def _warn_versions(
     info: RunInfo,
     base_info: RunInfo,
 ) -> None:
-    from proctor.cli.suite import describe_version
+    from proctor.runs.report import describe_version
 
     if ours.get("content_hash") != theirs.get("content_hash"):
         console.print(

@@ -57,18 +57,16 @@ def judge_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
-    missing."""
-    from proctor.cli.suite import (
-        graded_items,
-        print_suite_summary,
-        resolve_run,
-        run_judge_phase,
-        suite_info,
-    )
+    missing, and writes the run's files again with the verdicts in them."""
+    from proctor.cli.suite import resolve_run, run_judge_phase, suite_info
     from proctor.judging import JudgePlan
     from proctor.providers.keys import parse_key_env
     from proctor.providers.registry import key_sources
+    from proctor.report import sections
+    from proctor.report.terminal import render_sections
+    from proctor.runs.report import run_statistics, write_report
     from proctor.store import RunStore
+    from proctor.tasks.registry import TASKS
     from proctor.types import GenerationParams
 
     console = SafeConsole()
@@ -96,8 +94,12 @@ def judge_cmd(
     )
     outcome = run_judge_phase(results_dir, run_id, plan, console)
     with RunStore.open(results_dir) as store:
-        items = graded_items(store, outcome.run_id)
-        print_suite_summary(store, outcome.run_id, items, console)
+        stats = run_statistics(store, outcome.run_id, TASKS.get(store.run_info(run_id).task))
+        written = write_report(store, stats)
+    render_sections([*sections.consistency(stats), *sections.judges(stats)], console)
+    console.print(f"run {outcome.run_id}: its files now hold the verdicts", markup=False)
+    for path in written:
+        console.print(f"  {path}", markup=False, highlight=False)
 
 
 def _stored_kinds(info: object) -> tuple[str, ...] | None:

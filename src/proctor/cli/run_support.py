@@ -3,9 +3,7 @@ calling each model went (retries, rate limits, a model stopped by its circuit br
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -14,13 +12,8 @@ from rich.text import Text
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
-from proctor.report.atomic import write_text_atomic
-from proctor.report.text import short_names
 from proctor.runner import ModelReport, RunOutcome, RunPlan, run_keys
-from proctor.stats.cost import PriceTable, load_price_table
-from proctor.stats.metrics import RunMetrics
-from proctor.tasks.base import Task
-from proctor.types import GradedItem
+from proctor.stats.cost import PriceTable
 
 
 def print_estimate(
@@ -96,52 +89,3 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
                 then = f"its {f.unanswered} unanswered left missing (--resume asks them)"
             line = f"  shard {f.shard} {where}: {f.reason}; {then}"
             console.print(Text(line), soft_wrap=True)  # one line each, to grep in logs
-
-
-def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> None:
-    """Tokens and cost per model, from the price table; a model with no price says so."""
-    table = load_price_table(prices)
-    label = short_names([m.model for m in metrics.models])  # as in the tables above
-    parts = []
-    for m in metrics.models:
-        cost = table.cost(m.model, m.total_prompt_tokens, m.total_completion_tokens)
-        money = "no price" if cost is None else f"${cost:,.4f}"
-        line = (
-            f"{label[m.model]}: {m.total_prompt_tokens:,} prompt + "
-            f"{m.total_completion_tokens:,} completion tokens, {money}"
-        )
-        if m.unknown_usage:
-            # a server that sent no usable counts: the sums (and the cost) are lower bounds
-            line += f" (at least: {m.unknown_usage:,} answers had unknown token counts)"
-        parts.append(plain(line))
-    console.print("cost  " + "\n      ".join(parts))
-
-
-def report_task_metrics(
-    task: Task, items: Sequence[GradedItem], run_dir: Path, console: Console
-) -> Path | None:
-    """A task's own metrics beyond accuracy (lm-eval filters, calibration, perturbation drop…):
-    printed as a table and written to `task_metrics.json` in the run folder."""
-    if task.metrics is None or not items:
-        return None
-    values = task.metrics(items)
-    names = sorted({name for per_model in values.values() for name in per_model})
-    if not names:
-        return None
-    table = Table(title=f"{task.name} metrics")
-    table.add_column("model")
-    for name in names:
-        table.add_column(name, justify="right")
-    for model, per_model in values.items():
-        table.add_row(Text(model), *(_fmt(per_model.get(name)) for name in names))
-    console.print(table)
-    path = run_dir / "task_metrics.json"
-    document = {"task": task.name, "task_version": task.version, "models": values}
-    write_text_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    return path
-
-
-def _fmt(value: float | None) -> str:
-    if value is None or value != value:
-        return "—"
-    return f"{value:.4g}"

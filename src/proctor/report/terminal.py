@@ -15,7 +15,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from proctor.report.audit_footer import grader_audit_line
+from proctor.report.sections import Section, result_sections
 from proctor.report.text import (
     NONE,
     cell_text,
@@ -25,12 +25,13 @@ from proctor.report.text import (
     pct,
     short_names,
     shown_outcomes,
-    shows_tiers,
     slice_name,
     slice_values,
     tier_legend,
 )
-from proctor.stats.metrics import Cell, ModelMetrics, RunMetrics, ranked
+from proctor.stats.metrics import Cell, ModelMetrics
+from proctor.stats.run_statistics import RunStatistics
+from proctor.stats.tiers import Tier
 from proctor.types import Outcome, RunInfo
 
 MODEL_COLUMNS = 4
@@ -43,28 +44,54 @@ VALUE_WIDTH = 10
 """A slice value's column in the one-row-per-model tables: a longer heading folds."""
 
 
-def render_report(info: RunInfo, metrics: RunMetrics, console: Console) -> None:
-    """Print the whole report. Cells are plain `Text`: a name with brackets stays as written."""
-    rows = ranked(metrics)
+def render_report(stats: RunStatistics, console: Console) -> None:
+    """Print the whole report, a pure function of the run's statistics; a section only where
+    the run has its data. Cells are plain `Text`: a name with brackets stays as written."""
+    rows = list(stats.ranking)
     models = [m.model for m in rows]
     labels = short_names(models)
-    console.print(_header(info, name_pattern(models)))
-    for table in _ranking(rows, labels, console, tiers=shows_tiers(info.task)):
+    console.print(_header(stats.info, name_pattern(models)))
+    if stats.suite:
+        console.print(Text(f"suite {stats.suite}"))
+    for table in _ranking(rows, labels, console, tiers=stats.task.tiers is not None):
         console.print(table)
+    if stats.task.grading_note:
+        console.print(Text(stats.task.grading_note))
     if rows:
-        for title, slices in (
-            ("Accuracy by category", [m.by_category for m in rows]),
-            ("Accuracy by difficulty", [m.by_difficulty for m in rows]),
-        ):
+        for piece in stats.slices:
+            title = f"Accuracy by {piece.key}"
+            slices = [piece.cells[m] for m in models]
             if len(rows) <= MODEL_COLUMNS:
                 console.print(_slices(title, rows, labels, slices))
             else:
                 for table in _slices_by_model(title, rows, labels, slices, console):
                     console.print(table)
-    if shows_tiers(info.task):
+    render_sections(result_sections(stats), console, labels)
+    if stats.task.tiers is not None:
         console.print(Text("Tiers", style="bold"))
-        console.print(_legend())
-    console.print(Text(grader_audit_line(info.task), style="dim"))
+        console.print(_legend(stats.task.tiers))
+    if stats.task.audit:
+        console.print(Text(stats.task.audit, style="dim"))
+
+
+def render_sections(
+    sections: Sequence[Section], console: Console, labels: Mapping[str, str] | None = None
+) -> None:
+    """Print result sections (`proctor.report.sections`), each a table and its note; a model
+    in the first column by its short label (`labels`, as in the ranking)."""
+    for section in sections:
+        console.print(_section(section, labels or {}))
+        if section.note:
+            console.print(Text(section.note, style="dim"))
+
+
+def _section(section: Section, labels: Mapping[str, str]) -> Table:
+    table = _new_table(section.title)
+    for i, heading in enumerate(section.head):
+        table.add_column(heading, justify="left" if i == 0 else "right", overflow="fold")
+    for first, *rest in section.rows:
+        table.add_row(Text(labels.get(first, first)), *(Text(cell) for cell in rest))
+    return table
 
 
 def _header(info: RunInfo, pattern: str | None) -> Table:
@@ -252,11 +279,11 @@ def _new_table(title: str) -> Table:
     )
 
 
-def _legend() -> Table:
+def _legend(tiers: Sequence[Tier]) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(no_wrap=True)
     grid.add_column()
-    for name, bounds, label in tier_legend():
+    for name, bounds, label in tier_legend(tiers):
         grid.add_row(Text(name), Text(bounds), Text(label))
     return grid

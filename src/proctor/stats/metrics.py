@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from proctor.stats.intervals import wilson_interval
-from proctor.stats.tiers import tier_for
+from proctor.stats.tiers import TIERS, Tier, tier_for
 from proctor.types import OUTCOMES, GradedItem, Outcome
 
 NOT_SCORED: frozenset[Outcome] = frozenset({"call_failed", "unscored"})
@@ -46,6 +46,7 @@ class ModelMetrics:
     format_compliance: float | None
     """Share of scored items whose reply followed the requested answer format."""
     tier: str
+    """The tier on the task's scale; "" when the task has none."""
     tier_label: str
     mean_latency_s: float | None
     """Mean over calls that returned (failed calls excluded)."""
@@ -76,15 +77,23 @@ def cell(correct: int, n: int) -> Cell:
     return Cell(n=n, correct=correct, accuracy=correct / n, ci_low=low, ci_high=high)
 
 
-def summarize(items: Sequence[GradedItem], models: Sequence[str] = ()) -> RunMetrics:
-    """Metrics per model, in the order of `models` and then of first appearance in `items`.
+def summarize(
+    items: Sequence[GradedItem],
+    models: Sequence[str] = (),
+    *,
+    tiers: Sequence[Tier] | None = TIERS,
+) -> RunMetrics:
+    """Metrics per model, in the order of `models` and then of first appearance in `items`;
+    tiers on the scale `tiers` (None: the task has no tier scale, and `tier` is "").
 
     A model named in `models` without any item still gets a row (nothing scored).
     """
     grouped: dict[str, list[GradedItem]] = {name: [] for name in models}
     for item in items:
         grouped.setdefault(item.record.model, []).append(item)
-    return RunMetrics(models=tuple(_model_metrics(name, group) for name, group in grouped.items()))
+    return RunMetrics(
+        models=tuple(_model_metrics(name, group, tiers) for name, group in grouped.items())
+    )
 
 
 def ranked(metrics: RunMetrics | Iterable[ModelMetrics]) -> list[ModelMetrics]:
@@ -93,7 +102,9 @@ def ranked(metrics: RunMetrics | Iterable[ModelMetrics]) -> list[ModelMetrics]:
     return sorted(rows, key=lambda m: (m.accuracy is None, -(m.accuracy or 0.0), m.model))
 
 
-def _model_metrics(model: str, items: Sequence[GradedItem]) -> ModelMetrics:
+def _model_metrics(
+    model: str, items: Sequence[GradedItem], tiers: Sequence[Tier] | None
+) -> ModelMetrics:
     scored = [item for item in items if item.score.outcome not in NOT_SCORED]
     correct = sum(1 for item in scored if item.score.outcome == "correct")
     overall = cell(correct, len(scored))
@@ -101,7 +112,7 @@ def _model_metrics(model: str, items: Sequence[GradedItem]) -> ModelMetrics:
     for item in items:
         outcomes[item.score.outcome] += 1
     returned = [item.record.latency_s for item in items if item.record.status == "ok"]
-    tier = tier_for(overall.accuracy)
+    tier = tier_for(overall.accuracy, tiers) if tiers is not None else None
     return ModelMetrics(
         model=model,
         n_items=len(items),
@@ -116,8 +127,8 @@ def _model_metrics(model: str, items: Sequence[GradedItem]) -> ModelMetrics:
         format_compliance=(
             sum(1 for item in scored if item.score.format_ok) / len(scored) if scored else None
         ),
-        tier=tier.name,
-        tier_label=tier.label,
+        tier=tier.name if tier is not None else "",
+        tier_label=tier.label if tier is not None else "",
         mean_latency_s=sum(returned) / len(returned) if returned else None,
         total_prompt_tokens=sum(item.record.usage.prompt_tokens or 0 for item in items),
         total_completion_tokens=sum(item.record.usage.completion_tokens or 0 for item in items),

@@ -8,11 +8,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proctor.stats.tiers import Tier
 from proctor.types import GradedItem, Prompt, Record, Sample, Score
 
 TaskMetrics = Callable[[Sequence[GradedItem]], Mapping[str, Mapping[str, float]]]
 """Graded items of a run → per model, extra metrics by name (e.g. accuracy under lm-eval's
 filters)."""
+
+Confidences = Callable[[Sequence[GradedItem]], Mapping[str, Sequence[tuple[float, bool]]]]
+"""Graded items of a run → per model, (stated confidence, answer right) of each valid reply."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,12 @@ class Task:
     `--sandbox-limits`; None for a task that runs no code."""
     grading_note: Callable[[], str] | None = None
     """A line the report prints about how grading was done (the sandbox and its limits)."""
+    tiers: tuple[Tier, ...] | None = None
+    """The accuracy scale the report gives each model a tier on (the arithmetic seed's
+    `stats.tiers.TIERS`); None: the task has none, and no report shows a tier."""
+    confidence: Confidences | None = None
+    """The confidences a task asks its replies to state, for the calibration section; None: the
+    task asks for none."""
 
 
 NOT_GRADED_YET = Score(

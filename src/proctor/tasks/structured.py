@@ -326,6 +326,7 @@ TASK = Task(
     max_tokens={VARIANT: 256},
     metrics=structured_metrics,
     load_file=load_file,
+    confidence=confidence_pairs,
 )
 
 TASK_PERTURBED = replace(
