@@ -18,14 +18,16 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from proctor.calling.cache_key import CachePolicy, ModelKeyer, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
-from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls
+from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls, request_for
 from proctor.providers.base import Provider
 from proctor.providers.registry import make_provider
-from proctor.store import RunStore, new_run_id
+from proctor.store import RunStore, new_run_id, response_cache
+from proctor.store.response_cache import CacheEntry
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score
@@ -57,6 +59,11 @@ class RunPlan:
     breaker_threshold: int = 25
     deadline_s: float | None = None
     """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
+    cache: CachePolicy = "deterministic"
+    """When an answer stored in the results folder's response cache stands for a call
+    (`proctor.calling.cache_key`); every answer asked is remembered unless "off"."""
+    cache_share_keys: bool = False
+    """Reuse answers paid with another API key too (by default each key's owner has its own)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,8 @@ class RunOutcome:
     asked: int
     models: tuple[ModelReport, ...] = ()
     deadline_hit: bool = False
+    reused: Mapping[str, int] = field(default_factory=dict)
+    """Per model, answers taken from the response cache in this session instead of asked."""
 
 
 def fingerprint(plan: RunPlan) -> str:
@@ -173,10 +182,13 @@ class _GroupCommit:
     acknowledged (nor graded, nor its worker given a new item) before it is stored. Grading for
     the progress display runs on the writer's thread too, after the commit."""
 
-    def __init__(self, store: RunStore, task: Task, on_result: OnResult | None) -> None:
+    def __init__(
+        self, store: RunStore, task: Task, on_result: OnResult | None, keys: _Keys | None = None
+    ) -> None:
         self._store = store
         self._task = task
         self._on_result = on_result
+        self._keys = keys or {}
         self._queue: list[tuple[Sequence[tuple[Record, Sample]], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -228,13 +240,75 @@ class _GroupCommit:
 
     def _write(self, pairs: Sequence[tuple[Record, Sample]]) -> list[tuple[str, Score]] | Exception:
         # Committed before it is graded: the raw answer is never lost to a grading bug.
-        self._store.add_records([r for r, _ in pairs])
+        records = [r for r, _ in pairs]
+        self._store.add_records(records)
+        if self._keys:
+            # After the records' own commit: a kill in between costs a cache entry, never an
+            # answer.
+            response_cache.remember(
+                self._store,
+                (CacheEntry(*self._keys[k], r) for r in records
+                 if (k := (r.model, r.sample_id, r.epoch)) in self._keys),
+            )  # fmt: skip
         if self._on_result is None:
             return []
         try:
             return [(r.model, self._task.grade(r, s)) for r, s in pairs]
         except Exception as e:  # handed to the waiting worker, which raises it
             return e
+
+
+_Keys = dict[tuple[str, str, int], tuple[str, str]]
+"""(model, sample id, epoch) → (response cache key, key owner) of each request to be asked."""
+
+
+def _cache_keys(settings: AskSettings, todo: Mapping[str, Sequence[tuple[Sample, int]]]) -> _Keys:
+    keys: _Keys = {}
+    for model, items in todo.items():
+        if not items:
+            continue
+        keyer, owner = ModelKeyer.of(model), key_owner(model)
+        for sample, epoch in items:
+            prompt, params = request_for(settings, model, sample, epoch)
+            keys[(model, sample.id, epoch)] = (keyer.key(prompt, params, epoch), owner)
+    return keys
+
+
+def _reuse_cached(
+    store: RunStore,
+    settings: AskSettings,
+    todo: Mapping[str, list[tuple[Sample, int]]],
+    keys: _Keys,
+    any_owner: bool,
+) -> tuple[dict[str, list[tuple[Sample, int]]], dict[str, int]]:
+    """Store, as this run's records, the cached answer of every item the cache holds; what is
+    left to ask, and per model how many were reused."""
+    left: dict[str, list[tuple[Sample, int]]] = {}
+    reused: dict[str, int] = {}
+    for model, items in todo.items():
+        wanted = [keys[(model, s.id, e)] for s, e in items]
+        owner = wanted[0][1] if wanted else ""
+        found = response_cache.lookup(store, [k for k, _ in wanted], owner, any_owner=any_owner)
+        hits: list[Record] = []
+        left[model] = []
+        for (sample, epoch), (key, _) in zip(items, wanted, strict=True):
+            cached = found.get(key)
+            if cached is None:
+                left[model].append((sample, epoch))
+                continue
+            hits.append(
+                Record(
+                    run_id=settings.run_id, model=model, sample_id=sample.id, status="ok",
+                    text=cached.text, finish_reason=cached.finish_reason, usage=cached.usage,
+                    latency_s=cached.latency_s, attempts=0, prompt_variant=settings.variant,
+                    lang=settings.lang,
+                    reported_model=cached.reported_model, epoch=epoch,
+                    cached_from=cached.source_run,
+                )
+            )  # fmt: skip
+        store.add_records(hits)
+        reused[model] = len(hits)
+    return left, reused
 
 
 def _todo(
@@ -280,20 +354,26 @@ async def execute(
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
                 built = {m: given.get(m) or _own(own, m) for m in plan.models}
-            counts = store.count_records(run_id)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
+            settings = AskSettings(
+                run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
+                params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
+                limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+            )  # fmt: skip
+            keys: _Keys = {}
+            reused: dict[str, int] = {}
+            if plan.cache != "off":
+                keys = _cache_keys(settings, todo)
+            if reuses(plan.cache, plan.params):
+                todo, reused = _reuse_cached(store, settings, todo, keys, plan.cache_share_keys)
+            counts = store.count_records(run_id)
             if on_plan is not None:
                 on_plan(
                     run_id,
                     {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
                      for m in plan.models},
                 )  # fmt: skip
-            settings = AskSettings(
-                run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
-                params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
-                limits=plan.limits, breaker_threshold=plan.breaker_threshold,
-            )  # fmt: skip
-            sink = _GroupCommit(store, plan.task, on_result)
+            sink = _GroupCommit(store, plan.task, on_result, keys)
             store.set_status(run_id, "running")
             deadline_hit = False
             calls: dict[str, ModelCalls] = {}
@@ -317,7 +397,9 @@ async def execute(
             reports = tuple(
                 ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
             )
-            return RunOutcome(run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit)
+            return RunOutcome(
+                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, reused
+            )
     finally:
         for p in own:
             await p.aclose()

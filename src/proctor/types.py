@@ -142,6 +142,9 @@ class Record:
     reported_model: str = ""
     error: str = ""
     epoch: int = 0
+    cached_from: str = ""
+    """The run whose stored answer this is, when it came from the results folder's response
+    cache instead of a call ("" when it was asked for this run): nothing was spent on it."""
 
 
 @dataclass(frozen=True)

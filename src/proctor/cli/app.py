@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.gate import gate_cmd
@@ -133,6 +134,19 @@ def run(
     shard_size: Annotated[
         int, typer.Option(help="Items per Ray task (one model's shard) with --executor ray.")
     ] = 250,
+    cache: Annotated[
+        str,
+        typer.Option(
+            help="Reuse answers stored by earlier runs of this results folder: deterministic "
+            "(temperature 0 or a fixed seed), always (sampling too), or off."
+        ),
+    ] = "deterministic",
+    cache_share_keys: Annotated[
+        bool,
+        typer.Option(
+            "--cache-share-keys", help="Reuse answers paid with another API key too."
+        ),
+    ] = False,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report."""
@@ -163,6 +177,9 @@ def run(
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     if max_attempts < 1:
         raise typer.BadParameter("--max-attempts must be at least 1")
+    from proctor.cli.cache import check_policy
+
+    cache_policy = check_policy(cache)
     chosen = _executor(executor, ray_address, shard_size)
     price_table = load_price_table(prices)
     t = get_task(task or "arithmetic")
@@ -191,6 +208,8 @@ def run(
         limits=RateLimits(requests_per_minute=rpm, tokens_per_minute=tpm),
         breaker_threshold=max_failures,
         deadline_s=deadline,
+        cache=cache_policy,
+        cache_share_keys=cache_share_keys,
     )
     if estimate:
         print_estimate(plan, price_table, console)
@@ -218,6 +237,10 @@ def run(
         what = "failed or missing" if retry_errors is not None else "missing"
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
     print_call_reports(outcome, console)
+    if any(outcome.reused.values()):
+        from proctor.cli.cache import print_reused
+
+        print_reused(outcome, console)
     if suite_run is not None or judge is not None:
         from proctor.cli.suite import judge_after_run
 
@@ -348,7 +371,7 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         run_dir = store.run_dir(run_id)
     metrics = summarize(items, info.models)
     render_report(info, metrics, console)
-    print_costs(metrics, prices, console)
+    print_costs(metrics, prices, console, items)
     calculator = calculator_metrics(items, info.models)
     print_calculator_gaps(metrics, calculator, console)
     if info.task == "suite":
@@ -384,6 +407,7 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         console.print(f"  {path}")
 
 
+app.add_typer(cache_app, name="cache")
 app.command(name="compare")(compare_cmd)
 app.command(name="gate")(gate_cmd)
 app.command(name="judge")(judge_cmd)

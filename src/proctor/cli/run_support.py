@@ -14,7 +14,7 @@ from proctor.calling.rate_limit import estimate_tokens
 from proctor.report.atomic import write_text_atomic
 from proctor.report.text import short_names
 from proctor.runner import ModelReport, RunOutcome, RunPlan
-from proctor.stats.cost import PriceTable, load_price_table
+from proctor.stats.cost import PriceTable, ledger, load_price_table
 from proctor.stats.metrics import RunMetrics
 from proctor.tasks.base import Task
 from proctor.types import GradedItem
@@ -94,19 +94,33 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
             console.print(f"[red]{r.model} was stopped:[/] {r.stopped}")
 
 
-def print_costs(metrics: RunMetrics, prices: Path | None, console: Console) -> None:
-    """Tokens and cost per model, from the price table; a model with no price says so."""
+def print_costs(
+    metrics: RunMetrics, prices: Path | None, console: Console, items: Sequence[GradedItem]
+) -> None:
+    """Tokens and cost per model, from the price table, for the answers this run asked for; the
+    answers it took from the response cache, and what that saved, on a line of their own. A
+    model with no price says so."""
     table = load_price_table(prices)
     label = short_names([m.model for m in metrics.models])  # as in the tables above
     parts = []
-    for m in metrics.models:
-        cost = table.cost(m.model, m.total_prompt_tokens, m.total_completion_tokens)
-        money = "no price" if cost is None else f"${cost:,.4f}"
+    saved = []
+    for m in ledger(items, table, [m.model for m in metrics.models]):
+        money = "no price" if m.cost is None else f"${m.cost:,.4f}"
         parts.append(
-            f"{label[m.model]}: {m.total_prompt_tokens:,} prompt + "
-            f"{m.total_completion_tokens:,} completion tokens, {money}"
+            f"{label.get(m.model, m.model)}: {m.prompt_tokens:,} prompt + "
+            f"{m.completion_tokens:,} completion tokens, {money}"
         )
+        if m.reused:
+            runs = ", ".join(m.sources[:3]) + (" …" if len(m.sources) > 3 else "")
+            value = "no price" if m.saved is None else f"${m.saved:,.4f} not spent"
+            saved.append(
+                f"{label.get(m.model, m.model)}: {m.reused:,} answers reused from the response "
+                f"cache (run {runs}): {m.reused:,} calls, {m.reused_prompt_tokens:,} prompt + "
+                f"{m.reused_completion_tokens:,} completion tokens, {value}"
+            )
     console.print("cost  " + "\n      ".join(parts))
+    if saved:
+        console.print("saved " + "\n      ".join(saved))
 
 
 def report_task_metrics(

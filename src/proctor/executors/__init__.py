@@ -14,6 +14,7 @@ from proctor.executors.base import (
     ask_items,
     make_caller,
     merge_calls,
+    request_for,
 )
 from proctor.executors.local import LocalExecutor
 
@@ -27,4 +28,5 @@ __all__ = [
     "ask_items",
     "make_caller",
     "merge_calls",
+    "request_for",
 ]

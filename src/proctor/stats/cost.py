@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.errors import ConfigError
+from proctor.types import GradedItem
 
 
 @dataclass(frozen=True)
@@ -87,3 +88,50 @@ def load_price_table(path: Path | None) -> PriceTable:
             values.append(float(value))
         prices[name] = Price(values[0], values[1])
     return PriceTable(prices)
+
+
+@dataclass(frozen=True)
+class ModelLedger:
+    """What one model's answers in a run cost, and what reusing cached answers saved.
+
+    `asked` counts the answers this run called for (failed calls included: they may have cost
+    tokens); `reused` those taken from the response cache, priced at what they cost their first
+    run (list price) — money not spent again."""
+
+    model: str
+    asked: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    reused: int
+    reused_prompt_tokens: int
+    reused_completion_tokens: int
+    saved: float | None
+    sources: tuple[str, ...]
+    """The runs the reused answers came from, first seen first."""
+
+
+def ledger(
+    items: Sequence[GradedItem], table: PriceTable, models: Sequence[str] = ()
+) -> list[ModelLedger]:
+    """Per model (in `models` order, then first appearance), spent and saved tokens and money."""
+    tallies: dict[str, list[int]] = {m: [0, 0, 0, 0, 0, 0] for m in models}
+    sources: dict[str, dict[str, None]] = {m: {} for m in models}
+    for item in items:
+        r = item.record
+        t = tallies.setdefault(r.model, [0, 0, 0, 0, 0, 0])
+        at = 3 if r.cached_from else 0
+        t[at] += 1
+        t[at + 1] += r.usage.prompt_tokens
+        t[at + 2] += r.usage.completion_tokens
+        if r.cached_from:
+            sources.setdefault(r.model, {})[r.cached_from] = None
+    return [
+        ModelLedger(
+            model=m, asked=t[0], prompt_tokens=t[1], completion_tokens=t[2],
+            cost=table.cost(m, t[1], t[2]), reused=t[3], reused_prompt_tokens=t[4],
+            reused_completion_tokens=t[5], saved=table.cost(m, t[4], t[5]),
+            sources=tuple(sources.get(m, {})),
+        )
+        for m, t in tallies.items()
+    ]

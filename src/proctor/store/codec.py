@@ -148,6 +148,7 @@ RECORD_COLUMNS = (
     "lang",
     "reported_model",
     "error",
+    "cached_from",
     "created_at",
 )
 
@@ -170,6 +171,7 @@ def record_to_row(record: Record, created_at: str) -> tuple[object, ...]:
         record.lang,
         record.reported_model,
         record.error,
+        record.cached_from,
         created_at,
     )
 
@@ -200,7 +202,8 @@ def record_from_row(row: Sequence[Any]) -> Record:
         lang,
         reported_model,
         error,
-    ) = row[:15]
+        cached_from,
+    ) = row[:16]
     return Record(
         run_id,
         model,
@@ -216,6 +219,7 @@ def record_from_row(row: Sequence[Any]) -> Record:
         reported_model,
         error,
         epoch,
+        cached_from,
     )
 
 

@@ -133,7 +133,38 @@ def _m2_judgements(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements)
+def _m3_response_cache(conn: sqlite3.Connection) -> None:
+    """The response cache shared by every run of the results folder: one reply per request key
+    (a hash of everything that decides the reply, `proctor.calling.cache_key`) and key owner (a
+    fingerprint of the API key, never the key), with the run that asked for it; and, on each
+    record, the run whose cached answer it is ("" when it was asked for its own run)."""
+    conn.execute(
+        """
+        CREATE TABLE response_cache (
+            key               TEXT NOT NULL,  -- sha256 of the canonical request
+            owner             TEXT NOT NULL,  -- fingerprint of the API key's owner; "" no key
+            model             TEXT NOT NULL,  -- the model string that asked
+            text              TEXT NOT NULL,
+            finish_reason     TEXT NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            latency_s         REAL NOT NULL,
+            reported_model    TEXT NOT NULL,
+            source_run        TEXT NOT NULL,  -- the run that asked (and paid)
+            source_sample     TEXT NOT NULL,
+            source_epoch      INTEGER NOT NULL,
+            created_at        TEXT NOT NULL,
+            last_used_at      TEXT NOT NULL,
+            hits              INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (key, owner)
+        )
+        """
+    )
+    conn.execute("CREATE INDEX response_cache_by_use ON response_cache (last_used_at)")
+    conn.execute("ALTER TABLE records ADD COLUMN cached_from TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements, _m3_response_cache)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
