@@ -118,7 +118,7 @@ def test_prune_forgets_and_the_next_run_asks_again(stub: StubHandle, tmp_path: P
     assert "pruned 0 cached answers" in kept and "10 left" in kept
     gone = proctor("cache", "prune", "--older-than", "0s", "-r", str(tmp_path)).stdout
     assert "pruned 10 cached answers" in gone
-    first, asked, _ = run(stub, tmp_path, "--limit", "10")
+    _, asked, _ = run(stub, tmp_path, "--limit", "10")
     assert asked == 10
     with RunStore.open(tmp_path) as store:
         assert len(store.list_runs()) == 2  # the runs keep their records
