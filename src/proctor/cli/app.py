@@ -15,6 +15,7 @@ from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.gate import gate_cmd
+from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
@@ -408,6 +409,7 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
 
 
 app.add_typer(cache_app, name="cache")
+app.add_typer(import_app, name="import")
 app.command(name="compare")(compare_cmd)
 app.command(name="gate")(gate_cmd)
 app.command(name="judge")(judge_cmd)

@@ -164,7 +164,34 @@ def _m3_response_cache(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE records ADD COLUMN cached_from TEXT NOT NULL DEFAULT ''")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_initial, _m2_judgements, _m3_response_cache)
+def _m4_imported_verdicts(conn: sqlite3.Connection) -> None:
+    """The verdicts of another harness on a run imported from its log (`proctor import`): a
+    second grader beside proctor's, one row per answer and grader of theirs."""
+    conn.execute(
+        """
+        CREATE TABLE imported_verdicts (
+            run_id      TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model       TEXT NOT NULL,
+            sample_id   TEXT NOT NULL,
+            epoch       INTEGER NOT NULL,
+            grader      TEXT NOT NULL,  -- e.g. "lm-eval strict-match exact_match"
+            outcome     TEXT NOT NULL CHECK (outcome IN ('correct', 'wrong', 'unscored')),
+            value       TEXT NOT NULL,  -- their value as logged ("1", "C", "P")
+            credit      REAL,           -- the value as they average it; NULL when they do not
+            extracted   TEXT NOT NULL,  -- what their extraction took from the reply
+            explanation TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, sample_id, epoch, grader)
+        )
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _m1_initial,
+    _m2_judgements,
+    _m3_response_cache,
+    _m4_imported_verdicts,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
