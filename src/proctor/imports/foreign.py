@@ -106,11 +106,6 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise DatasetError(str(path), None, None, f"not UTF-8 text (byte {e.start})") from None
 
 
-def obj(value: object) -> dict[str, Any]:
-    """A logged JSON object, or {} for anything else (a reader never trusts a log's shape)."""
-    return value if isinstance(value, dict) else {}
-
-
 def text_of(value: object) -> str:
     """A logged string, or the text parts of a logged message content list."""
     if isinstance(value, str):

@@ -29,11 +29,11 @@ from proctor.imports.foreign import (
     ForeignVerdict,
     check_size,
     gsm8k_sample,
-    obj,
     proctor_task_for,
     read_json,
     text_of,
 )
+from proctor.providers.http import json_object as obj
 from proctor.types import FinishReason, Sample, Usage
 
 LOG_VERSION = 2

@@ -29,11 +29,11 @@ from proctor.imports.foreign import (
     check_size,
     gsm8k_sample,
     jsonl_objects,
-    obj,
     proctor_task_for,
     read_json,
     text_of,
 )
+from proctor.providers.http import json_object as obj
 from proctor.types import Sample
 
 _NAME = re.compile(r"samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")

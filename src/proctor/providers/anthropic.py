@@ -15,7 +15,7 @@ ours; nothing else. System messages go to the top-level `system` field, as the A
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -30,6 +30,9 @@ from proctor.providers.http import (
     redacted,
 )
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
+
+if TYPE_CHECKING:
+    from proctor.providers.anthropic_batch import AnthropicBatches
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -83,6 +86,13 @@ class AnthropicProvider:
             raise redacted(e, self._secret) from e.__cause__
 
     async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        body = self.request_body(prompt, params)
+        resp, latency = await post_json(self._client, "messages", body, params.timeout_s)
+        raise_for_status(resp)
+        return _parse(resp, self._model, latency)
+
+    def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
+        """The Messages API body of one request (a batch request's `params` too)."""
         system = "\n\n".join(m.content for m in prompt.messages if m.role == "system")
         body: dict[str, Any] = {
             "model": self._model,
@@ -96,9 +106,13 @@ class AnthropicProvider:
         }
         if system:
             body["system"] = system
-        resp, latency = await post_json(self._client, "messages", body, params.timeout_s)
-        _raise_for_status(resp)
-        return _parse(resp, self._model, latency)
+        return body
+
+    def batches(self) -> AnthropicBatches:
+        """Anthropic's Message Batches API, for `proctor run --batch`."""
+        from proctor.providers.anthropic_batch import AnthropicBatches
+
+        return AnthropicBatches(self._client, self._model, self._secret, self.request_body)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -115,7 +129,7 @@ def _error(resp: HttpReply) -> tuple[str, str]:
     return "", str(data)[:_RAW]
 
 
-def _raise_for_status(resp: HttpReply) -> None:
+def raise_for_status(resp: HttpReply) -> None:
     code = resp.status_code
     if code < 400:
         return
@@ -136,8 +150,13 @@ def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
         data = resp.json()
     except ValueError as e:
         raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
+    return parse_message(data, model, latency, f"HTTP {resp.status_code}")
+
+
+def parse_message(data: object, model: str, latency: float, where: str) -> Completion:
+    """A Messages API reply (a response body, or a batch result's `message`) as a Completion."""
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        raise Transient(f"HTTP {resp.status_code}: response has no content blocks")
+        raise Transient(f"{where}: response has no content blocks")
     text = "".join(
         str(block.get("text") or "")
         for block in data["content"]

@@ -58,6 +58,12 @@ class HttpReply:
 class JsonClient(Protocol):
     async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply: ...
 
+    async def send(
+        self, method: str, path: str, content: bytes | None, content_type: str, timeout_s: float
+    ) -> HttpReply:
+        """Any request (a batch API's GET, a file upload); failures as `post`'s."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -113,13 +119,20 @@ class AiohttpJsonClient:
         return self._session
 
     async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply:
+        return await self.send("POST", path, encode_body(body), "application/json", timeout_s)
+
+    async def send(
+        self, method: str, path: str, content: bytes | None, content_type: str, timeout_s: float
+    ) -> HttpReply:
         session = self._get_session()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
+        headers = {"Content-Type": content_type} if content is not None else {}
         try:
-            async with session.post(
+            async with session.request(
+                method,
                 URL(self._root + path, encoded=True),
-                data=encode_body(body),
-                headers={"Content-Type": "application/json"},
+                data=content,
+                headers=headers,
                 timeout=timeout,
                 allow_redirects=False,
             ) as resp:
@@ -163,11 +176,18 @@ class HttpxJsonClient:
         )
 
     async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply:
+        return await self.send("POST", path, encode_body(body), "application/json", timeout_s)
+
+    async def send(
+        self, method: str, path: str, content: bytes | None, content_type: str, timeout_s: float
+    ) -> HttpReply:
+        headers = {"Content-Type": content_type} if content is not None else {}
         try:
-            resp = await self._client.post(
+            resp = await self._client.request(
+                method,
                 path,
-                content=encode_body(body),
-                headers={"Content-Type": "application/json"},
+                content=content,
+                headers=headers,
                 timeout=httpx.Timeout(timeout_s),
             )
         except httpx.TimeoutException as e:
@@ -195,6 +215,11 @@ async def post_json(
     start = time.perf_counter()
     reply = await client.post(path, body, timeout_s)
     return reply, time.perf_counter() - start
+
+
+def json_object(value: object) -> dict[str, Any]:
+    """A received JSON object, or {} for anything else: a reader never trusts a body's shape."""
+    return value if isinstance(value, dict) else {}
 
 
 def is_loopback(url: str) -> bool:

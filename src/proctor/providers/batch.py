@@ -1,0 +1,69 @@
+"""The providers' batch APIs (OpenAI's Batch API, Anthropic's Message Batches), as one small
+interface: submit many requests at once, ask how the batch is going, read its results.
+
+An adapter only translates (requests to the batch's wire format, results back to Completions or
+failure reasons) and classifies errors; when to submit, how often to poll, what a restart may
+submit again: all of that is `proctor.calling.batching`, once, for both."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+from proctor.types import Completion, GenerationParams, Prompt
+
+BatchEnd = Literal["completed", "expired", "cancelled", "failed"]
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    custom_id: str
+    """Ours; ^[A-Za-z0-9_-]{1,64}$ (what both APIs accept)."""
+    prompt: Prompt
+    params: GenerationParams
+
+
+@dataclass(frozen=True)
+class BatchState:
+    batch_id: str
+    ended: BatchEnd | None
+    """None while the provider is still working on it."""
+    done: int
+    total: int
+    detail: str = ""
+    """The provider's own word for its state ("in_progress", "finalizing", ...)."""
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    custom_id: str
+    completion: Completion | None
+    error: str = ""
+    """Why there is no completion (the provider's error, "expired", "cancelled")."""
+
+
+@runtime_checkable
+class BatchAPI(Protocol):
+    async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
+        """Submit one batch; its id. `token` is stored with it where the API allows (OpenAI's
+        metadata) or in its custom ids, so `find` can tell whether a submit went through."""
+        ...
+
+    async def find(self, token: str, size: int) -> str | None:
+        """The id of the batch submitted with `token` (of `size` requests), if the provider has
+        one: how a restart learns whether a submit it never heard back from went through."""
+        ...
+
+    async def state(self, batch_id: str) -> BatchState: ...
+
+    async def results(self, batch_id: str) -> list[BatchResult]:
+        """Every result the ended batch holds (succeeded and failed requests)."""
+        ...
+
+    async def cancel(self, batch_id: str) -> None: ...
+
+
+@runtime_checkable
+class BatchProvider(Protocol):
+    def batches(self) -> BatchAPI: ...
