@@ -13,11 +13,12 @@ import gc
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from proctor.calling.batching import BatchAnswer, BatchItem, BatchPolicy, ask_in_batches
 from proctor.calling.cache_key import CachePolicy, ModelKeyer, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
@@ -25,12 +26,14 @@ from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls, request_for
 from proctor.providers.base import Provider
-from proctor.providers.registry import make_provider
+from proctor.providers.batch import BatchProvider
+from proctor.providers.registry import make_provider, with_calculator
 from proctor.store import RunStore, new_run_id, response_cache
+from proctor.store.batches import StoreBatchLedger
 from proctor.store.response_cache import CacheEntry
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
-from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score
+from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
 
 OnResult = Callable[[str, Score], None]
 """Called after each stored answer with the model and its provisional grade (for progress)."""
@@ -64,6 +67,8 @@ class RunPlan:
     (`proctor.calling.cache_key`); every answer asked is remembered unless "off"."""
     cache_share_keys: bool = False
     """Reuse answers paid with another API key too (by default each key's owner has its own)."""
+    batch: BatchPolicy | None = None
+    """Ask through the providers' batch APIs (half price, hours not seconds); None: live calls."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,82 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
     }
     store.create_run(_run_info(plan, run_id), plan.samples, fp, config)
     return run_id, False
+
+
+def check_batchable(providers: Mapping[str, Provider]) -> None:
+    """Refuse --batch, before any call, for a model whose provider has no batch API."""
+    for model, provider in providers.items():
+        if with_calculator(model) or not isinstance(provider, BatchProvider):
+            raise ConfigError(
+                f"model {model!r} cannot be asked in batches: --batch needs openai/, "
+                "openai-compat/ (a server with the OpenAI Batch API) or anthropic/ models, "
+                "without tools"
+            )
+
+
+async def _ask_in_batches(
+    plan: RunPlan,
+    settings: AskSettings,
+    todo: Mapping[str, Sequence[tuple[Sample, int]]],
+    providers: Mapping[str, Provider],
+    commit: Callable[[Sequence[tuple[Record, Sample]]], Awaitable[None]],
+) -> dict[str, ModelCalls]:
+    """Every model's missing items through its provider's batch API (`calling.batching`); the
+    batches are remembered in the store through a connection of their own (the group commit
+    writes records from its thread)."""
+    assert plan.batch is not None
+    policy = plan.batch
+    calls: dict[str, ModelCalls] = {}
+    with RunStore.open(plan.results_dir) as own:
+        ledger = StoreBatchLedger(own, settings.run_id)
+
+        async def one(model: str) -> None:
+            provider = providers[model]
+            assert isinstance(provider, BatchProvider)
+            samples = {(s.id, e): s for s, e in todo[model]}
+            items = [
+                BatchItem(s.id, e, *request_for(settings, model, s, e)) for s, e in todo[model]
+            ]
+
+            async def on_answers(answers: Sequence[BatchAnswer]) -> None:
+                await commit([
+                    (_batch_record(settings, model, a), samples[(a.sample_id, a.epoch)])
+                    for a in answers if (a.sample_id, a.epoch) in samples
+                ])  # fmt: skip
+
+            stats = await ask_in_batches(provider.batches(), ledger, model, items, on_answers,
+                                         policy)  # fmt: skip
+            calls[model] = ModelCalls(
+                CallStats(
+                    calls=len(items),
+                    attempts=stats.requests_submitted,
+                    failures_by_type=dict(stats.failures_by_type),
+                )
+            )
+
+        async with asyncio.TaskGroup() as group:
+            for model in plan.models:
+                if todo.get(model):
+                    group.create_task(one(model))
+    return calls
+
+
+def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Record:
+    c = answer.result.completion
+    if c is None:
+        return Record(
+            run_id=settings.run_id, model=model, sample_id=answer.sample_id,
+            status="call_failed", text="", finish_reason="unknown", usage=Usage(),
+            latency_s=0.0, attempts=1, prompt_variant=settings.variant, lang=settings.lang,
+            error=f"BatchError: {answer.result.error}", epoch=answer.epoch,
+            batch_id=answer.batch_id,
+        )  # fmt: skip
+    return Record(
+        run_id=settings.run_id, model=model, sample_id=answer.sample_id, status="ok",
+        text=c.text, finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
+        attempts=1, prompt_variant=settings.variant, lang=settings.lang,
+        reported_model=c.model, epoch=answer.epoch, batch_id=answer.batch_id,
+    )  # fmt: skip
 
 
 def check_models(models: Sequence[str]) -> None:
@@ -349,11 +430,15 @@ async def execute(
             if resume is None:
                 # Build every provider before a run exists: a bad model string stores nothing.
                 built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                if plan.batch is not None:
+                    check_batchable(built)
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
                 built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                if plan.batch is not None:
+                    check_batchable(built)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
             settings = AskSettings(
                 run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
@@ -378,7 +463,10 @@ async def execute(
             deadline_hit = False
             calls: dict[str, ModelCalls] = {}
             try:
-                work = (executor or LocalExecutor()).run(settings, todo, built, sink.commit)
+                if plan.batch is not None:
+                    work = _ask_in_batches(plan, settings, todo, built, sink.commit)
+                else:
+                    work = (executor or LocalExecutor()).run(settings, todo, built, sink.commit)
                 remaining = None
                 if plan.deadline_s is not None:
                     remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))

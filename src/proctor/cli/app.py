@@ -148,6 +148,18 @@ def run(
             "--cache-share-keys", help="Reuse answers paid with another API key too."
         ),
     ] = False,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Ask through the providers' batch APIs (OpenAI Batch, Anthropic Message "
+            "Batches): batch prices, results within hours; a restart never submits twice.",
+        ),
+    ] = False,
+    batch_size: Annotated[int, typer.Option(help="Requests per batch with --batch.")] = 10_000,
+    batch_poll: Annotated[
+        float, typer.Option(help="Seconds before the first poll of a batch (then ×1.5, ≤ 300).")
+    ] = 5.0,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report."""
@@ -181,6 +193,15 @@ def run(
     from proctor.cli.cache import check_policy
 
     cache_policy = check_policy(cache)
+    batch_policy = None
+    if batch:
+        from proctor.calling.batching import BatchPolicy
+
+        if batch_size < 1 or batch_poll <= 0:
+            raise typer.BadParameter("--batch-size must be at least 1, --batch-poll above 0")
+        if executor != "local":
+            raise typer.BadParameter("--batch asks from this machine: drop --executor")
+        batch_policy = BatchPolicy(size=batch_size, first_poll_s=batch_poll)
     chosen = _executor(executor, ray_address, shard_size)
     price_table = load_price_table(prices)
     t = get_task(task or "arithmetic")
@@ -211,6 +232,7 @@ def run(
         deadline_s=deadline,
         cache=cache_policy,
         cache_share_keys=cache_share_keys,
+        batch=batch_policy,
     )
     if estimate:
         print_estimate(plan, price_table, console)

@@ -106,6 +106,8 @@ def print_costs(
     saved = []
     for m in ledger(items, table, [m.model for m in metrics.models]):
         money = "no price" if m.cost is None else f"${m.cost:,.4f}"
+        if m.batched:
+            money += f" ({m.batched:,} answers asked in batches, at the batch price)"
         parts.append(
             f"{label.get(m.model, m.model)}: {m.prompt_tokens:,} prompt + "
             f"{m.completion_tokens:,} completion tokens, {money}"

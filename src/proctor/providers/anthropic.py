@@ -23,6 +23,7 @@ from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Tr
 from proctor.providers.http import (
     _RAW,
     HttpReply,
+    is_loopback,
     json_client,
     parse_retry_after,
     parse_usage,
@@ -65,7 +66,7 @@ class AnthropicProvider:
         if api_key:
             headers["x-api-key"] = api_key
         self._client = json_client(
-            base_url, headers, transport=transport, trust_env=True,
+            base_url, headers, transport=transport, trust_env=not is_loopback(base_url),
             max_connections=max_concurrency * 2,
         )  # fmt: skip
 

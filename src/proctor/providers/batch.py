@@ -43,6 +43,17 @@ class BatchResult:
     """Why there is no completion (the provider's error, "expired", "cancelled")."""
 
 
+@dataclass(frozen=True)
+class LedgerBatch:
+    """A batch of a run as the store remembers it (`proctor.store.batches`)."""
+
+    token: str
+    batch_id: str
+    """"" while its submit has not been answered."""
+    requests: tuple[tuple[str, str, int], ...]
+    """(custom id, sample id, epoch) of each request in it."""
+
+
 @runtime_checkable
 class BatchAPI(Protocol):
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:

@@ -5,6 +5,7 @@
     openai-compat/NAME@URL             any /v1/chat/completions endpoint at base URL
     openai/NAME                        OpenAI's API
     anthropic/NAME                     Anthropic's Messages API
+    anthropic/NAME@URL                 the same API served at base URL (e.g. a test server)
     fake/const:TEXT                    a scripted reply, for trying the pipe without a model
     M+calculator                       model M with a calculator tool offered (function calling)
 
@@ -78,7 +79,14 @@ def parse_model(spec: str) -> ModelSpec:
     if kind == "openai":
         return ModelSpec(kind="openai", name=rest, base_url=OPENAI_BASE_URL)
     if kind == "anthropic":
-        return ModelSpec(kind="anthropic", name=rest)
+        # anthropic/NAME, or anthropic/NAME@URL: a server that speaks Anthropic's API elsewhere
+        name, at, url = rest.rpartition("@")
+        if not at:
+            return ModelSpec(kind="anthropic", name=rest)
+        parsed = urlparse(url)
+        if not name or parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ConfigError(f"bad model string {spec!r}: expected anthropic/NAME[@URL]")
+        return ModelSpec(kind="anthropic", name=name, base_url=url)
     if kind == "fake":
         return ModelSpec(kind="fake", name=rest)
     raise ConfigError(
@@ -116,6 +124,8 @@ def make_provider(model: str) -> Provider:
             raise ConfigError(
                 "anthropic/ models need a key in PROCTOR_API_KEY or ANTHROPIC_API_KEY"
             )
+        if spec.base_url:
+            return AnthropicProvider(model, spec.name, key, base_url=spec.base_url)
         return AnthropicProvider(model, spec.name, key)
     from proctor.providers.fake import FakeProvider, constant_reply
 

@@ -149,6 +149,7 @@ RECORD_COLUMNS = (
     "reported_model",
     "error",
     "cached_from",
+    "batch_id",
     "created_at",
 )
 
@@ -172,6 +173,7 @@ def record_to_row(record: Record, created_at: str) -> tuple[object, ...]:
         record.reported_model,
         record.error,
         record.cached_from,
+        record.batch_id,
         created_at,
     )
 
@@ -203,7 +205,8 @@ def record_from_row(row: Sequence[Any]) -> Record:
         reported_model,
         error,
         cached_from,
-    ) = row[:16]
+        batch_id,
+    ) = row[:17]
     return Record(
         run_id,
         model,
@@ -220,6 +223,7 @@ def record_from_row(row: Sequence[Any]) -> Record:
         error,
         epoch,
         cached_from,
+        batch_id,
     )
 
 

@@ -186,11 +186,38 @@ def _m4_imported_verdicts(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m5_provider_batches(conn: sqlite3.Connection) -> None:
+    """Batches submitted to a provider's batch API (`proctor run --batch`): one row per batch,
+    written before it is submitted (state "submitting", with the token sent along) and given the
+    provider's id as soon as the submit answers, so a run killed at any moment and started again
+    finds every batch it sent and submits none of its requests twice; and, on each record, the
+    batch it was asked in (its cost is the batch price)."""
+    conn.execute(
+        """
+        CREATE TABLE provider_batches (
+            run_id     TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model      TEXT NOT NULL,
+            token      TEXT NOT NULL,             -- ours, sent with the batch
+            batch_id   TEXT NOT NULL DEFAULT '',  -- the provider's; '' until the submit answered
+            requests   TEXT NOT NULL,             -- JSON [[custom_id, sample_id, epoch], ...]
+            state      TEXT NOT NULL
+                       CHECK (state IN ('submitting', 'submitted', 'collected', 'abandoned')),
+            detail     TEXT NOT NULL DEFAULT '',  -- how it ended, in words
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, token)
+        )
+        """
+    )
+    conn.execute("ALTER TABLE records ADD COLUMN batch_id TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
     _m3_response_cache,
     _m4_imported_verdicts,
+    _m5_provider_batches,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -297,6 +297,10 @@ class StubApp:
                 return
             await _send_bytes(send, 200, payload, [_JSON])
 
+    def reply_text(self, prompt: str) -> str:
+        """What the stub answers a prompt whose last user message is `prompt` (batches too)."""
+        return self._reply_text(prompt)
+
     def _reply_text(self, prompt: str) -> str:
         mode = self.config.answer_mode
         if mode == "echo":
