@@ -61,10 +61,27 @@ def test_killed_batch_run_submits_nothing_twice(tmp_path: Path, kind: str) -> No
     with run_stub(app=app) as stub:
         model = f"{kind}/stub@{stub.base_url}"
         cmd = [
-            sys.executable, "-m", "proctor", "run", "arithmetic", "--n", str(N), "--prompt", "A",
-            "-m", model, "--batch", "--batch-size", "250", "--batch-poll", "0.5",
-            "-r", str(results), "--prices", str(prices),
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "proctor",
+            "run",
+            "arithmetic",
+            "--n",
+            str(N),
+            "--prompt",
+            "A",
+            "-m",
+            model,
+            "--batch",
+            "--batch-size",
+            "250",
+            "--batch-poll",
+            "0.5",
+            "-r",
+            str(results),
+            "--prices",
+            str(prices),
+        ]
         log = (tmp_path / "first.log").open("wb")
         child = subprocess.Popen(cmd, env=env(), stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120

@@ -46,9 +46,19 @@ def run(stub: StubHandle, results: Path, *extra: str, **env: str) -> tuple[str, 
     """(run id, requests the stub got, stdout) of one `proctor run arithmetic --n 200`."""
     before = stub.stats().requests
     done = proctor(
-        "run", "arithmetic", "--n", "200", "-m", stub.model, "--prompt", "A",
-        "-r", str(results), *extra, **env,
-    )  # fmt: skip
+        "run",
+        "arithmetic",
+        "--n",
+        "200",
+        "-m",
+        stub.model,
+        "--prompt",
+        "A",
+        "-r",
+        str(results),
+        *extra,
+        **env,
+    )
     with RunStore.open(results) as store:
         run_id = store.list_runs()[0].run_id
     return run_id, stub.stats().requests - before, done.stdout
@@ -126,9 +136,21 @@ def test_prune_forgets_and_the_next_run_asks_again(stub: StubHandle, tmp_path: P
 
 def test_bad_cache_option_is_refused(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "proctor", "run", "arithmetic", "--cache", "sometimes",
-         "-r", str(tmp_path)],
-        env=child_env(), capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "proctor",
+            "run",
+            "arithmetic",
+            "--cache",
+            "sometimes",
+            "-r",
+            str(tmp_path),
+        ],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "sometimes" in done.stdout + done.stderr
     assert not (tmp_path / "proctor.db").exists()

@@ -27,9 +27,12 @@ def proctor(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update({"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
     return subprocess.run(
-        [sys.executable, "-m", "proctor", *args], env=env, capture_output=True, text=True,
+        [sys.executable, "-m", "proctor", *args],
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=300,
-    )  # fmt: skip
+    )
 
 
 def only_run(results: Path) -> str:
@@ -121,9 +124,12 @@ def test_inspect_log_is_imported_and_its_accuracy_reproduced(
 
 def test_a_zstandard_eval_log_is_refused_with_the_way_out(tmp_path: Path) -> None:
     done = proctor(
-        "import", "inspect", str(FIXTURES / "inspect-0.3.285_gsm8k_2epochs.eval"),
-        "-r", str(tmp_path),
-    )  # fmt: skip
+        "import",
+        "inspect",
+        str(FIXTURES / "inspect-0.3.285_gsm8k_2epochs.eval"),
+        "-r",
+        str(tmp_path),
+    )
     if sys.version_info >= (3, 14):
         assert done.returncode == 0, done.stderr
         return
