@@ -38,7 +38,8 @@ from proctor.score.judge import (
 )
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement, JudgementStatus
-from proctor.types import GenerationParams, Prompt, Record, Sample, Usage
+from proctor.tasks.registry import get_task
+from proctor.types import GenerationParams, Prompt, Record, Sample, Score, Usage
 
 REFERENCE = "reference"
 """The pairwise side that is the case's standard answer rather than a model."""
@@ -58,6 +59,9 @@ class JudgePlan:
     """How many times a reply without a valid verdict is asked again before "unscored"."""
     kinds: tuple[str, ...] | None = None
     """Case kinds (a sample's category) to judge; None: every one."""
+    undecided: bool = True
+    """Also judge, whatever its kind, every reply the task's rules left unscored (a hedged
+    summary point, a refusal that speculates): the judge is told why the rules could not."""
     pairwise: bool = False
     pair: tuple[str, str] | None = None
     """The two sides of a pairwise verdict; None: the run's two models, or its one model against
@@ -106,19 +110,26 @@ def _kind(sample: Sample) -> str:
     return sample.metadata.get("kind") or sample.category
 
 
+Grade = Callable[[Record, Sample], Score]
+
+
 def _pointwise_jobs(
-    samples: dict[str, Sample], records: Sequence[Record], plan: JudgePlan
+    samples: dict[str, Sample], records: Sequence[Record], plan: JudgePlan, grade: Grade | None
 ) -> tuple[list[_Job], int]:
     jobs: list[_Job] = []
     skipped = 0
     for r in records:
         sample = samples[r.sample_id]
-        if plan.kinds is not None and _kind(sample) not in plan.kinds:
+        undecided = ""
+        if grade is not None and r.status == "ok":
+            score = grade(r, sample)
+            undecided = score.explanation if score.outcome == "unscored" else ""
+        if plan.kinds is not None and _kind(sample) not in plan.kinds and not undecided:
             continue
         if r.status != "ok":
             skipped += 1
             continue
-        prompt = pointwise_prompt(sample, r.text)
+        prompt = pointwise_prompt(sample, r.text, undecided=undecided)
         jobs.append(_Job(r.model, sample, r.epoch, SINGLE, prompt))
     return jobs, skipped
 
@@ -256,7 +267,8 @@ async def judge_run(
             if plan.pairwise:
                 jobs, skipped = _pairwise_jobs(samples, records, info.models, plan)
             else:
-                jobs, skipped = _pointwise_jobs(samples, records, plan)
+                grade = get_task(info.task).grade if plan.undecided else None
+                jobs, skipped = _pointwise_jobs(samples, records, plan, grade)
             have = {
                 (j.model, j.sample_id, j.epoch, j.ordering)
                 for j in store.judgements(run_id, plan.judge)

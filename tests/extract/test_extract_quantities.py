@@ -138,6 +138,10 @@ def test_answers_table() -> None:
         ("5 tons", "5 t", "unknown"),
         ("35.7%", "0.357", "different"),
         ("$12.4 billion", "12.4 billion", "same"),
+        ("5 business days", "5 calendar days", "unknown"),
+        ("45 staff", "$45", "unknown"),
+        ("45 staff", "forty-five staff", "same"),
+        ("45 staff", "45 people", "unknown"),
     ],
 )
 def test_compare_quantities(first: str, second: str, agreement: str) -> None:

@@ -266,3 +266,24 @@ def test_run_with_judge_from_the_command_line(
     assert made == ["fake/const:a", "fake/const:judge"]
     assert "asked 4 (4 verdicts, 0 unscored, 0 failed calls)" in " ".join(result.output.split())
     assert "Judge fake/const:judge" in result.output
+
+
+def test_a_reply_the_rules_leave_unscored_is_judged_whatever_its_kind(
+    suite_path: Path, run_suite: RunSuite, tmp_path: Path
+) -> None:
+    """The judge is told to grade summaries only, but the refusal that speculates is unscored by
+    the rules, so it is judged too — with the rules' reason in the data."""
+    results = tmp_path / "results"
+    guessing = {**REPLIES, "ref": "The material does not say; it might be someone from sales."}
+    run_id = run_suite(suite_path, {"fake/a": guessing})
+    provider = FakeProvider("fake/judge", GOOD)
+    outcome = judge(results, run_id, provider, kinds=("summary",))
+    assert outcome.asked == 2
+    assert {j.sample_id for j in stored(results, run_id)} == {"sum", "ref"}
+    notes = [data_of(p)[0].get("why_the_rules_could_not_decide", "") for p in provider.prompts]
+    assert sorted(bool(n) for n in notes) == [False, True]
+    assert any("guesses ('might')" in n for n in notes)
+    other = tmp_path / "other"
+    run_id = run_suite(suite_path, {"fake/a": guessing}, results=other)
+    judge(other, run_id, FakeProvider("fake/judge", GOOD), kinds=("summary",), undecided=False)
+    assert {j.sample_id for j in stored(other, run_id)} == {"sum"}

@@ -198,3 +198,23 @@ def test_version_in_a_git_repository(tmp_path: Path) -> None:
     config = tmp_path / "team.toml"
     config.write_text("", encoding="utf-8")
     assert suite_version([path, config]).git_note == "not committed"
+
+
+def test_a_refusal_phrase_from_the_config_counts_for_every_case(tmp_path: Path) -> None:
+    from proctor.tasks.suite import grade
+    from proctor.types import Record, Usage
+
+    path = tmp_path / "team.csv"
+    path.write_text(
+        "id,kind,material,question\nf,refusal,会议在周五。,几点开会？\n", encoding="utf-8"
+    )
+    reply = "按规定不予回答。"
+
+    def verdict() -> str:
+        (sample,) = load_suite(path).samples
+        record = Record("r", "m", "f", "ok", reply, "stop", Usage(), 0.0, 1, "suite", "zh")
+        return grade(record, sample).outcome
+
+    assert verdict() == "wrong"  # not a phrasing proctor knows
+    (tmp_path / "team.toml").write_text('refusal_phrases = ["不予回答"]\n', encoding="utf-8")
+    assert verdict() == "correct"

@@ -337,6 +337,8 @@ def _suffixes(t: str, n: Atom) -> None:
         n.value, n.step = n.value + n.scale / 2, n.scale / 2
     if t.startswith("成", pos) and not t.startswith(_CHENG_WORDS, pos):
         n.value, n.step, n.unit, pos = n.value * 10, n.step * 10, PERCENT, pos + 1
+        if n.high is None and t.startswith("半", pos):
+            n.value, n.step, pos = n.value + 5, Fraction(5), pos + 1  # 八成半 = 85 %
     else:
         pos = _unit(t, n, pos)
     if m := _HEDGE_AFTER.match(t, pos):

@@ -218,7 +218,7 @@ def number_atoms(t: str, claimed: bytearray, fixed: list[Form]) -> list[Atom]:
             if free(claimed, m.start(), m.end()):
                 claim(claimed, m.start(), m.end())
                 found.append(_digits(m))
-    if any(c in CN_NUMERAL_CHARS or c == "几" for c in t):
+    if any(c in CN_NUMERAL_CHARS or c in "几半" for c in t):
         found.extend(_chinese(t, claimed))
     if any(c.isalpha() and c.isascii() for c in t):
         found.extend(_english(t, claimed))
@@ -310,7 +310,20 @@ def _chinese(t: str, claimed: bytearray) -> list[Atom]:
         if n is not None:
             claim(claimed, n.start, n.end)
             found.append(n)
+    for m in _CN_HALF.finditer(t):
+        if free(claimed, m.start(), m.end()):
+            claim(claimed, m.start(), m.end())
+            found.append(Atom(m.start(), m.end(), Fraction(1, 2), Fraction(1, 2), words=True,
+                              needs_unit=True))  # fmt: skip
     return found
+
+
+_CN_HALF = re.compile(
+    r"(?<![零〇一二三四五六七八九十两百千万亿个多上下大前后])半(?!成|导|径|岛|球|数|年报|年度)"
+)
+"""半 alone before a unit is a half ("半天", "半个月"); after a numeral it belongs to that number
+("一个半小时"); without a unit, in 上半年/下半年/大半年 and in words (半成品, 半导体, 半年报) it is
+no number."""
 
 
 def _after_digits(t: str, start: int) -> bool:

@@ -419,9 +419,18 @@ def compare_quantities(first: Quantity, second: Quantity, rel_tolerance: float =
     relative tolerance: a number inside a range agrees with it, one outside does not; two
     overlapping but different ranges are "unknown"; a unit that converts to the other by no
     fixed factor is "unknown", another dimension or currency is "different"; a unit missing on
-    one side is taken to be the other's."""
+    one side is taken to be the other's, but a word the unit table does not know is no missing
+    unit: "5 calendar days" against "5 business days", or "45 staff" against "$45", is
+    "unknown"."""
     if not (first.is_quantity and second.is_quantity):
         return Comparison("unknown", "not both quantities")
+    for a, b in ((first, second), (second, first)):
+        other_word = (b.unknown_unit or a.unknown_unit).casefold()
+        if a.unknown_unit and (b.unit is not None or other_word != a.unknown_unit.casefold()):
+            return Comparison(
+                "unknown",
+                f"{a.text!r} is followed by {a.unknown_unit!r}, a unit the table does not know",
+            )
     if first.unit is not None and second.unit is not None:
         if first.unit.ambiguous or second.unit.ambiguous:
             return Comparison("unknown", "an ambiguous unit")

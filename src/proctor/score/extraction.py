@@ -9,7 +9,13 @@ values — the "valid JSON" rate of a model.
 Match modes, per case or per key: `exact` — the value equals the expected one after folding
 (Unicode NFKC, case, spaces, a trailing full stop); `contains` — the value contains the expected
 one as a phrase. In both modes a value that holds the expected answer and also a different one
-fails as `conflicting_value`: "contains" is not a licence to list every candidate.
+fails as `conflicting_value`: "contains" is not a licence to list every candidate. Besides the
+case's listed wrong values, a second number, date or time (read by the one reader of
+quantities), a second option after a separator ("或", "/", "、", " or "), an alternative after a
+marker ("not", "previously", "later", "原为", "而非", "改为") and another name the material gives
+listed beside the expected one ("Anna Berg and Mark Olsen", "王丽和李强"; not the context in "BA
+117 from London") are conflicts; the expected date written with its year
+("2024年6月15日" for 6月15日) is the same value.
 
 The value-type rule is a contract about JSON types: a field the case declares a number must be a
 JSON number, so "299元" is a string here. It is not the rule for answers in words (the structured
@@ -26,8 +32,9 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from proctor.extract.json_reply import JsonReply, first_json_object, read_json_reply
-from proctor.extract.normalize import clean_text, find_numbers, parse_number
-from proctor.extract.phrases import contains_phrase, fold, specific_numbers
+from proctor.extract.names import names_in
+from proctor.extract.normalize import parse_number
+from proctor.extract.phrases import contains_phrase, find_phrase, fold, same_quantity, stated
 from proctor.types import FinishReason, Score
 
 MatchMode = Literal["exact", "contains"]
@@ -51,8 +58,57 @@ RULES: dict[str, str] = {
 }
 
 _TRAILING = " 。.;；,，!！"
+_CALENDAR = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+"""Capitalised words of dates: part of a date value, not a second name."""
+_JOINER = re.compile(
+    r"[\s,，、;；/&|()（）+]*(?:and|or|plus|和|与|及|以及|或|或者|还有|跟|同)?[\s,，、;；/&|()（）+]*",
+    re.IGNORECASE,
+)
 _PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _ALTERNATIVES = ("或者", "还是", "或", " or ", "/", "|", "；", ";", "、", " and/or ")
+_ALTERNATIVE_MARKER = re.compile(
+    r"(?P<marker>\b(?:or|not|previously|formerly|originally|earlier|before|instead of|rather than|"
+    r"was|were|vs\.?|versus|replacing|replaced|changed from|moved from|old|later|then|now|"
+    r"changed to|moved to|updated to|afterwards)\b"
+    r"|原为|原定|原来|原先|原|曾为|曾经|曾|而非|而不是|不是|并非|之前|此前|以前|旧|改自|取代|"
+    r"改为|改成|后改|后来|现为|现在|变更为)"
+    r"(?P<what>[^()（）]*[^\W_][^()（）]*)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -78,25 +134,56 @@ def _show(value: Any) -> str:
 
 
 def _without(got: str, expected: str) -> str:
-    """`got` with every occurrence of `expected` taken out (spaces ignored, as in matching, when
-    `expected` has no Latin letters), so the numbers left are the ones it adds."""
-    folded, want = fold(got), fold(expected)
-    if not re.search("[a-z]", want):
-        folded, want = folded.replace(" ", ""), want.replace(" ", "")
-    return folded.replace(want, " ") if want else folded
+    """`got` with every occurrence of `expected` replaced by a space, so that what is left is
+    what it adds (cut in the original text: "55812 (not 58812)" leaves " (not 58812)")."""
+    rest, last = [], 0
+    for a, b in find_phrase(got, expected):
+        rest.append(got[last:a])
+        last = b
+    rest.append(got[last:])
+    return " ".join(rest)
+
+
+def _other_quantities(got: str, expected: str) -> list[tuple[str, str]]:
+    """(kind, text) of each number, range, date or time `got` states besides the expected value:
+    one that overlaps where `got` holds the expected value is that value, written more fully
+    ("2024年6月15日" for 6月15日), and one equal to a value of `expected` is no other value."""
+    spans = find_phrase(got, expected)
+    wanted = stated(expected)
+    others: list[tuple[str, str]] = []
+    for q in stated(got):
+        if any(a < q.end and q.start < b for a, b in spans):
+            continue
+        if any(same_quantity(w, q) for w in wanted):
+            continue
+        others.append(("number" if q.kind in ("number", "range") else q.kind, q.text))
+    return list(dict.fromkeys(others))
+
+
+def _joined(got: str, expected: str, name: str) -> bool:
+    """Whether `got` lists `name` beside `expected`, joined only by punctuation or a word such as
+    "and", "or", "和", "或" ("Anna Berg and Mark Olsen", "王丽、李强"; not "BA 117 from London")."""
+    if contains_phrase(name, expected):
+        return False
+    for a, b in find_phrase(got, expected):
+        for c, d in find_phrase(got, name):
+            between = got[b:c] if c >= b else got[d:a] if d <= a else None
+            if between is not None and _JOINER.fullmatch(between):
+                return True
+    return False
 
 
 def _string_conflicts(got: str, expected: str, listed: Sequence[str]) -> list[str]:
-    """What else `got` holds besides `expected`, when it contains it."""
+    """What else `got` holds besides `expected`, when it contains it: a listed wrong value, a
+    second number, a second option after a separator, or an alternative after a marker such as
+    "not", "previously", "原为" ("Lisbon (previously Madrid)", "杭州，而非上海")."""
     found = [
         f"the listed wrong value {_show(c)}"
         for c in listed
         if contains_phrase(got, c) and not contains_phrase(expected, c)
     ]
-    wanted = set(specific_numbers(expected))
-    if wanted:
-        extra = [n for n in specific_numbers(_without(got, expected)) if n not in wanted]
-        found += [f"the number {n}" for n in dict.fromkeys(extra)]
+    rest = _without(got, expected)
+    found += [f"the {kind} {text}" for kind, text in _other_quantities(got, expected)]
     folded, folded_expected = fold(got), fold(expected)
     separators = [s for s in _ALTERNATIVES if s not in folded_expected]
     if separators:
@@ -106,6 +193,11 @@ def _string_conflicts(got: str, expected: str, listed: Sequence[str]) -> list[st
         if len(parts) > 1:
             others = [p for p in parts if not contains_phrase(p, expected)]
             found += [f"the alternative {_show(p)}" for p in others]
+    if not any(f.startswith("the alternative") for f in found):
+        marked = _ALTERNATIVE_MARKER.search(rest)
+        if marked is not None and marked.group("what").strip(_TRAILING + "()（）"):
+            what = marked.group("what").strip(_TRAILING + "()（） ")
+            found.append(f"the alternative {_show(what)} ({marked.group('marker').strip()!r})")
     return found
 
 
@@ -152,7 +244,7 @@ def _check_number(path: str, expected: float | int, got: Any) -> list[Problem]:
         token = parse_number(got) if _PLAIN_NUMBER.fullmatch(got.strip()) else None
         if token is not None and token.value == want:
             why = "a number written as a string"
-        elif any(t.value == want for _, _, t in find_numbers(clean_text(got))):
+        elif any(q.kind == "number" and q.value == want for q in stated(got)):
             why = "a number with a unit or words is a string, not a number"
         else:
             why = "a string"
@@ -274,6 +366,35 @@ class JsonFieldsMatch:
     """Key → match mode; "*" is the default for keys not named."""
     conflicts: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """Key → known wrong values (e.g. other names in the material) that must not appear."""
+    material: str = ""
+    """The case's material: a value that holds, besides the expected one, another name the
+    material gives ("Anna Berg and Mark Olsen", "王丽和李强") holds a conflicting value."""
+
+    def _name_conflicts(
+        self, value: Mapping[str, Any], problems: Sequence[Problem]
+    ) -> list[Problem]:
+        names = [n.text for n in names_in(self.material) if n.text.casefold() not in _CALENDAR]
+        if not names:
+            return []
+        found: list[Problem] = []
+        for key, want in self.expected.items():
+            got = value.get(key)
+            if not (isinstance(want, str) and isinstance(got, str)) or not contains_phrase(
+                got, want
+            ):
+                continue
+            if any(p.message.startswith(f"{key}:") for p in problems):
+                continue
+            others = [n for n in names if _joined(got, want, n) and not contains_phrase(want, n)]
+            if others:
+                found.append(
+                    Problem(
+                        "conflicting_value",
+                        f"{key}: {_show(got)} holds the expected {_show(want)} but also "
+                        + ", ".join(f"the name {_show(n)} (from the material)" for n in others),
+                    )
+                )
+        return found
 
     def __call__(self, text: str, finish_reason: FinishReason) -> Score:
         reply = read_json_reply(text)
@@ -282,6 +403,7 @@ class JsonFieldsMatch:
                 return Score("truncated", "truncated_json", f"cut off by max_tokens: {reply.error}")
             return Score("wrong", "json_invalid", reply.error + self._lenient_note(text))
         problems = check_object(self.expected, reply.value, self.modes, self.conflicts)
+        problems += self._name_conflicts(reply.value, problems)
         duplicates = _duplicate_problems(reply)
         if duplicates:
             # A key written twice is one conflict, not also a mismatch of whichever value the

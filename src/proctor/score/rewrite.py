@@ -8,6 +8,7 @@ constraints broken ("ok" when none), so repeated replies that break the same one
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,13 +22,25 @@ RULES: dict[str, str] = {
     "too_long": "The whole reply may be at most max_length long (same count).",
     "too_short": "The whole reply must be at least min_length long (same count).",
     "required_word_missing": "Every required word must appear in the reply.",
-    "forbidden_word": "No forbidden word may appear in the reply.",
+    "forbidden_word": "No forbidden word may appear in the reply (an English word in any"
+    " inflected form: 'guarantee' forbids 'guaranteed').",
     "truncated_rewrite": "The reply hit max_tokens, so it is not a finished rewrite.",
     "empty_rewrite": "The reply has no text to check.",
     "constraints_met": "Every checkable constraint holds; style and meaning are for the judge.",
 }
 
 _SHOWN = 24
+_INFLECTIONS = ("s", "es", "d", "ed", "ing", "er", "ers")
+_ONE_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def forms(word: str) -> list[str]:
+    """A forbidden word and, for one English word, its inflected forms ("guarantee" also forbids
+    "guarantees", "guaranteed"): for a forbidden word, counting more forms is the safe side."""
+    if not _ONE_WORD.fullmatch(word):
+        return [word]
+    stem = word[:-1] if word.endswith("e") else word
+    return [word, *(word + i for i in _INFLECTIONS), *(stem + i for i in ("ed", "ing", "er"))]
 
 
 def _short(text: str) -> str:
@@ -73,7 +86,7 @@ class RewriteConstraints:
         missing = [w for w in self.required if not contains_phrase(text, w)]
         if missing:
             broken.append(("required_word_missing", "missing " + ", ".join(map(repr, missing))))
-        banned = [w for w in self.forbidden if contains_phrase(text, w)]
+        banned = [w for w in self.forbidden if any(contains_phrase(text, f) for f in forms(w))]
         if banned:
             broken.append(("forbidden_word", "uses " + ", ".join(map(repr, banned))))
         longest = max(sentence_length(s) for s in sentences)

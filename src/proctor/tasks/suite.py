@@ -8,9 +8,12 @@ extract  per kind: the reply's JSON object (extraction); the reply's text (the o
 score    dispatched on the case's kind; everything it needs is stored in `Sample.metadata`, so
          a stored run is re-graded without the suite file:
            extraction  JsonFieldsMatch   (valid JSON, same keys, values equal/contain, no conflict)
-           summary     RequiredPoints    (required points present, forbidden ones absent)
+           summary     RequiredPoints    (required points stated as the material states them,
+                                          forbidden ones not asserted; undecidable: unscored)
            rewrite     RewriteConstraints (sentence length, total length, required/forbidden words)
-           refusal     RefusalCheck      (says the material lacks it, invents no number or fact)
+           refusal     RefusalCheck      (says the material lacks it; no number or name the
+                                          material does not hold; a bare guess: unscored)
+         replies the rules leave unscored go to the judge when the run has one
 metrics  accuracy by kind (the category), consistency over repeated replies, judge scores
 """
 
@@ -33,7 +36,8 @@ from proctor.suites.loader import load_suite
 from proctor.tasks.base import Dataset, Task
 from proctor.types import FinishReason, Message, Prompt, Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
+"""2: summary points as claims, refusals against the material, the shared number reader."""
 VARIANT = "suite"
 
 Scorer = Callable[[str, FinishReason], Score]
@@ -77,9 +81,12 @@ def scorer_for(spec: CaseSpec) -> Scorer:
             expected=dict(spec.expected or {}),
             modes=cast(dict[str, MatchMode], dict(spec.match) or {"*": "exact"}),
             conflicts=dict(spec.conflicts),
+            material=spec.material,
         )
     if spec.kind == "summary":
-        return RequiredPoints(required=spec.points, forbidden=spec.forbidden)
+        return RequiredPoints(
+            required=spec.points, forbidden=spec.forbidden, material=spec.material
+        )
     if spec.kind == "rewrite":
         c = spec.constraints
         return RewriteConstraints(
@@ -94,6 +101,7 @@ def scorer_for(spec: CaseSpec) -> Scorer:
         phrases=(*REFUSAL_PHRASES, *spec.phrases),
         invented=tuple(w for point in spec.forbidden for w in point),
         allowed=tuple(spec.allowed),
+        material=spec.material,
     )
 
 
