@@ -14,12 +14,20 @@ from typing import Any
 
 from proctor.errors import ProviderError, Transient
 from proctor.providers.anthropic import parse_message, raise_for_status
-from proctor.providers.batch import BatchEnd, BatchRequest, BatchResult, BatchState
-from proctor.providers.http import JsonClient, encode_body, json_object, redacted
+from proctor.providers.batch import (
+    BatchEnd,
+    BatchRequest,
+    BatchResult,
+    BatchState,
+    batch_call,
+    count,
+    created_id,
+    failure,
+)
+from proctor.providers.http import JsonClient, encode_body, json_object
 from proctor.types import GenerationParams, Prompt
 
 BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
-_TIMEOUT_S = 120.0
 _LIST_PAGES = 20
 
 
@@ -31,17 +39,15 @@ class AnthropicBatches:
         self._body_of = body_of
 
     async def _call(self, method: str, path: str, content: bytes | None = None) -> Any:
-        try:
-            resp = await self._client.send(method, path, content, "application/json", _TIMEOUT_S)
-            raise_for_status(resp)
-        except ProviderError as e:
-            raise redacted(e, self._secret) from e.__cause__
-        if path.endswith("/results"):
-            return resp.text
-        try:
-            return resp.json()
-        except ValueError as e:
-            raise Transient(f"{method} {path}: HTTP {resp.status_code}: body is not JSON") from e
+        return await batch_call(
+            self._client,
+            self._secret,
+            raise_for_status,
+            method,
+            path,
+            content,
+            text=path.endswith("/results"),
+        )
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
         body = {
@@ -51,9 +57,7 @@ class AnthropicBatches:
             ]
         }
         batch = await self._call("POST", "messages/batches", encode_body(body))
-        batch_id = batch.get("id") if isinstance(batch, dict) else None
-        if not isinstance(batch_id, str):
-            raise Transient("the batch create gave no batch id")
+        batch_id = created_id(batch)
         return batch_id
 
     async def find(self, token: str, size: int) -> str | None:
@@ -84,15 +88,15 @@ class AnthropicBatches:
             raise Transient(f"batch {batch_id}: the state is not an object")
         counts = json_object(batch.get("request_counts"))
         status = str(batch.get("processing_status"))
-        processing = _int(counts.get("processing"))
+        processing = count(counts.get("processing"))
         total = _total(batch)
         ended: BatchEnd | None = None
         if status == "ended":
             ended = (
                 "expired"
-                if _int(counts.get("expired"))
+                if count(counts.get("expired"))
                 else "cancelled"
-                if _int(counts.get("canceled"))
+                if count(counts.get("canceled"))
                 else "completed"
             )
         return BatchState(batch_id, ended, total - processing, total, status)
@@ -124,15 +128,10 @@ class AnthropicBatches:
             reason = f"{inner.get('type') or 'error'}: {inner.get('message') or ''}"
         else:
             reason = f"the request was {kind} before it was processed"
-        clean = reason.replace(self._secret, "[redacted]") if self._secret else reason
-        return BatchResult(custom_id, None, clean[:400])
+        return failure(custom_id, reason, self._secret)
 
     async def cancel(self, batch_id: str) -> None:
         await self._call("POST", f"messages/batches/{batch_id}/cancel", b"{}")
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _total(batch: dict[str, Any]) -> int:
@@ -140,4 +139,4 @@ def _total(batch: dict[str, Any]) -> int:
     if not isinstance(counts, dict):
         return 0
     keys = ("processing", "succeeded", "errored", "canceled", "expired")
-    return sum(_int(counts.get(k)) for k in keys)
+    return sum(count(counts.get(k)) for k in keys)

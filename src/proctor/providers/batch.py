@@ -7,11 +7,16 @@ submit again: all of that is `proctor.calling.batching`, once, for both."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
+from proctor.errors import ProviderError, Transient
+from proctor.providers.http import HttpReply, JsonClient, redacted
 from proctor.types import Completion, GenerationParams, Prompt
+
+BATCH_TIMEOUT_S = 120.0
+"""Per request of a batch API (an upload of 10,000 requests takes a while)."""
 
 BatchEnd = Literal["completed", "expired", "cancelled", "failed"]
 
@@ -78,3 +83,48 @@ class BatchAPI(Protocol):
 @runtime_checkable
 class BatchProvider(Protocol):
     def batches(self) -> BatchAPI: ...
+
+
+async def batch_call(
+    client: JsonClient,
+    secret: str,
+    check: Callable[[HttpReply], None],
+    method: str,
+    path: str,
+    content: bytes | None = None,
+    content_type: str = "application/json",
+    *,
+    text: bool = False,
+) -> Any:
+    """One request of a batch API: the reply's JSON (its text with `text`), errors classified by
+    the adapter's `check` and the key redacted from them."""
+    try:
+        resp = await client.send(method, path, content, content_type, BATCH_TIMEOUT_S)
+        check(resp)
+    except ProviderError as e:
+        raise redacted(e, secret) from e.__cause__
+    if text:
+        return resp.text
+    try:
+        return resp.json()
+    except ValueError as e:
+        raise Transient(f"{method} {path}: HTTP {resp.status_code}: body is not JSON") from e
+
+
+def created_id(reply: object) -> str:
+    """The id of a batch (or file) a create answered with; Transient when it holds none."""
+    found = reply.get("id") if isinstance(reply, dict) else None
+    if not isinstance(found, str):
+        raise Transient("the batch API answered a create without an id")
+    return found
+
+
+def count(value: object) -> int:
+    """A count from a batch's request counts; anything else is 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def failure(custom_id: str, reason: str, secret: str) -> BatchResult:
+    """A request's failure, its reason cut and the key redacted (servers echo what they got)."""
+    clean = reason.replace(secret, "[redacted]") if secret else reason
+    return BatchResult(custom_id, None, clean[:400])

@@ -12,8 +12,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from proctor.errors import ProviderError, Transient
-from proctor.providers.batch import BatchEnd, BatchRequest, BatchResult, BatchState
-from proctor.providers.http import JsonClient, encode_body, json_object, redacted
+from proctor.providers.batch import (
+    BatchEnd,
+    BatchRequest,
+    BatchResult,
+    BatchState,
+    batch_call,
+    count,
+    created_id,
+    failure,
+)
+from proctor.providers.http import JsonClient, encode_body, json_object
 from proctor.providers.openai_compat import parse_completion, raise_for_status
 from proctor.types import GenerationParams, Prompt
 
@@ -25,7 +34,6 @@ _ENDED: dict[str, BatchEnd] = {
     "cancelled": "cancelled",
     "failed": "failed",
 }
-_TIMEOUT_S = 120.0
 _LIST_PAGES = 20
 
 
@@ -36,19 +44,23 @@ class OpenAIBatches:
         self._secret = secret
         self._body_of = body_of
 
-    async def _call(self, method: str, path: str, content: bytes | None = None,
-                    content_type: str = "application/json") -> Any:  # fmt: skip
-        try:
-            resp = await self._client.send(method, path, content, content_type, _TIMEOUT_S)
-            raise_for_status(resp)
-        except ProviderError as e:
-            raise redacted(e, self._secret) from e.__cause__
-        if path.endswith("/content"):
-            return resp.text
-        try:
-            return resp.json()
-        except ValueError as e:
-            raise Transient(f"{method} {path}: HTTP {resp.status_code}: body is not JSON") from e
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None = None,
+        content_type: str = "application/json",
+    ) -> Any:
+        return await batch_call(
+            self._client,
+            self._secret,
+            raise_for_status,
+            method,
+            path,
+            content,
+            content_type,
+            text=path.endswith("/content"),
+        )
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
         lines = [
@@ -75,9 +87,7 @@ class OpenAIBatches:
         uploaded = await self._call(
             "POST", "files", form, f"multipart/form-data; boundary={boundary}"
         )
-        file_id = uploaded.get("id") if isinstance(uploaded, dict) else None
-        if not isinstance(file_id, str):
-            raise Transient("the file upload gave no file id")
+        file_id = created_id(uploaded)
         batch = await self._call(
             "POST",
             "batches",
@@ -90,9 +100,7 @@ class OpenAIBatches:
                 }
             ),
         )
-        batch_id = batch.get("id") if isinstance(batch, dict) else None
-        if not isinstance(batch_id, str):
-            raise Transient("the batch create gave no batch id")
+        batch_id = created_id(batch)
         return batch_id
 
     async def find(self, token: str, size: int) -> str | None:
@@ -119,8 +127,8 @@ class OpenAIBatches:
             raise Transient(f"batch {batch_id}: the state is not an object")
         status = str(batch.get("status"))
         counts = json_object(batch.get("request_counts"))
-        done = _int(counts.get("completed")) + _int(counts.get("failed"))
-        return BatchState(batch_id, _ENDED.get(status), done, _int(counts.get("total")), status)
+        done = count(counts.get("completed")) + count(counts.get("failed"))
+        return BatchState(batch_id, _ENDED.get(status), done, count(counts.get("total")), status)
 
     async def results(self, batch_id: str) -> list[BatchResult]:
         batch = await self._call("GET", f"batches/{batch_id}")
@@ -158,12 +166,7 @@ class OpenAIBatches:
             reason = f"HTTP {status}: {body['error'].get('message') or ''}"
         else:
             reason = f"HTTP {status}: no result"
-        clean = reason.replace(self._secret, "[redacted]") if self._secret else reason
-        return BatchResult(custom_id, None, clean[:400])
+        return failure(custom_id, reason, self._secret)
 
     async def cancel(self, batch_id: str) -> None:
         await self._call("POST", f"batches/{batch_id}/cancel", b"{}")
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
