@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from proctor.calling.batching import BatchAnswer, BatchItem, BatchPolicy, ask_in_batches
-from proctor.calling.cache_key import CachePolicy, ModelKeyer, key_owner, reuses
+from proctor.calling.cache_key import CachePolicy, ModelKeyer, cacheable, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
@@ -346,7 +346,7 @@ _Keys = dict[tuple[str, str, int], tuple[str, str]]
 def _cache_keys(settings: AskSettings, todo: Mapping[str, Sequence[tuple[Sample, int]]]) -> _Keys:
     keys: _Keys = {}
     for model, items in todo.items():
-        if not items:
+        if not items or not cacheable(model):
             continue
         keyer, owner = ModelKeyer.of(model), key_owner(model)
         for sample, epoch in items:
@@ -367,6 +367,9 @@ def _reuse_cached(
     left: dict[str, list[tuple[Sample, int]]] = {}
     reused: dict[str, int] = {}
     for model, items in todo.items():
+        if not all((model, s.id, e) in keys for s, e in items):
+            left[model] = list(items)  # not cacheable: asked as always
+            continue
         wanted = [keys[(model, s.id, e)] for s, e in items]
         owner = wanted[0][1] if wanted else ""
         found = response_cache.lookup(store, [k for k, _ in wanted], owner, any_owner=any_owner)

