@@ -8,7 +8,9 @@ ProctorError
     ├── RateLimited      429; may carry the server's Retry-After
     ├── Transient        timeouts, connection errors, 5xx, malformed bodies
     ├── AuthError        401/403: retrying cannot help
-    └── BadRequest       4xx other than the above: retrying cannot help
+    ├── BadRequest       4xx other than the above: retrying cannot help
+    └── BadReply         a reply that cannot be accepted: larger than the size cap, nested
+                         too deep; asking again would only fetch it again
 """
 
 from __future__ import annotations
@@ -64,4 +66,8 @@ class AuthError(ProviderError):
 
 
 class BadRequest(ProviderError):
+    retryable = False
+
+
+class BadReply(ProviderError):
     retryable = False

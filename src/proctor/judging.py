@@ -207,7 +207,8 @@ async def _ask(caller: ModelCaller, run_id: str, job: _Job, plan: JudgePlan) -> 
     read = _reader(job.pairwise)
     prompt = job.prompt
     replies: list[str] = []
-    prompt_tokens = completion_tokens = calls = 0
+    calls = 0
+    usage = Usage()
     latency = 0.0
     error = ""
     status: JudgementStatus = "unscored"
@@ -221,8 +222,7 @@ async def _ask(caller: ModelCaller, run_id: str, job: _Job, plan: JudgePlan) -> 
             break
         completion = result.completion
         calls += result.attempts
-        prompt_tokens += completion.usage.prompt_tokens
-        completion_tokens += completion.usage.completion_tokens
+        usage = usage.plus(completion.usage)
         latency += completion.latency_s
         replies.append(completion.text)
         reading = read(completion.text)
@@ -247,7 +247,7 @@ async def _ask(caller: ModelCaller, run_id: str, job: _Job, plan: JudgePlan) -> 
         rubric=job.prompt.variant,
         attempts=calls,
         error=error,
-        usage=Usage(prompt_tokens, completion_tokens),
+        usage=usage,
         latency_s=latency,
     )
 

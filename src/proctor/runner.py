@@ -9,6 +9,7 @@ nothing twice. `grade_run` re-enters after the store and never calls a model."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import hashlib
 import json
@@ -23,17 +24,18 @@ from proctor.calling.cache_key import CachePolicy, ModelKeyer, cacheable, key_ow
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, ProctorError, StoreError
 from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls, request_for
-from proctor.providers.base import Provider
+from proctor.providers.base import Provider, supports_tools
 from proctor.providers.batch import BatchProvider
-from proctor.providers.registry import make_provider, with_calculator
+from proctor.providers.registry import bare_model, make_provider, with_calculator
 from proctor.store import RunStore, new_run_id, response_cache
 from proctor.store.batches import StoreBatchLedger
 from proctor.store.response_cache import CacheEntry
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
+from proctor.untrusted import repair_text
 
 OnResult = Callable[[str, Score], None]
 """Called after each stored answer with the model and its provisional grade (for progress)."""
@@ -128,8 +130,8 @@ def _run_info(plan: RunPlan, run_id: str) -> RunInfo:
 
 def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
     """The plan of a stored run, so a resume asks exactly the paper, models, prompt and sampling
-    it started with; how to call (concurrency, retries, limits, timeout, deadline) comes from
-    the command that resumes it."""
+    it started with; how to call (concurrency, retries, limits, timeout, reply cap, deadline)
+    comes from the command that resumes it."""
     info = store.run_info(run_id)
     epochs = store.run_config(run_id).get("epochs", 1)
     task = command.task if command.task.name == info.task else get_task(info.task)
@@ -142,7 +144,11 @@ def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
         models=info.models,
         variant=info.prompt_variant,
         lang=info.lang,
-        params=replace(info.params, timeout_s=command.params.timeout_s),
+        params=replace(
+            info.params,
+            timeout_s=command.params.timeout_s,
+            max_reply_bytes=command.params.max_reply_bytes,
+        ),
         seed=info.seed,
         epochs=epochs if isinstance(epochs, int) else 1,
         source=command.source or str(store.run_config(run_id).get("source") or ""),
@@ -245,11 +251,25 @@ def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Rec
     )  # fmt: skip
 
 
+def check_capabilities(providers: Mapping[str, Provider]) -> None:
+    """Refuse, before the first call, a model that cannot do what the run asks of it."""
+    for model, provider in providers.items():
+        if with_calculator(model) and not supports_tools(provider):
+            raise ConfigError(
+                f"model {model!r}: {bare_model(model)!r} cannot be offered tools (no function "
+                "calling); use an openai-compat/ or openai/ model for +calculator"
+            )
+
+
 def check_models(models: Sequence[str]) -> None:
     if not models:
         raise ConfigError("no model to evaluate")
     seen: set[str] = set()
     for m in models:
+        if repair_text(m)[1]:  # argv bytes the locale could not decode: no store can hold them
+            raise ConfigError(
+                f"model string {repair_text(m)[0]!r} is not valid UTF-8 text; write it again"
+            )
         if m in seen:
             raise ConfigError(f"model {m!r} is named twice")
         seen.add(m)
@@ -429,17 +449,20 @@ async def execute(
     given = providers or {}
     started = time.monotonic()
     try:
+        if resume is None:
+            # Every provider is built and checked before the store is opened: a bad model
+            # string, a missing key or a model that cannot do the run writes nothing.
+            built = {m: given.get(m) or _own(own, m) for m in plan.models}
+            check_capabilities(built)
+            if plan.batch is not None:
+                check_batchable(built)
         with RunStore.open(plan.results_dir) as store:
-            if resume is None:
-                # Build every provider before a run exists: a bad model string stores nothing.
-                built = {m: given.get(m) or _own(own, m) for m in plan.models}
-                if plan.batch is not None:
-                    check_batchable(built)
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
                 built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                check_capabilities(built)
                 if plan.batch is not None:
                     check_batchable(built)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
@@ -481,10 +504,14 @@ async def execute(
                 await sink.close()
                 deadline_hit, asked = True, 0
                 store.set_status(run_id, "interrupted")
-            except BaseException:
+            except BaseException as e:
                 await sink.close()
-                store.set_status(run_id, "interrupted")
-                raise
+                with contextlib.suppress(StoreError):  # e.g. the disk is full: say the first
+                    store.set_status(run_id, "interrupted")
+                failure = first_proctor_error(e)
+                if failure is None:
+                    raise
+                raise failure from e
             reports = tuple(
                 ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
             )
@@ -494,6 +521,19 @@ async def execute(
     finally:
         for p in own:
             await p.aclose()
+
+
+def first_proctor_error(error: BaseException) -> ProctorError | None:
+    """The first ProctorError inside the exception groups that task groups raise (one worker's
+    StoreError ends every worker), so the user reads one line, not a group's traceback."""
+    if isinstance(error, ProctorError):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = first_proctor_error(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _own(own: list[Provider], model: str) -> Provider:

@@ -89,6 +89,11 @@ class Prompt:
     """Names of the tools offered (e.g. "calculator"); none by default."""
 
 
+DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""The largest reply accepted (compressed on the wire and decompressed): a chat reply of
+max_tokens tokens is far smaller; a bigger one is a broken or hostile server."""
+
+
 @dataclass(frozen=True)
 class GenerationParams:
     """Always explicit: no provider default decides how long or how random a reply is."""
@@ -97,16 +102,35 @@ class GenerationParams:
     max_tokens: int = 256
     timeout_s: float = 60.0
     seed: int | None = None
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
 
 @dataclass(frozen=True)
 class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    """Token counts as the provider reported them; None where a count is unknown (missing, or
+    not a finite non-negative integer): an unknown count is never read as 0."""
+
+    prompt_tokens: int | None = 0
+    completion_tokens: int | None = 0
+
+    @property
+    def known(self) -> bool:
+        return self.prompt_tokens is not None and self.completion_tokens is not None
 
     @property
     def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+        """Both counts summed, an unknown one as 0: for budgets and totals that must go on;
+        check `known` where an unknown count must be said."""
+        return (self.prompt_tokens or 0) + (self.completion_tokens or 0)
+
+    def plus(self, other: Usage) -> Usage:
+        """Both calls' counts summed; unknown when either is unknown."""
+        return Usage(_add(self.prompt_tokens, other.prompt_tokens),
+                     _add(self.completion_tokens, other.completion_tokens))  # fmt: skip
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
 
 
 @dataclass(frozen=True)
@@ -119,6 +143,8 @@ class Completion:
     model: str
     latency_s: float
     tool_calls: tuple[ToolCall, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What was changed on the way in (invalid Unicode replaced, a key redacted), in words."""
 
 
 RecordStatus = Literal["ok", "call_failed"]
@@ -142,6 +168,8 @@ class Record:
     reported_model: str = ""
     error: str = ""
     epoch: int = 0
+    notes: str = ""
+    """What was changed in the reply before it was stored (see `Completion.notes`)."""
     cached_from: str = ""
     """The run whose stored answer this is, when it came from the results folder's response
     cache instead of a call ("" when it was asked for this run): nothing was spent on it."""

@@ -80,7 +80,17 @@ def test_same_arguments_same_paper_other_mix_other_paper() -> None:
 
 
 def test_version_is_stated() -> None:
-    assert GENERATOR_VERSION == "arith-1"
+    assert GENERATOR_VERSION == "arith-2"
+
+
+@pytest.mark.parametrize(("seed", "n"), [(13, 150), (42, 1000), (7, 5000)])
+def test_a_paper_never_asks_a_question_twice(seed: int, n: int) -> None:
+    # arith-1 asked "69 mod 6" twice at seed 13, n 150, and 5 questions twice at 42 / 1000.
+    paper = generate(seed, n)
+    assert len({s.input for s in paper}) == n
+    assert len({s.metadata["expression"] for s in paper}) == n
+    # (A paper arith-1 made without a repeat is unchanged: the default paper's hash is pinned
+    # in test_datasets_jsonl.)
 
 
 # --- answers -----------------------------------------------------------------------------------

@@ -145,7 +145,8 @@ def test_retry_errors_reasks_only_the_failed(tmp_path: Path) -> None:
             "run", "arithmetic", "--n", str(n), "-m", model, "-r", str(results),
             "--max-attempts", "1", "--max-failures", "0", "--concurrency", "4", "--timeout", "5",
         )  # fmt: skip
-        assert first.returncode == 0, first.stderr
+        assert first.returncode == 4, first.stderr  # every call asked, all failed
+        assert f"--retry-errors {only_run(results)}" in first.stderr
         assert broken.stats().requests == n
     run_id = only_run(results)
     before = stored(results, run_id)
@@ -176,7 +177,7 @@ def test_retry_errors_on_a_mixed_run_asks_only_the_failed(tmp_path: Path) -> Non
             "run", "arithmetic", "--n", str(n), "-m", model, "-r", str(results),
             "--max-attempts", "1", "--max-failures", "0", "--concurrency", "4",
         )  # fmt: skip
-        assert first.returncode == 0, first.stderr
+        assert first.returncode == 4, first.stderr  # some calls failed
     run_id = only_run(results)
     before = stored(results, run_id)
     failed = [r for r in before if r[2] == "call_failed"]

@@ -5,7 +5,8 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,41 @@ def spawn(
     out.close()
     procs.append(proc)
     return proc
+
+
+@dataclass(frozen=True)
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def output(self) -> str:
+        return self.out + self.err
+
+
+@pytest.fixture
+def cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., CliResult]:
+    """`proctor ARGS` run in this process through its real entry point (`cli.app.main`, exit
+    codes and error lines included): the public path, without a child's start-up each time."""
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+    for key in ("PROCTOR_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+    def run(*args: str) -> CliResult:
+        from proctor.cli.app import main
+
+        capsys.readouterr()
+        monkeypatch.setattr(sys, "argv", ["proctor", *args])
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run

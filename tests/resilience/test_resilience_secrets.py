@@ -1,6 +1,7 @@
 """A run made with a recognisable fake key: the key reaches the server's Authorization header
 and nowhere else — not the store (WAL included), not the run folder, not stdout or stderr —
-even when the server echoes it back in its error messages."""
+even when the server echoes it back in its error messages or replies, escaped or base64
+encoded; a key written into the model string is refused without being repeated."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+
+from proctor.redact import base64_cores
+from proctor.stub import StubConfig, run_stub
 
 from .conftest import child_env, proctor_cmd
 
@@ -76,8 +80,10 @@ def test_the_key_appears_in_no_output_of_a_run(tmp_path: Path, server: str) -> N
     model = f"openai-compat/echo@{server}"
     outputs = []
     for args in (
+        # One call at a time: the 401 then stops the model before the rest are asked (with
+        # many in flight every call may be asked first, and the run ends 4, not 3).
         ("run", "arithmetic", "--limit", "12", "-m", model, "-r", str(results),
-         "--max-attempts", "3", "--max-failures", "0"),
+         "--max-attempts", "3", "--max-failures", "0", "--concurrency", "1"),
         ("report", "x", "-r", str(results)),
         ("list", "runs", "-r", str(results)),
     ):  # fmt: skip
@@ -87,8 +93,9 @@ def test_the_key_appears_in_no_output_of_a_run(tmp_path: Path, server: str) -> N
             cmd[1] = run_id
         proc = subprocess.run(proctor_cmd(*cmd), env=env, capture_output=True, timeout=120)
         outputs.append(proc.stdout + proc.stderr)
-        # The run is incomplete (401: the breaker stops the model at once): exit 3.
-        assert proc.returncode == (3 if args[0] == "run" else 0), (
+        # The run is incomplete (401: the breaker stops the model at once): exit 3, and its
+        # report says so the same way.
+        assert proc.returncode == (0 if args[0] == "list" else 3), (
             proc.stdout + proc.stderr
         ).decode()
 
@@ -103,3 +110,66 @@ def test_the_key_appears_in_no_output_of_a_run(tmp_path: Path, server: str) -> N
     # The failures were stored with their (redacted) reasons.
     text = b"".join(p.read_bytes() for p in files if p.name == "samples.csv")
     assert b"[redacted]" in text
+
+
+CANARY = "sk-proctor-CANARY-9d2f7b31c0a84e6f"
+
+
+def _forms(key: str) -> list[bytes]:
+    """The canary as it may leak: as is, \\u002d-escaped, base64 inside an encoded header (each
+    alignment), hex."""
+    forms = [key, key.replace("-", "\\u002d"), key.encode().hex(), *base64_cores(key.encode())]
+    return [f.encode() for f in forms]
+
+
+def test_a_canary_key_planted_everywhere_is_found_nowhere(tmp_path: Path) -> None:
+    results = tmp_path / "R"
+    env = child_env(PROCTOR_API_KEY=CANARY)
+    outputs: list[bytes] = []
+    config = StubConfig(seed=2, fault_rate=0.7, faults=("echo_key", "echo_key_error", "500"))
+    with run_stub(config) as stub:
+        base = stub.base_url
+        # 1. Keys written into the model string are refused, and no message repeats them.
+        host = base.removeprefix("http://")
+        for url in (
+            f"{base}?api_key={CANARY}",
+            f"{base}?x=1&access_token={CANARY}",
+            f"http://user:{CANARY}@{host}",
+            f"http://{CANARY}@{host}",
+            f"http://u:{CANARY.replace('-', '/')}@{host}",
+        ):
+            proc = subprocess.run(
+                proctor_cmd("run", "arithmetic", "--n", "2", "-m", f"openai-compat/m@{url}",
+                            "-r", str(results)),
+                env=child_env(), capture_output=True, timeout=120,
+            )  # fmt: skip
+            outputs.append(proc.stdout + proc.stderr)
+            assert proc.returncode == 2, (proc.stdout + proc.stderr).decode()
+            assert b"PROCTOR_API_KEY" in proc.stderr
+        assert stub.stats().requests == 0
+        assert not results.exists()
+        # 2. A server that echoes the key: in 200 replies' content and model field, in error
+        # bodies, as is, \u002d-escaped and base64-encoded.
+        for args in (
+            ("run", "arithmetic", "--n", "12", "-m", stub.model, "-r", str(results),
+             "--max-attempts", "2", "--max-failures", "0"),
+            ("report", "RUN", "-r", str(results)),
+            ("score", "RUN", "-r", str(results)),
+            ("list", "runs", "-r", str(results)),
+        ):  # fmt: skip
+            cmd = [next((results / "runs").iterdir()).name if a == "RUN" else a for a in args]
+            proc = subprocess.run(proctor_cmd(*cmd), env=env, capture_output=True, timeout=120)
+            outputs.append(proc.stdout + proc.stderr)
+            assert proc.returncode in (0, 4), (proc.stdout + proc.stderr).decode()
+        assert stub.stats().faults.get("echo_key", 0) > 0
+        assert stub.stats().faults.get("echo_key_error", 0) > 0
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert {p.name for p in files} >= {"proctor.db", "samples.csv", "report.html", "summary.md"}
+    for form in _forms(CANARY):
+        for out in outputs:
+            assert form not in out, (form, out[-2000:])
+        for path in files:
+            assert form not in path.read_bytes(), f"{form!r} leaked into {path}"
+    csv_text = b"".join(p.read_bytes() for p in files if p.name == "samples.csv")
+    assert b"[redacted]" in csv_text
+    assert b"API key replaced by [redacted]" in csv_text  # the record says so

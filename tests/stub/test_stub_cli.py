@@ -81,6 +81,19 @@ def test_cli_rejects_unknown_fault_kinds() -> None:
     assert "unknown fault kinds" in done.stderr
 
 
+def test_cli_names_hostile_replies_and_tool_refusal() -> None:
+    from proctor.stub.__main__ import parse_args
+
+    config, _ = parse_args(
+        ["--fault-rate", "1", "--faults", "gzip_bomb,deep,echo_key", "--refuse-tools",
+         "--bomb-bytes", "1048576", "--huge-bytes", "2048"]
+    )  # fmt: skip
+    assert config.faults == ("gzip_bomb", "deep", "echo_key")
+    assert config.refuse_tools and (config.bomb_bytes, config.huge_bytes) == (1048576, 2048)
+    default, _ = parse_args([])
+    assert not set(default.faults) & {"gzip_bomb", "deep", "echo_key", "surrogate"}
+
+
 def test_cli_replays_scripted_replies(tmp_path: Path) -> None:
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps({"[q1]": "one", "[q1] longer": "longest wins", "[q2]": "two"}))

@@ -94,7 +94,7 @@ def test_load_for_run_builtin_is_seeded() -> None:
     assert len(a.samples) == 12
     assert a.content_hash != c.content_hash
     assert a.source == "generator"
-    assert a.generator_version == "arith-1"
+    assert a.generator_version == "arith-2"
 
 
 @pytest.fixture

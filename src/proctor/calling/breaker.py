@@ -3,6 +3,7 @@ not burn the run's time while the other models go on."""
 
 from __future__ import annotations
 
+from proctor.calling.boundary import accept_error
 from proctor.errors import AuthError, ProviderError, RateLimited
 
 
@@ -27,8 +28,10 @@ class CircuitBreaker:
         if self.reason is not None or isinstance(error, RateLimited):
             return
         if isinstance(error, AuthError):
-            self.reason = f"authentication failed ({error})"
+            self.reason = accept_error(f"authentication failed ({error})")
             return
         self.consecutive += 1
         if self.threshold > 0 and self.consecutive >= self.threshold:
-            self.reason = f"{self.consecutive} failed attempts in a row, the last: {error}"
+            self.reason = accept_error(
+                f"{self.consecutive} failed attempts in a row, the last: {error}"
+            )

@@ -2,7 +2,8 @@
 backoff, and a circuit breaker.
 
 A call either gives a Completion or, after the last allowed attempt, a CallFailure with its
-reason; it never raises a ProviderError to the runner and never turns a failure into text."""
+reason; it never raises a ProviderError to the runner and never turns a failure into text.
+Both have passed `calling.boundary` (size cap, Unicode repair, keys scrubbed, counts checked)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from proctor.calling.adaptive import AdaptiveConcurrency
+from proctor.calling.boundary import accept, accept_error
 from proctor.calling.breaker import CircuitBreaker
 from proctor.calling.rate_limit import RateGate, RateLimits, estimate_tokens
 from proctor.calling.retry import RetryPolicy
@@ -101,6 +103,7 @@ class ModelCaller:
                 completion = await asyncio.wait_for(
                     self.provider.complete(prompt, params), timeout=params.timeout_s
                 )
+                completion = accept(completion, params.max_reply_bytes)
             except TimeoutError:
                 error: ProviderError = Transient(
                     f"no reply within the {params.timeout_s:g} s request timeout"
@@ -125,4 +128,4 @@ class ModelCaller:
     def _fail(self, message: str, error_type: str, attempts: int) -> CallFailure:
         by_type = self.stats.failures_by_type
         by_type[error_type] = by_type.get(error_type, 0) + 1
-        return CallFailure(message, error_type, attempts)
+        return CallFailure(accept_error(message), error_type, attempts)

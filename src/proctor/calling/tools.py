@@ -5,12 +5,12 @@ so a tool result is exact and can never be the reason an answer is wrong."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from proctor.calling.caller import CallFailure, CallResult, CallSuccess, ModelCaller
 from proctor.datasets.calculator import calculate
 from proctor.types import Completion, GenerationParams, Message, Prompt, ToolCall, Usage
+from proctor.untrusted import loads_bounded
 
 CALCULATOR = "calculator"
 
@@ -20,9 +20,10 @@ def run_tool(call: ToolCall) -> str:
     if call.name != CALCULATOR:
         return f"error: unknown tool {call.name!r}; only {CALCULATOR!r} is offered"
     try:
-        args = json.loads(call.arguments_json or "{}")
+        # bounded: a model (or server) may send arguments nested 100,000 deep
+        args = loads_bounded(call.arguments_json or "{}", big_int_is_error=True)
     except ValueError:
-        return "error: arguments are not JSON"
+        return "error: arguments are not JSON (or nest too deep)"
     expression = args.get("expression") if isinstance(args, dict) else None
     if not isinstance(expression, str):
         return 'error: expected arguments {"expression": "<arithmetic>"}'
@@ -49,10 +50,7 @@ async def call_with_calculator(
         if isinstance(result, CallFailure):
             return replace(result, attempts=attempts)
         c = result.completion
-        usage = Usage(
-            usage.prompt_tokens + c.usage.prompt_tokens,
-            usage.completion_tokens + c.usage.completion_tokens,
-        )
+        usage = usage.plus(c.usage)
         latency += c.latency_s
         if not c.tool_calls or rounds >= max_rounds:
             return CallSuccess(_summed(c, usage, latency), attempts)

@@ -8,22 +8,36 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
+from proctor.cli.console import SafeConsole, plain
 from proctor.cli.dialogue import dialogue_cmd
+from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
+from proctor.cli.run_state import (
+    exit_for,
+    say_interrupted,
+    say_store_failed,
+    session_cause,
+    state_lines,
+)
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
-from proctor.errors import ProctorError
-from proctor.types import GenerationParams
+from proctor.errors import ProctorError, StoreError
+from proctor.redact import scrubbed
+from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from proctor.executors.base import Executor
+    from proctor.runner import OnPlan
+    from proctor.stats.completeness import Completeness
 
 app = typer.Typer(
     name="proctor",
@@ -32,8 +46,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
+console = SafeConsole()
+err_console = SafeConsole(stderr=True)
 
 ResultsDir = Annotated[
     Path,
@@ -65,7 +79,7 @@ def generate(
     samples = gen(seed, n)
     write_jsonl(samples, output)
     console.print(
-        f"wrote {len(samples)} samples to {output} "
+        f"wrote {len(samples)} samples to {plain(output)} "
         f"(generator {GENERATOR_VERSION}, seed {seed}, {content_hash(samples)})"
     )
 
@@ -135,6 +149,12 @@ def run(
     shard_size: Annotated[
         int, typer.Option(help="Items per Ray task (one model's shard) with --executor ray.")
     ] = 250,
+    max_reply_bytes: Annotated[
+        int,
+        typer.Option(
+            help="Largest reply accepted, compressed or inflated; a bigger one is a failed call."
+        ),
+    ] = DEFAULT_MAX_REPLY_BYTES,
     cache: Annotated[
         str,
         typer.Option(
@@ -162,16 +182,15 @@ def run(
     ] = 5.0,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
-    """Ask every model every sample, store each raw answer, grade, and report."""
+    """Ask every model every sample, store each raw answer, grade, and report.
+
+    Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
+    calls failed, 130 when interrupted (see the README's exit codes)."""
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
+    from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.cli.progress import RunProgress
-    from proctor.cli.run_support import (
-        EXIT_INCOMPLETE,
-        incomplete_reason,
-        print_call_reports,
-        print_estimate,
-    )
+    from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang
     from proctor.runner import RunPlan, execute
     from proctor.stats.cost import load_price_table
@@ -190,6 +209,8 @@ def run(
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     if max_attempts < 1:
         raise typer.BadParameter("--max-attempts must be at least 1")
+    if max_reply_bytes < 1:
+        raise typer.BadParameter("--max-reply-bytes must be at least 1")
     from proctor.cli.cache import check_policy
 
     cache_policy = check_policy(cache)
@@ -204,6 +225,9 @@ def run(
         batch_policy = BatchPolicy(size=batch_size, first_poll_s=batch_poll)
     chosen = _executor(executor, ray_address, shard_size)
     price_table = load_price_table(prices)
+    judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
+    if judge_model is not None and not estimate:
+        _refuse_unusable(judge_model)  # a judge without a key must not fail after the run
     t = get_task(task or "arithmetic")
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
     variant = resolve_variant(t, prompt)
@@ -211,6 +235,7 @@ def run(
         temperature=temperature,
         max_tokens=max_tokens or t.max_tokens.get(variant) or t_default_max_tokens(variant),
         timeout_s=timeout,
+        max_reply_bytes=max_reply_bytes,
     )
     plan = RunPlan(
         task=t,
@@ -243,19 +268,30 @@ def run(
         err_console.print(
             "[yellow]warning:[/] --samples > 1 at temperature 0 asks for the same reply again"
         )
-    with RunProgress(console) as progress:
-        outcome = asyncio.run(
-            execute(
-                plan,
-                resume=resume,
-                retry_errors=retry_errors is not None,
-                on_plan=suite_run.on_plan(progress.on_plan, results_dir)
-                if suite_run
-                else progress.on_plan,
-                on_result=progress.on_result,
-                executor=chosen,
+    started: list[str] = []  # the run's id, once the run exists (for the Ctrl-C line)
+    try:
+        with RunProgress(console) as progress:
+            on_plan = _noting_run(started, progress.on_plan)
+            outcome = asyncio.run(
+                execute(
+                    plan,
+                    resume=resume,
+                    retry_errors=retry_errors is not None,
+                    on_plan=suite_run.on_plan(on_plan, results_dir) if suite_run else on_plan,
+                    on_result=progress.on_result,
+                    executor=chosen,
+                )
             )
+    except KeyboardInterrupt:
+        say_interrupted(err_console, results_dir, started[0] if started else None)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except StoreError as e:
+        if not started:
+            raise  # nothing was asked: a usage or configuration error (exit 2)
+        say_store_failed(
+            err_console, e, results_dir, started[0], f"proctor run --resume {started[0]}"
         )
+        raise typer.Exit(EXIT_INCOMPLETE) from None
     if outcome.resumed:
         what = "failed or missing" if retry_errors is not None else "missing"
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
@@ -269,7 +305,12 @@ def run(
 
         judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
     try:
-        _grade_and_report(outcome.run_id, results_dir, prices)
+        state = _grade_and_report(outcome.run_id, results_dir, prices)
+    except StoreError as e:  # a full disk: the answers are stored, the report is not written
+        say_store_failed(
+            err_console, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"
+        )
+        raise typer.Exit(EXIT_INCOMPLETE) from None
     except Exception:
         # Every answer is stored already; say so before the traceback of what went wrong.
         err_console.print(
@@ -277,11 +318,24 @@ def run(
             f"`proctor report {outcome.run_id}` tries again"
         )
         raise
-    incomplete = incomplete_reason(outcome)
-    if incomplete is not None:
-        # A gate in CI must not read a half-asked run as a finished one.
-        err_console.print(f"[red]run {outcome.run_id} is incomplete:[/] {incomplete}")
-        raise typer.Exit(EXIT_INCOMPLETE)
+    exit_for(err_console, outcome.run_id, state, session_cause(outcome))
+
+
+def _refuse_unusable(model: str) -> None:
+    """Build (and drop) the provider of `model`: a bad model string or a missing key is a
+    usage error now, before any call, not after every answer was asked."""
+    from proctor.providers.registry import make_provider
+
+    provider = make_provider(model)
+    asyncio.run(provider.aclose())
+
+
+def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
+    def note(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
+        started.append(run_id)
+        on_plan(run_id, counts)
+
+    return note
 
 
 def _executor(name: str, address: str | None, shard_size: int) -> Executor | None:
@@ -310,8 +364,10 @@ def score(
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
 ) -> None:
-    """Re-grade a stored run with the current rules; never calls a model."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices)
+    """Re-grade a stored run with the current rules; never calls a model.
+
+    Exits like the run: 3 when it is incomplete, 4 when calls failed."""
+    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices)
 
 
 @app.command()
@@ -320,8 +376,10 @@ def report(
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
 ) -> None:
-    """Print a run's report and rewrite its files (grading is re-done, purely, from the store)."""
-    _grade_and_report(run_ref, _results_dir_of(run_ref, results_dir), prices)
+    """Print a run's report and rewrite its files (grading is re-done, purely, from the store).
+
+    Exits like the run: 3 when it is incomplete, 4 when calls failed."""
+    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices)
 
 
 @app.command(name="list")
@@ -340,27 +398,32 @@ def list_(
         for col in ("task", "version", "description"):
             table.add_column(col)
         for t in TASKS.values():
-            table.add_row(t.name, t.version, t.description)
+            table.add_row(Text(t.name), Text(t.version), Text(t.description))
         console.print(table)
     if what in ("all", "runs"):
         if not (results_dir / "proctor.db").exists():
-            console.print(f"no runs in {results_dir}")
+            console.print(f"no runs in {plain(results_dir)}")
             return
         with RunStore.open(results_dir) as store:
             rows = store.list_runs()
-        table = Table(title=f"Runs in {results_dir}")
+        table = Table(title=Text(f"Runs in {results_dir}"))
         table.add_column("run", no_wrap=True)
         for col in ("task", "created", "status", "models", "samples", "answers"):
             table.add_column(col)
         for r in rows:
             table.add_row(
-                r.run_id,
-                r.task,
-                r.created_at,
-                r.status,
-                ", ".join(r.models),
-                str(r.n_samples),
-                str(r.n_records),
+                *(
+                    Text(cell)
+                    for cell in (
+                        r.run_id,
+                        r.task,
+                        r.created_at,
+                        r.status,
+                        ", ".join(r.models),
+                        str(r.n_samples),
+                        str(r.n_records),
+                    )
+                )
             )
         console.print(table)
 
@@ -373,13 +436,34 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
     return default
 
 
-def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> None:
+def _report_and_exit(run_ref: str, results_dir: Path, prices: Path | None) -> None:
+    """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
+    written (a full disk) leaves it incomplete (3); then the run's own state decides."""
+    from proctor.cli.exit_codes import EXIT_INCOMPLETE
+    from proctor.store import RunStore
+
+    if not (results_dir / "proctor.db").exists():
+        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
+    with RunStore.open(results_dir) as store:
+        run_id = store.resolve(run_ref)
+    try:
+        state = _grade_and_report(run_id, results_dir, prices)
+    except StoreError as e:
+        say_store_failed(err_console, e, results_dir, run_id, f"proctor report {run_id}")
+        raise typer.Exit(EXIT_INCOMPLETE) from None
+    exit_for(err_console, run_id, state)
+
+
+def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> Completeness:
+    """Grade, print and write the report; the run's completeness, said at the top when it is
+    not a success."""
     from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
     from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
     from proctor.report.html.report_page import ReportExtras
     from proctor.report.terminal import render_report
     from proctor.runner import grade_run
+    from proctor.stats.completeness import completeness
     from proctor.stats.metrics import summarize
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task
@@ -392,6 +476,15 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
         task = get_task(info.task)
         info, items = grade_run(store, run_id, task)
         run_dir = store.run_dir(run_id)
+        epochs = store.run_config(run_id).get("epochs", 1)
+    per_model = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
+    state = completeness(items, info.models, per_model)
+    lines = state_lines(run_id, state)
+    if lines:
+        kind = "is incomplete" if state.incomplete else "has failed calls"
+        console.print(f"[bold red]run {run_id} {kind}:[/]")
+        for line in lines:
+            console.print(f"  {line}")
     metrics = summarize(items, info.models)
     render_report(info, metrics, console)
     print_costs(metrics, prices, console, items)
@@ -425,9 +518,10 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
     extra = report_task_metrics(task, items, run_dir, console)
     if extra is not None:
         written.append(extra)
-    console.print(f"run [bold]{run_id}[/] · folder {run_dir}")
+    console.print(f"run [bold]{run_id}[/] · folder {plain(run_dir)}")
     for path in written:
-        console.print(f"  {path}")
+        console.print(Text(f"  {path}"))
+    return state
 
 
 app.add_typer(cache_app, name="cache")
@@ -444,8 +538,9 @@ def main() -> None:
     try:
         app()
     except ProctorError as e:
-        err_console.print(f"[red]error:[/] {e}")
-        sys.exit(2)
+        # One line, never wrapped: a CI log (or grep) must find the whole message.
+        err_console.print(f"[red]error:[/] {plain(scrubbed(str(e)))}", soft_wrap=True)
+        sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
         err_console.print("interrupted: stored answers are kept; run the same command to resume")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from proctor.cli.console import SafeConsole
+from proctor.cli.exit_codes import EXIT_WORSE
 from proctor.errors import ConfigError, ProctorError
 from proctor.types import GradedItem, RunInfo
 
-EXIT_WORSE = 1
 DEFAULT_RESULTS = Path("proctor-results")
 
 
@@ -133,7 +133,7 @@ def compare_cmd(
     )
     if comparison.common_ids == 0:
         raise ProctorError("the two runs have no sample id in common: nothing to compare")
-    console = Console()
+    console = SafeConsole()
     render_comparison(comparison, console, show=show)
     if markdown is not None:
         write_text_atomic(markdown, comparison_markdown(comparison, show=show))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from proctor.cli.console import SafeConsole
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def dialogue_cmd(
             await provider.aclose()
 
     result = asyncio.run(go())
-    console = Console()
+    console = SafeConsole()
     print_result(console, result)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     out = results_dir / "dialogues" / f"{tree.id}-{safe_name(model)}-{stamp}.json"

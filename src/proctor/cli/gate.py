@@ -5,7 +5,9 @@
     proctor gate RUN --baseline RUN_B             … and not significantly worse than RUN_B
     proctor gate latest                           the newest run in the store (for CI)
 
-Exit codes: 0 when every requirement passes, 1 when any fails, 2 on a usage or data error.
+Exit codes: 0 when every requirement passes, 1 when any fails, 2 on a usage or data error;
+3 when the run is incomplete and 4 when calls failed (these come first: a gate over the answers
+that came back says nothing of those that did not).
 Grading is redone purely from the stored records; judge verdicts are read again from the stored
 judge replies; nothing is written and no model is called.
 """
@@ -21,13 +23,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from proctor.cli.console import SafeConsole
+from proctor.cli.exit_codes import EXIT_FAILED
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from proctor.stats.gates import GateRow
     from proctor.types import RunInfo
 
-EXIT_FAILED = 1
 DEFAULT_RESULTS = Path("proctor-results")
 _JUDGE_METRICS = ("judge_mean", "judge_unscored")
 
@@ -65,6 +68,7 @@ def gate_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
+    from proctor.cli.run_state import state_exit, state_lines
     from proctor.cli.suite import (
         graded_items,
         judge_scores,
@@ -72,10 +76,11 @@ def gate_cmd(
         resolve_run,
         suite_info,
     )
+    from proctor.stats.completeness import completeness
     from proctor.stats.gates import evaluate, not_worse_than, parse_requirement
     from proctor.store import RunStore
 
-    console = Console()
+    console = SafeConsole()
     if not (results_dir / "proctor.db").exists():
         raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
     with RunStore.open(results_dir) as store:
@@ -91,6 +96,10 @@ def gate_cmd(
         requirements = [parse_requirement(t) for t in texts]
         models = _models(info.models, model)
         items = [i for i in graded_items(store, run_id) if i.record.model in models]
+        epochs = store.run_config(run_id).get("epochs", 1)
+        state = completeness(
+            items, models, info.dataset_size * (epochs if isinstance(epochs, int) else 1)
+        )
         scores = None
         if any(r.metric in _JUDGE_METRICS for r in requirements):
             judgements = [j for j in store.judgements(run_id) if j.ordering == "single"]
@@ -117,6 +126,14 @@ def gate_cmd(
                 )
     _print(console, run_id, rows)
     failed = sum(not r.passed for r in rows)
+    # A gate must not pass (nor merely fail) a run that was not all asked or whose calls
+    # failed: accuracy over the answers that came back says nothing of those that did not.
+    code, line = state_exit(run_id, state)
+    if line is not None:
+        for problem in state_lines(run_id, state):
+            console.print(f"  {problem}")
+        console.print(line, soft_wrap=True)
+        raise typer.Exit(code)
     if failed:
         console.print(f"[red]gate failed:[/] {failed} of {len(rows)} checks")
         raise typer.Exit(EXIT_FAILED)

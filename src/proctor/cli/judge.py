@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from proctor.cli.console import SafeConsole
 from proctor.errors import ConfigError
 
 DEFAULT_RESULTS = Path("proctor-results")
@@ -84,7 +84,7 @@ def judge_cmd(
     from proctor.store import RunStore
     from proctor.types import GenerationParams
 
-    console = Console()
+    console = SafeConsole()
     if not (results_dir / "proctor.db").exists():
         raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
     if parse_retries < 0:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from proctor.calling.rate_limit import estimate_tokens
+from proctor.cli.console import plain
 from proctor.report.atomic import write_text_atomic
 from proctor.report.text import short_names
 from proctor.runner import ModelReport, RunOutcome, RunPlan
@@ -38,7 +40,7 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
         cost = prices.cost(model, prompt_tokens, completion_tokens)
         total = None if cost is None or total is None else total + cost
         table.add_row(
-            model,
+            Text(model),
             f"{calls:,}",
             f"{prompt_tokens:,}",
             f"{completion_tokens:,}",
@@ -50,24 +52,6 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
     if total is not None:
         spent = f"at most ${total:,.4f}"
     console.print(f"{all_calls:,} calls in all; cost {spent}. Nothing was called.")
-
-
-EXIT_INCOMPLETE = 3
-"""`proctor run` exit status when answers are missing: a model was stopped by its circuit
-breaker or the deadline came first (what is stored is kept; the same command resumes)."""
-
-
-def incomplete_reason(outcome: RunOutcome) -> str | None:
-    """Why the run has answers missing or failed for good, or None when it asked everything."""
-    stopped = [r.model for r in outcome.models if r.stopped]
-    if outcome.deadline_hit:
-        return "the deadline came first; run the same command again to finish"
-    if stopped:
-        return (
-            f"{', '.join(stopped)} stopped by the circuit breaker; fix the cause, then "
-            f"`proctor run --retry-errors {outcome.run_id}` asks the failed calls again"
-        )
-    return None
 
 
 def print_call_reports(outcome: RunOutcome, console: Console) -> None:
@@ -89,9 +73,9 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
             line += f", concurrency lowered to {r.lowest_concurrency}"
         if failed:
             line += f"; failed calls: {failed}"
-        console.print(line)
+        console.print(Text(line))
         if r.stopped:
-            console.print(f"[red]{r.model} was stopped:[/] {r.stopped}")
+            console.print(f"[red]{plain(r.model)} was stopped:[/] {plain(r.stopped)}")
 
 
 def print_costs(
@@ -104,21 +88,29 @@ def print_costs(
     label = short_names([m.model for m in metrics.models])  # as in the tables above
     parts = []
     saved = []
+    unknown = {m.model: m.unknown_usage for m in metrics.models}
     for m in ledger(items, table, [m.model for m in metrics.models]):
         money = "no price" if m.cost is None else f"${m.cost:,.4f}"
         if m.batched:
             money += f" ({m.batched:,} answers asked in batches, at the batch price)"
-        parts.append(
+        line = (
             f"{label.get(m.model, m.model)}: {m.prompt_tokens:,} prompt + "
             f"{m.completion_tokens:,} completion tokens, {money}"
         )
+        if unknown.get(m.model):
+            # a server that sent no usable counts: the sums (and the cost) are lower bounds
+            line += f" (at least: {unknown[m.model]:,} answers had unknown token counts)"
+        parts.append(plain(line))
         if m.reused:
             runs = ", ".join(m.sources[:3]) + (" …" if len(m.sources) > 3 else "")
             value = "no price" if m.saved is None else f"${m.saved:,.4f} not spent"
             saved.append(
-                f"{label.get(m.model, m.model)}: {m.reused:,} answers reused from the response "
-                f"cache (run {runs}): {m.reused:,} calls, {m.reused_prompt_tokens:,} prompt + "
-                f"{m.reused_completion_tokens:,} completion tokens, {value}"
+                plain(
+                    f"{label.get(m.model, m.model)}: {m.reused:,} answers reused from the "
+                    f"response cache (run {runs}): {m.reused:,} calls, "
+                    f"{m.reused_prompt_tokens:,} prompt + {m.reused_completion_tokens:,} "
+                    f"completion tokens, {value}"
+                )
             )
     console.print("cost  " + "\n      ".join(parts))
     if saved:
@@ -141,7 +133,7 @@ def report_task_metrics(
     for name in names:
         table.add_column(name, justify="right")
     for model, per_model in values.items():
-        table.add_row(model, *(_fmt(per_model.get(name)) for name in names))
+        table.add_row(Text(model), *(_fmt(per_model.get(name)) for name in names))
     console.print(table)
     path = run_dir / "task_metrics.json"
     document = {"task": task.name, "task_version": task.version, "models": values}

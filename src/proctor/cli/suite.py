@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from proctor.cli.console import plain
 from proctor.errors import ConfigError
 from proctor.judging import JudgeOutcome, JudgePlan, judge_run
 from proctor.runner import OnPlan
@@ -80,7 +81,7 @@ def run_judge_phase(
 
     outcome = asyncio.run(judge_run(results_dir, run_ref, plan, on_judged=on_judged))
     console.print(
-        f"judge {outcome.judge}: asked {outcome.asked} ({outcome.ok} verdicts, "
+        f"judge {plain(outcome.judge)}: asked {outcome.asked} ({outcome.ok} verdicts, "
         f"{outcome.unscored} unscored, {outcome.failed} failed calls); "
         f"{outcome.stored} already stored; {outcome.skipped} answers had no reply to judge"
     )
@@ -140,7 +141,7 @@ def print_suite_summary(
     """Version, consistency and judge verdicts of a suite run (after the usual report)."""
     info = suite_info(store.run_config(run_id))
     if info:
-        console.print(f"suite [bold]{info.get('name')}[/] · {describe_version(info)}")
+        console.print(f"suite [bold]{plain(info.get('name'))}[/] · {plain(describe_version(info))}")
     _print_consistency(items, console)
     judgements = store.judgements(run_id)
     for judge in sorted({j.judge for j in judgements}):
@@ -183,7 +184,7 @@ def _print_pointwise(
     if not judgements:
         return
     kind_of = {i.sample.id: _kind(i) for i in items}
-    table = Table(title=f"Judge {judge} (1-10; read again from the stored replies)")
+    table = Table(title=Text(f"Judge {judge} (1-10; read again from the stored replies)"))
     table.add_column("model", overflow="fold")
     table.add_column("kind")
     for col in ("judged", "mean score", "correctness", "completeness"):
@@ -206,7 +207,7 @@ def _print_pointwise(
 
         table.add_row(
             Text(model),
-            kind,
+            Text(kind),
             str(len(group)),
             _mean([s.score for s in scored]),
             _mean([s.correctness for s in scored]),
@@ -245,7 +246,7 @@ def _print_pairwise(judge: str, judgements: Sequence[Judgement], console: Consol
             counts["unscored"] += 1
             continue
         counts[combine_pairwise(first, second)] += 1
-    table = Table(title=f"Pairwise judge {judge} (both orders must agree)")
+    table = Table(title=Text(f"Pairwise judge {judge} (both orders must agree)"))
     table.add_column("A vs B", overflow="fold")
     for col in ("A wins", "B wins", "ties", "inconsistent", "unscored"):
         table.add_column(col, justify="right")

@@ -28,8 +28,7 @@ def view(
     """
     import webbrowser
 
-    from rich.console import Console
-
+    from proctor.cli.console import SafeConsole
     from proctor.errors import ProctorError
     from proctor.viewer import ViewerServer
 
@@ -39,7 +38,7 @@ def view(
         server = ViewerServer(results_dir, port)
     except OSError as e:
         raise ProctorError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from e
-    console = Console()
+    console = SafeConsole()
     console.print(f"proctor view: {server.url}  (results {results_dir}; Ctrl-C stops)")
     if open_browser:
         webbrowser.open(server.url)

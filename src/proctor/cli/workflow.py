@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
+from proctor.cli.console import SafeConsole
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def workflow_cmd(
             await provider.aclose()
 
     result = asyncio.run(go())
-    console = Console()
+    console = SafeConsole()
     console.print(
         f"{result.workflow} · {result.model} · {mode} · {result.status}"
         f" · {len(result.steps)}/{result.steps_total} steps · {result.tokens} tokens"

@@ -3,8 +3,11 @@ samples, byte for byte, on any machine.
 
 Samples are spread evenly over the categories (the first categories take the remainder), and
 each category's samples over the tiers easy/medium/hard in the ratio `mix` (largest remainder,
-ties to the easier tier). The order is round-robin over categories, and within a category the
-tiers are interleaved evenly, so any prefix of the paper is balanced. Ids are
+ties to the easier tier). No question is asked twice in a paper; a tier that holds too few
+(about 2,000 easy fractions, 6,000 easy integer questions) gives its later slots to the
+nearest tier that still has new ones, so only papers of tens of thousands depart from `mix`.
+The order is round-robin over categories, and within a category the tiers are interleaved
+evenly, so any prefix of the paper is balanced. Ids are
 "<category>-<index within category, 4 digits or more>". All randomness is one
 `random.Random(seed)` stream (see `draw.py`); the operand rule and each tier's meaning are in
 `draw.py`, `arith_numbers.py` and `arith_forms.py`, summarised in `TIER_RULES`.
@@ -22,8 +25,16 @@ from proctor.types import Sample
 
 __all__ = ["CATEGORIES", "GENERATOR_VERSION", "TIERS", "TIER_RULES", "generate"]
 
-GENERATOR_VERSION = "arith-1"
-"""Changes whenever the same seed could give a different paper."""
+GENERATOR_VERSION = "arith-2"
+"""Changes whenever the same seed could give a different paper. arith-2: a question already in
+the paper is drawn again (arith-1 could ask "69 mod 6" twice: seed 13, n 150); a paper that
+arith-1 made without a repeat is the same, byte for byte."""
+
+MAX_REDRAWS = 200
+"""Draws of a new question before its tier counts as used up for this paper (e.g. easy
+fractions hold about 2,000 questions): its later slots then take the nearest tier that still
+gives new ones, and say so in their difficulty."""
+_FALLBACK = {"easy": ("medium", "hard"), "medium": ("hard", "easy"), "hard": ("medium", "easy")}
 
 TIERS = ("easy", "medium", "hard")
 
@@ -78,14 +89,37 @@ def generate(seed: int, n: int, mix: tuple[int, int, int] = (3, 4, 3)) -> list[S
     counts = split(n, (1,) * len(CATEGORIES))
     tiers = {c: interleave(split(k, mix)) for c, k in zip(CATEGORIES, counts, strict=True)}
     samples: list[Sample] = []
+    paper = _Paper(draw)
     for i in range(max(counts, default=0)):
         for category, k in zip(CATEGORIES, counts, strict=True):
             if i < k:
-                tier = TIERS[tiers[category][i]]
-                samples.append(
-                    _sample(f"{category}-{i:04d}", category, tier, _BUILDERS[category](draw, tier))
-                )
+                tier, q = paper.new_question(category, TIERS[tiers[category][i]])
+                samples.append(_sample(f"{category}-{i:04d}", category, tier, q))
     return samples
+
+
+class _Paper:
+    """The questions asked so far: none is asked twice (by its text, nor by its expression)."""
+
+    def __init__(self, draw: Draw) -> None:
+        self._draw = draw
+        self._asked: set[str] = set()
+        self._used_up: set[tuple[str, str]] = set()
+
+    def new_question(self, category: str, tier: str) -> tuple[str, Question]:
+        """(tier, question): a new question of `tier`, drawn again from the same stream until it
+        is new; from the nearest tier that still gives one when `tier` is used up."""
+        for candidate in (tier, *_FALLBACK[tier]):
+            if (category, candidate) in self._used_up:
+                continue
+            for _ in range(MAX_REDRAWS):
+                q = _BUILDERS[category](self._draw, candidate)
+                keys = {"input:" + q.input, "expression:" + q.expression}
+                if not keys & self._asked:
+                    self._asked.update(keys)
+                    return candidate, q
+            self._used_up.add((category, candidate))
+        raise ValueError(f"{category} holds no new question: ask for fewer samples")
 
 
 def split(total: int, weights: Sequence[int]) -> list[int]:

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from proctor.datasets.records import read_text
 from proctor.errors import ConfigError, DatasetError
 from proctor.types import Sample
 
@@ -213,10 +214,7 @@ def gpqa_rows(rows: Iterable[Mapping[str, Any]], *, seed: int, source: str) -> t
 def gpqa_csv(path: str | Path, *, seed: int = 0) -> tuple[Sample, ...]:
     """GPQA from the user's CSV (e.g. gpqa_diamond.csv from the authors' archive)."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as e:
-        raise DatasetError(file, None, None, f"cannot read: {e.strerror or e}") from None
+    text = read_text(Path(path), file)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in GPQA_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:

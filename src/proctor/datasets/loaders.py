@@ -4,12 +4,12 @@ DatasetError naming the file, the 1-based line and the field."""
 
 from __future__ import annotations
 
-import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
-from proctor.datasets.records import csv_rows, jsonl_records, read_text
+from proctor.datasets.records import checked_json, csv_rows, jsonl_records, read_text
 from proctor.datasets.schema import FIELDS, to_sample
 from proctor.errors import DatasetError
 from proctor.types import Sample
@@ -32,21 +32,34 @@ def load_samples(path: str | Path) -> list[Sample]:
     text = read_text(p, file)
     records = jsonl_records(text, file) if suffix == ".jsonl" else _csv_records(text, file)
     samples: list[Sample] = []
-    first_line: dict[str, int] = {}
+    seen = SeenIds(file)
     for line, raw in records:
         sample = to_sample(raw, file, line)
-        if sample.id in first_line:
-            raise DatasetError(
-                file,
-                line,
-                "id",
-                f"duplicate id {sample.id!r} (first on line {first_line[sample.id]})",
-            )
-        first_line[sample.id] = line
+        seen.add(sample.id, line)
         samples.append(sample)
     if not samples:
         raise DatasetError(file, None, None, "no samples")
     return samples
+
+
+class SeenIds:
+    """Ids met so far in one file, compared in Unicode NFC: "é" written as one code point and
+    as e + a combining accent look the same and are the same id (two would be one sample
+    twice in a report, told apart by nothing a reader sees)."""
+
+    def __init__(self, file: str) -> None:
+        self._file = file
+        self._first: dict[str, tuple[str, int]] = {}
+
+    def add(self, sample_id: str, line: int) -> None:
+        key = unicodedata.normalize("NFC", sample_id)
+        if key in self._first:
+            first, at = self._first[key]
+            also = "" if first == sample_id else "; the two differ only in Unicode normalisation"
+            raise DatasetError(
+                self._file, line, "id", f"duplicate id {sample_id!r} (first on line {at}{also})"
+            )
+        self._first[key] = (sample_id, line)
 
 
 def _csv_records(text: str, file: str) -> list[tuple[int, dict[str, Any]]]:
@@ -96,10 +109,7 @@ def _csv_record(cells: dict[str, str], file: str, line: int) -> dict[str, Any]:
 
 
 def _metadata_cell(cell: str, file: str, line: int) -> dict[str, Any]:
-    try:
-        value = json.loads(cell)
-    except json.JSONDecodeError as e:
-        raise DatasetError(file, line, "metadata", f"bad JSON: {e.msg}") from None
+    value = checked_json(cell, file, line, "metadata")
     if not isinstance(value, dict):
         raise DatasetError(file, line, "metadata", "must be a JSON object")
     return value

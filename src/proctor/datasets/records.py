@@ -1,5 +1,10 @@
 """Reading a user's JSONL or CSV file into numbered records, with errors that name the file
-and line: shared by test-set files and team suites, which differ only in their columns."""
+and line: shared by test-set files and team suites, which differ only in their columns.
+
+A file is read only when it is a regular file of bounded size (`untrusted.read_input_file`);
+JSON (a line, or a cell) only within bounded depth and integer size, and never with a lone
+surrogate in a string (no UTF-8 file or store can hold one); each refusal names file, line and
+field."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import DatasetError
+from proctor.untrusted import Refused, loads_bounded, read_input_file, repair_text
 
 _JSON_TYPES = {
     list: "an array",
@@ -23,11 +29,12 @@ _JSON_TYPES = {
 
 
 def read_text(path: Path, file: str) -> str:
-    """The file as text: UTF-8, a BOM allowed; a clear error for unreadable or non-UTF-8 files."""
+    """The file as text: UTF-8, a BOM allowed; a clear error for unreadable or non-UTF-8 files,
+    and for anything but a regular file of bounded size (a FIFO, /dev/zero, a folder)."""
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise DatasetError(file, None, None, f"cannot read: {e.strerror or e}") from None
+        data = read_input_file(path)
+    except Refused as e:
+        raise DatasetError(file, None, None, str(e)) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -59,20 +66,58 @@ def jsonl_records(text: str, file: str) -> list[tuple[int, dict[str, Any]]]:
         line = line.removesuffix("\r")
         if not line.strip():
             continue
-        try:
-            value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
-        except json.JSONDecodeError as e:
-            raise DatasetError(
-                file, number, None, f"bad JSON: {e.msg} at column {e.colno}"
-            ) from None
-        except _DuplicateKey as e:
-            raise DatasetError(file, number, e.key, "key appears twice in one object") from None
+        value = checked_json(line, file, number, None)
         if not isinstance(value, dict):
             raise DatasetError(
                 file, number, None, f"expected a JSON object, got {_JSON_TYPES.get(type(value))}"
             )
         records.append((number, value))
     return records
+
+
+def checked_json(text: str, file: str, line: int, field: str | None) -> Any:
+    """`text` (a JSONL line or a cell) as JSON, or a DatasetError at `file`:`line` naming the
+    field: bad JSON, a key written twice in one object, nesting too deep, an integer too long,
+    or a lone surrogate (the escape \\ud800) in a string."""
+    try:
+        value = loads_bounded(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as e:
+        raise DatasetError(file, line, field, f"bad JSON: {e.msg} at column {e.colno}") from None
+    except _DuplicateKey as e:
+        raise DatasetError(file, line, e.key, "key appears twice in one object") from None
+    except Refused as e:
+        raise DatasetError(file, line, field, f"refused: {e}") from None
+    bad = lone_surrogate(value)
+    if bad is not None:
+        where = bad if field is None else f"{field}.{bad}" if bad else field
+        raise DatasetError(
+            file,
+            line,
+            where or None,
+            "invalid Unicode: a lone surrogate (an escape such as "
+            "\\ud800 with no pair), which no UTF-8 text can hold",
+        )
+    return value
+
+
+def lone_surrogate(value: object) -> str | None:
+    """The path ("" for the value itself) of the first string or key with a lone surrogate in
+    a parsed JSON value, or None. The value's depth is bounded already."""
+    stack: list[tuple[object, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if repair_text(item)[1]:
+                return path
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                name = f"{path}.{key}" if path else str(key)
+                if repair_text(str(key))[1]:
+                    return path or "(a key)"
+                stack.append((child, name))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(item))
+    return None
 
 
 def csv_rows(

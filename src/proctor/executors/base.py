@@ -155,7 +155,8 @@ async def answer(
     if isinstance(result, CallFailure):
         return Record(
             run_id=s.run_id, model=model, sample_id=sample.id, status="call_failed", text="",
-            finish_reason="unknown", usage=Usage(), latency_s=0.0, attempts=result.attempts,
+            finish_reason="unknown", usage=Usage(None, None), latency_s=0.0,
+            attempts=result.attempts,
             prompt_variant=s.variant, lang=s.lang,
             error=f"{result.error_type}: {result.error}", epoch=epoch,
         )  # fmt: skip
@@ -164,5 +165,5 @@ async def answer(
         run_id=s.run_id, model=model, sample_id=sample.id, status="ok", text=c.text,
         finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
         attempts=result.attempts, prompt_variant=s.variant, lang=s.lang,
-        reported_model=c.model, epoch=epoch,
+        reported_model=c.model, epoch=epoch, notes="; ".join(c.notes),
     )  # fmt: skip

@@ -34,7 +34,7 @@ from proctor.imports.foreign import (
     text_of,
 )
 from proctor.providers.http import json_object as obj
-from proctor.types import Sample
+from proctor.types import Sample, Usage
 
 _NAME = re.compile(r"samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")
 
@@ -177,6 +177,7 @@ def read_lm_eval(path: Path, results: Path | None = None) -> ForeignRun:
                     sample=sample,
                     epoch=epoch,
                     text=text,
+                    usage=Usage(None, None),  # lm-eval logs no token counts: unknown, not 0
                     verdicts=entry["verdicts"] if epoch == 0 else {},
                 )
             )

@@ -15,6 +15,7 @@ ours; nothing else. System messages go to the top-level `system` field, as the A
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -25,11 +26,15 @@ from proctor.providers.http import (
     HttpReply,
     is_loopback,
     json_client,
+    parse_json_reply,
     parse_retry_after,
     parse_usage,
     post_json,
+    raise_for_redirect,
     redacted,
+    reply_notes,
 )
+from proctor.redact import register_secret
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
 if TYPE_CHECKING:
@@ -48,6 +53,9 @@ _STOP: dict[str, FinishReason] = {
 
 
 class AnthropicProvider:
+    supports_tools = False
+    """Anthropic tool use is not wired yet."""
+
     def __init__(
         self,
         name: str,
@@ -62,6 +70,7 @@ class AnthropicProvider:
         self._model = model
         self._max_concurrency = max_concurrency
         self._secret = api_key or ""
+        register_secret(api_key)  # scrubbed from every reply and line printed from now on
         headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
@@ -88,7 +97,9 @@ class AnthropicProvider:
 
     async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         body = self.request_body(prompt, params)
-        resp, latency = await post_json(self._client, "messages", body, params.timeout_s)
+        resp, latency = await post_json(
+            self._client, "messages", body, params.timeout_s, params.max_reply_bytes
+        )
         raise_for_status(resp)
         return _parse(resp, self._model, latency)
 
@@ -131,6 +142,7 @@ def _error(resp: HttpReply) -> tuple[str, str]:
 
 
 def raise_for_status(resp: HttpReply) -> None:
+    raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
         return
@@ -147,11 +159,8 @@ def raise_for_status(resp: HttpReply) -> None:
 
 
 def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    try:
-        data = resp.json()
-    except ValueError as e:
-        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
-    return parse_message(data, model, latency, f"HTTP {resp.status_code}")
+    completion = parse_message(parse_json_reply(resp), model, latency, f"HTTP {resp.status_code}")
+    return replace(completion, notes=reply_notes(resp))
 
 
 def parse_message(data: object, model: str, latency: float, where: str) -> Completion:
@@ -167,6 +176,6 @@ def parse_message(data: object, model: str, latency: float, where: str) -> Compl
         text=text,
         finish_reason=_STOP.get(str(data.get("stop_reason")), "unknown"),
         usage=parse_usage(data.get("usage"), "input_tokens", "output_tokens"),
-        model=str(data.get("model") or model),
+        model=data["model"] if isinstance(data.get("model"), str) and data["model"] else model,
         latency_s=latency,
     )

@@ -25,3 +25,10 @@ class Provider(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+def supports_tools(provider: Provider) -> bool:
+    """Whether the provider can be offered tools (function calling). A provider says it cannot
+    with a `supports_tools = False` attribute; the run then refuses `M+calculator` before its
+    first call, instead of failing every call."""
+    return bool(getattr(provider, "supports_tools", True))

@@ -17,6 +17,9 @@ from proctor.types import Completion, GenerationParams, Prompt
 
 BATCH_TIMEOUT_S = 120.0
 """Per request of a batch API (an upload of 10,000 requests takes a while)."""
+BATCH_MAX_BYTES = 1 << 30
+"""The largest reply of a batch API read: a results file holds every answer of the batch (50,000
+answers of a few kilobytes each), far more than one chat reply's cap."""
 
 BatchEnd = Literal["completed", "expired", "cancelled", "failed"]
 
@@ -99,7 +102,9 @@ async def batch_call(
     """One request of a batch API: the reply's JSON (its text with `text`), errors classified by
     the adapter's `check` and the key redacted from them."""
     try:
-        resp = await client.send(method, path, content, content_type, BATCH_TIMEOUT_S)
+        resp = await client.send(
+            method, path, content, content_type, BATCH_TIMEOUT_S, BATCH_MAX_BYTES
+        )
         check(resp)
     except ProviderError as e:
         raise redacted(e, secret) from e.__cause__

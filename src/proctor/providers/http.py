@@ -12,9 +12,11 @@ send the same bytes and return the same `HttpReply`."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import math
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
@@ -22,8 +24,10 @@ from urllib.parse import urlparse
 
 import httpx
 
-from proctor.errors import ProviderError, RateLimited, Transient
-from proctor.types import Usage
+from proctor.errors import BadReply, BadRequest, ProviderError, RateLimited, Transient
+from proctor.redact import REDACTED, scrub
+from proctor.types import DEFAULT_MAX_REPLY_BYTES, Usage
+from proctor.untrusted import Refused, decode_utf8, loads_bounded
 
 try:
     import aiohttp
@@ -35,6 +39,9 @@ _RAW = 20_000
 """How much of a server's error text is read: redaction runs on this much, then the message is
 cut to `MESSAGE_LIMIT`, so a key can never be split by the cut and survive in part."""
 MESSAGE_LIMIT = 400
+MAX_TOKEN_COUNT = 10**12
+"""The largest token count believed: no reply has a trillion tokens; a larger count is a broken
+server (a 30-digit integer, 1e999) and reads as unknown."""
 
 
 @dataclass(frozen=True)
@@ -47,19 +54,34 @@ class HttpReply:
     reason_phrase: str = ""
 
     def json(self) -> Any:
-        """The body as JSON; ValueError when it is not (bad JSON or bad UTF-8)."""
-        return json.loads(self.content)
+        """The body as JSON: bytes that are not UTF-8 are replaced (`bad_bytes` counts them),
+        nesting is bounded and a huge integer reads as infinite. ValueError when it is not JSON;
+        its subclass `untrusted.Refused` when it nests too deep."""
+        return loads_bounded(self.text, big_int_is_error=False)
 
     @property
     def text(self) -> str:
-        return self.content.decode("utf-8", errors="replace")
+        return decode_utf8(self.content)[0]
+
+    @property
+    def bad_bytes(self) -> int:
+        """How many bytes of the body were not UTF-8 (replaced by U+FFFD in `text`)."""
+        return decode_utf8(self.content)[1]
 
 
 class JsonClient(Protocol):
-    async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply: ...
+    async def post(
+        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
+    ) -> HttpReply: ...
 
     async def send(
-        self, method: str, path: str, content: bytes | None, content_type: str, timeout_s: float
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        content_type: str,
+        timeout_s: float,
+        max_bytes: int,
     ) -> HttpReply:
         """Any request (a batch API's GET, a file upload); failures as `post`'s."""
         ...
@@ -118,11 +140,21 @@ class AiohttpJsonClient:
             self._loop = loop
         return self._session
 
-    async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply:
-        return await self.send("POST", path, encode_body(body), "application/json", timeout_s)
+    async def post(
+        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
+    ) -> HttpReply:
+        return await self.send(
+            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
+        )
 
     async def send(
-        self, method: str, path: str, content: bytes | None, content_type: str, timeout_s: float
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        content_type: str,
+        timeout_s: float,
+        max_bytes: int,
     ) -> HttpReply:
         session = self._get_session()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
@@ -136,7 +168,9 @@ class AiohttpJsonClient:
                 timeout=timeout,
                 allow_redirects=False,
             ) as resp:
-                content = await resp.read()
+                # aiohttp (>= 3.13.3) inflates a compressed body a bounded piece at a time, so
+                # counting what comes out bounds memory whatever the compression ratio.
+                content = await read_capped(resp.content.iter_any(), resp.content_length, max_bytes)
                 return HttpReply(
                     resp.status,
                     {k.lower(): v for k, v in resp.headers.items()},
@@ -145,6 +179,8 @@ class AiohttpJsonClient:
                 )
         except (TimeoutError, aiohttp.ServerTimeoutError) as e:
             raise Transient(f"timed out after {timeout_s:g} s ({type(e).__name__})") from e
+        except aiohttp.ClientConnectorError as e:
+            raise Transient(connect_failure(e.host, e.port, e.os_error)) from e
         except (aiohttp.ClientError, OSError) as e:
             raise Transient(f"connection failed: {type(e).__name__}: {e}") from e
 
@@ -175,21 +211,40 @@ class HttpxJsonClient:
             trust_env=trust_env,
         )
 
-    async def post(self, path: str, body: dict[str, Any], timeout_s: float) -> HttpReply:
-        return await self.send("POST", path, encode_body(body), "application/json", timeout_s)
+    async def post(
+        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
+    ) -> HttpReply:
+        return await self.send(
+            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
+        )
 
     async def send(
-        self, method: str, path: str, content: bytes | None, content_type: str, timeout_s: float
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        content_type: str,
+        timeout_s: float,
+        max_bytes: int,
     ) -> HttpReply:
-        headers = {"Content-Type": content_type} if content is not None else {}
+        request = self._client.build_request(
+            method,
+            path,
+            content=content,
+            headers={"Content-Type": content_type} if content is not None else {},
+            timeout=httpx.Timeout(timeout_s),
+        )
         try:
-            resp = await self._client.request(
-                method,
-                path,
-                content=content,
-                headers=headers,
-                timeout=httpx.Timeout(timeout_s),
-            )
+            resp = await self._client.send(request, stream=True)
+            try:
+                declared = resp.headers.get("content-length")
+                content = await read_capped(
+                    resp.aiter_bytes(),
+                    int(declared) if declared and declared.isdigit() else None,
+                    max_bytes,
+                )
+            finally:
+                await resp.aclose()
         except httpx.TimeoutException as e:
             raise Transient(f"timed out after {timeout_s:g} s ({type(e).__name__})") from e
         except httpx.TransportError as e:
@@ -199,7 +254,7 @@ class HttpxJsonClient:
         return HttpReply(
             resp.status_code,
             {k.lower(): v for k, v in resp.headers.items()},
-            resp.content,
+            content,
             resp.reason_phrase,
         )
 
@@ -208,13 +263,63 @@ class HttpxJsonClient:
 
 
 async def post_json(
-    client: JsonClient, path: str, body: dict[str, Any], timeout_s: float
+    client: JsonClient,
+    path: str,
+    body: dict[str, Any],
+    timeout_s: float,
+    max_bytes: int = DEFAULT_MAX_REPLY_BYTES,
 ) -> tuple[HttpReply, float]:
     """POST `body`; the whole response and its latency in seconds. A request that never got a
-    whole response (timeout, refused or reset connection, undecodable body) is Transient."""
+    whole response (timeout, refused or reset connection, undecodable body) is Transient; one
+    whose body is larger than `max_bytes` (as sent or inflated) is BadReply."""
     start = time.perf_counter()
-    reply = await client.post(path, body, timeout_s)
+    reply = await client.post(path, body, timeout_s, max_bytes)
     return reply, time.perf_counter() - start
+
+
+async def read_capped(chunks: AsyncIterator[bytes], declared: int | None, max_bytes: int) -> bytes:
+    """The whole body from `chunks`, or BadReply as soon as it is over `max_bytes`: refused at
+    once when its Content-Length says so, else when what has come (inflated) passes the cap."""
+    if declared is not None and declared > max_bytes:
+        raise BadReply(_too_large(max_bytes, f"its Content-Length says {declared:,} bytes"))
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > max_bytes:
+            raise BadReply(_too_large(max_bytes, f"reading stopped at {size:,} bytes, inflated"))
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def raise_for_redirect(resp: HttpReply) -> None:
+    """A 3xx is never followed (a key must not travel to where a server points): BadRequest,
+    which retrying cannot mend, naming where it pointed."""
+    if 300 <= resp.status_code < 400:
+        where = resp.headers.get("location", "")[:200] or "nowhere"
+        raise BadRequest(
+            f"HTTP {resp.status_code}: redirected to {where} (not followed: give the base URL "
+            "the server answers at)",
+            status=resp.status_code,
+        )
+
+
+def _too_large(max_bytes: int, why: str) -> str:
+    return (
+        f"reply larger than the {max_bytes:,}-byte cap ({why}); "
+        "--max-reply-bytes raises the cap if the server is right"
+    )
+
+
+def connect_failure(host: str, port: int | None, error: OSError | None) -> str:
+    """A failed connection in plain words: "connection refused at 127.0.0.1:8011"."""
+    where = f"{host}:{port}" if port else host
+    code = getattr(error, "errno", None)
+    if code == errno.ECONNREFUSED:
+        return f"connection refused at {where}"
+    if isinstance(error, OSError) and error.strerror:
+        return f"cannot connect to {where}: {error.strerror}"
+    return f"cannot connect to {where}: {error}"
 
 
 def json_object(value: object) -> dict[str, Any]:
@@ -227,33 +332,58 @@ def is_loopback(url: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
+def token_count(value: object) -> int | None:
+    """A token count as reported, or None (unknown) when it is not a finite, non-negative,
+    whole number of at most `MAX_TOKEN_COUNT`: missing, a string, a bool, NaN, 1e999, -3, 2.5
+    or a 30-digit integer all read as unknown, never as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
+        return None
+    if not 0 <= value <= MAX_TOKEN_COUNT:
+        return None
+    return int(value)
+
+
 def parse_usage(raw: object, prompt_key: str, completion_key: str) -> Usage:
-    """Token counts from a reply's usage object; a malformed count reads as 0 (the reply itself
-    is still good, and a missing count is never invented)."""
+    """Token counts from a reply's usage object; a count that is not a count reads as unknown
+    (the reply itself is still good, and a count is never invented)."""
     if not isinstance(raw, dict):
-        return Usage()
-
-    def count(key: str) -> int:
-        value = raw.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            return 0
-        return int(value)
-
-    return Usage(prompt_tokens=count(prompt_key), completion_tokens=count(completion_key))
+        return Usage(None, None)
+    return Usage(token_count(raw.get(prompt_key)), token_count(raw.get(completion_key)))
 
 
 def redacted(error: ProviderError, secret: str) -> ProviderError:
-    """The same error with every occurrence of the API key replaced: some servers echo the key
-    back in their error messages, and error text is stored and printed."""
+    """The same error with every occurrence of the API key replaced (also escaped or base64
+    encoded: `proctor.redact`): some servers echo the key back in their error messages, and
+    error text is stored and printed."""
     message = str(error)
-    if len(message) <= MESSAGE_LIMIT and (not secret or secret not in message):
+    clean = message.replace(secret, REDACTED) if secret else message
+    clean, found = scrub(clean)
+    if len(message) <= MESSAGE_LIMIT and clean == message and not found:
         return error
-    clean = message.replace(secret, "[redacted]") if secret else message
     if len(clean) > MESSAGE_LIMIT:
         clean = clean[: MESSAGE_LIMIT - 1] + "…"
     if isinstance(error, RateLimited):
         return RateLimited(clean, status=error.status, retry_after_s=error.retry_after_s)
     return type(error)(clean, status=error.status)
+
+
+def reply_notes(resp: HttpReply) -> tuple[str, ...]:
+    """What reading the body changed, for the record: bytes that were not UTF-8."""
+    bad = resp.bad_bytes
+    return (f"{bad} byte(s) of the reply were not UTF-8 and read as U+FFFD",) if bad else ()
+
+
+def parse_json_reply(resp: HttpReply) -> Any:
+    """A 2xx body as JSON: BadReply when it nests too deep (asking again fetches the same),
+    Transient when it is not JSON at all (a proxy's HTML page may pass)."""
+    try:
+        return resp.json()
+    except Refused as e:
+        raise BadReply(f"HTTP {resp.status_code}: reply {e}") from e
+    except ValueError as e:
+        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -46,6 +46,9 @@ def embedded_model_path() -> Path:
 
 
 class LocalProvider:
+    supports_tools = False
+    """llama.cpp's chat template for SmolLM2 has no tool format."""
+
     def __init__(self, name: str, model_path: Path | None = None, *, n_ctx: int = 2048) -> None:
         self._name = name
         self._path = model_path or embedded_model_path()

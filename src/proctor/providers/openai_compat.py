@@ -7,6 +7,7 @@ request header: it never appears in a stored record or an error message."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -17,11 +18,15 @@ from proctor.providers.http import (
     HttpReply,
     is_loopback,
     json_client,
+    parse_json_reply,
     parse_retry_after,
     parse_usage,
     post_json,
+    raise_for_redirect,
     redacted,
+    reply_notes,
 )
+from proctor.redact import register_secret
 from proctor.types import (
     Completion,
     FinishReason,
@@ -76,6 +81,7 @@ class OpenAICompatProvider:
         self._model = model
         self._max_concurrency = max_concurrency
         self._secret = api_key or ""
+        register_secret(api_key)  # scrubbed from every reply and line printed from now on
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -102,7 +108,9 @@ class OpenAICompatProvider:
 
     async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         body = self.request_body(prompt, params)
-        resp, latency = await post_json(self._client, "chat/completions", body, params.timeout_s)
+        resp, latency = await post_json(
+            self._client, "chat/completions", body, params.timeout_s, params.max_reply_bytes
+        )
         raise_for_status(resp)
         return _parse(resp, self._model, latency)
 
@@ -173,6 +181,7 @@ def _tool_calls(message: object) -> tuple[ToolCall, ...]:
 
 
 def raise_for_status(resp: HttpReply) -> None:
+    raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
         return
@@ -204,11 +213,10 @@ def _error_detail(resp: HttpReply) -> str:
 
 
 def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    try:
-        data = resp.json()
-    except ValueError as e:
-        raise Transient(f"HTTP {resp.status_code}: body is not JSON: {resp.text[:_RAW]!r}") from e
-    return parse_completion(data, model, latency, f"HTTP {resp.status_code}")
+    completion = parse_completion(
+        parse_json_reply(resp), model, latency, f"HTTP {resp.status_code}"
+    )
+    return replace(completion, notes=reply_notes(resp))
 
 
 def parse_completion(data: object, model: str, latency: float, where: str) -> Completion:
@@ -229,7 +237,12 @@ def parse_completion(data: object, model: str, latency: float, where: str) -> Co
         text=text,
         finish_reason=_FINISH.get(str(choice.get("finish_reason")), "unknown"),
         usage=parse_usage(data.get("usage"), "prompt_tokens", "completion_tokens"),
-        model=str(data.get("model") or model),
+        model=_reported_model(data.get("model"), model),
         latency_s=latency,
         tool_calls=_tool_calls(message),
     )
+
+
+def _reported_model(value: object, asked: str) -> str:
+    """The model the server says answered; the one asked for when it names none in text."""
+    return value if isinstance(value, str) and value else asked

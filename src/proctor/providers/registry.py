@@ -15,9 +15,10 @@ Keys come from the environment: PROCTOR_API_KEY first, then the provider's usual
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import ParseResult, parse_qsl, urlparse
 
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
@@ -67,14 +68,7 @@ def parse_model(spec: str) -> ModelSpec:
     if kind == "local":
         return ModelSpec(kind="local", name=s, path=rest)
     if kind == "openai-compat":
-        name, at, url = rest.rpartition("@")
-        if not at or not name or not url:
-            raise ConfigError(
-                f"bad model string {spec!r}: expected openai-compat/NAME@http://host:port/v1"
-            )
-        parsed = urlparse(url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ConfigError(f"bad base URL {url!r} in {spec!r}: expected http(s)://host:port/v1")
+        name, url = split_name_url(rest, spec)
         return ModelSpec(kind="openai-compat", name=name, base_url=url)
     if kind == "openai":
         return ModelSpec(kind="openai", name=rest, base_url=OPENAI_BASE_URL)
@@ -93,6 +87,67 @@ def parse_model(spec: str) -> ModelSpec:
         f"unknown provider {kind!r} in {spec!r}: "
         "use local, openai-compat, openai, anthropic or fake"
     )
+
+
+_URL_START = re.compile(r"@(?=https?://)", re.IGNORECASE)
+_SECRET_PARAM = re.compile(r"key|token|secret|password|passwd|auth|sig|credential", re.IGNORECASE)
+_FORMAT = "expected openai-compat/NAME@http://host:port/v1"
+
+
+def split_name_url(rest: str, spec: str) -> tuple[str, str]:
+    """NAME and base URL of "NAME@URL": split where the URL begins (its "@http(s)://"), so an
+    "@" inside the URL (userinfo) or the name never moves the split. A URL that carries a key
+    (userinfo, or a query parameter named like one) is refused, and no message repeats it."""
+    found = _URL_START.search(rest)
+    name, at, after = rest.partition("@")
+    if found is None and at and name and after:
+        raise ConfigError(
+            f"bad base URL in {_kind_of(spec) + '/' + name + '@…'!r}: expected "
+            "http(s)://host:port/v1"
+        )
+    if found is None or found.start() == 0:
+        raise ConfigError(f"bad model string {_kind_of(spec)!r}…: {_FORMAT}")
+    name, url = rest[: found.start()], rest[found.end() :]
+    parsed = urlparse(url)
+    shown = f"{_kind_of(spec)}/{name}@{_safe_url(parsed)}"
+    # Any "@" before the query is userinfo, however the parser splits it ("u:a/b@h" keeps a
+    # key with a "/" out of `password` and in the path).
+    if "@" in url.split("?")[0].split("#")[0]:
+        shown = f"{_kind_of(spec)}/{name}@{parsed.scheme}://…"
+    if "@" in url.split("?")[0].split("#")[0] or parsed.password is not None:
+        raise ConfigError(
+            f"model string {shown!r}: its URL holds credentials (user:KEY@host, not shown); "
+            "put the key in PROCTOR_API_KEY instead, never in the model string"
+        )
+    secret_params = [k for k, _ in parse_qsl(parsed.query, keep_blank_values=True)
+                     if _SECRET_PARAM.search(k)]  # fmt: skip
+    if secret_params:
+        raise ConfigError(
+            f"model string {shown!r}: its URL holds a key (query parameter "
+            f"{secret_params[0][:40]!r}, not shown); put the key in PROCTOR_API_KEY instead, "
+            "never in the model string (a key in a URL ends up in logs, the store and reports)"
+        )
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ConfigError(f"bad base URL in {shown!r}: expected http(s)://host:port/v1")
+    try:
+        parsed.port  # noqa: B018 - reading it checks it ("host:99999" or "host:x" raise)
+    except ValueError:
+        raise ConfigError(
+            f"bad base URL in {shown!r}: the port is not a number from 0 to 65535"
+        ) from None
+    return name, url
+
+
+def _kind_of(spec: str) -> str:
+    return bare_model(spec).partition("/")[0]
+
+
+def _safe_url(parsed: ParseResult) -> str:
+    """The URL as an error message may show it: scheme, host, port and path only (userinfo
+    and query may hold a key)."""
+    host = parsed.netloc.rpartition("@")[2]
+    rest = "?…" if parsed.query else ""
+    return f"{parsed.scheme}://{host}{parsed.path}{rest}"
 
 
 def api_key_for(spec: ModelSpec) -> str | None:

@@ -63,6 +63,7 @@ def _model(m: ModelMetrics, rank: int) -> dict[str, Any]:
         "tokens": {
             "prompt": m.total_prompt_tokens,
             "completion": m.total_completion_tokens,
+            "answers_with_unknown_counts": m.unknown_usage,
         },
     }
 

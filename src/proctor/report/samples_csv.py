@@ -1,9 +1,12 @@
-"""samples.csv: one row per model × sample, with the raw reply and the rule that graded it."""
+"""samples.csv: one row per model × sample, with the raw reply and the rule that graded it.
+
+Cells are made inert for spreadsheets (`inert`); an unknown token count is an empty cell."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
@@ -32,7 +35,13 @@ COLUMNS: tuple[str, ...] = (
     "prompt_tokens",
     "completion_tokens",
     "error",
+    "notes",
 )
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+"""What a spreadsheet may read as the start of a formula (OWASP "CSV injection"; the
+full-width forms too, which some spreadsheets fold to ASCII)."""
+_PLAIN_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?")
 
 
 def rule_explanation(score: Score, rules: Mapping[str, str]) -> str:
@@ -68,7 +77,19 @@ def write_samples_csv(
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
     for item in sorted(items, key=lambda item: order[item.record.model]):
-        writer.writerow(_row(item, rules))
+        writer.writerow([inert(cell) for cell in _row(item, rules)])
+
+
+def inert(cell: str) -> str:
+    """A cell a spreadsheet shows and never runs: one that could start a formula gets a leading
+    apostrophe (a plain number such as "-5" or "+3.25" stays as it is: it is no formula)."""
+    if cell.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def _count(value: int | None) -> str:
+    return "" if value is None else str(value)
 
 
 def _row(item: GradedItem, rules: Mapping[str, str]) -> list[str]:
@@ -93,7 +114,8 @@ def _row(item: GradedItem, rules: Mapping[str, str]) -> list[str]:
         score.explanation,
         str(record.attempts),
         f"{record.latency_s:.3f}",
-        str(record.usage.prompt_tokens),
-        str(record.usage.completion_tokens),
+        _count(record.usage.prompt_tokens),
+        _count(record.usage.completion_tokens),
         record.error,
+        record.notes,
     ]

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from proctor.errors import ConfigError
 from proctor.types import GradedItem
+from proctor.untrusted import Refused, loads_toml_bounded, read_input_file
 
 BATCH_SHARE = 0.5
 """The batch price as a share of the list price when a table gives none: OpenAI's Batch API and
@@ -88,14 +89,16 @@ def load_price_table(path: Path | None) -> PriceTable:
     if path is None:
         return PriceTable(prices)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the price table: {e.strerror}") from e
+        data = loads_toml_bounded(read_input_file(path, max_bytes=1 << 20).decode("utf-8-sig"))
+    except Refused as e:
+        raise ConfigError(f"{path}: cannot read the price table: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from e
     models = data.get("models")
     if not isinstance(models, dict):
-        raise ConfigError(f"{path}: expected a [models.\"NAME\"] table per model")
+        raise ConfigError(f'{path}: expected a [models."NAME"] table per model')
     for name, entry in models.items():
         if not isinstance(entry, dict):
             raise ConfigError(f"{path}: models.{name!r} must be a table")
@@ -151,8 +154,8 @@ def ledger(
         t = tallies.setdefault(r.model, [0] * 9)
         at = 3 if r.cached_from else 6 if r.batch_id else 0
         t[at] += 1
-        t[at + 1] += r.usage.prompt_tokens
-        t[at + 2] += r.usage.completion_tokens
+        t[at + 1] += r.usage.prompt_tokens or 0  # an unknown count: the sums are lower bounds
+        t[at + 2] += r.usage.completion_tokens or 0
         if r.cached_from:
             sources.setdefault(r.model, {})[r.cached_from] = None
     return [

@@ -51,7 +51,10 @@ class ModelMetrics:
     """Mean over calls that returned (failed calls excluded)."""
     total_prompt_tokens: int
     total_completion_tokens: int
+    """Sums of the counts known; `unknown_usage` answers had a count that was not a count."""
     retries: int
+    unknown_usage: int = 0
+    """Answers (not failed calls) whose token counts were unknown: the totals are lower bounds."""
 
 
 @dataclass(frozen=True)
@@ -116,9 +119,12 @@ def _model_metrics(model: str, items: Sequence[GradedItem]) -> ModelMetrics:
         tier=tier.name,
         tier_label=tier.label,
         mean_latency_s=sum(returned) / len(returned) if returned else None,
-        total_prompt_tokens=sum(item.record.usage.prompt_tokens for item in items),
-        total_completion_tokens=sum(item.record.usage.completion_tokens for item in items),
+        total_prompt_tokens=sum(item.record.usage.prompt_tokens or 0 for item in items),
+        total_completion_tokens=sum(item.record.usage.completion_tokens or 0 for item in items),
         retries=sum(max(item.record.attempts - 1, 0) for item in items),
+        unknown_usage=sum(
+            1 for item in items if item.record.status == "ok" and not item.record.usage.known
+        ),
     )
 
 

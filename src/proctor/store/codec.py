@@ -19,12 +19,17 @@ from proctor.types import (
     Score,
     Usage,
 )
+from proctor.untrusted import repair_text
 
 L = TypeVar("L", bound=str)
 
 
 def dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def storable_dumps(value: object) -> str:
+    return storable(dumps(value))
 
 
 def literal(value: object, allowed: tuple[L, ...], what: str) -> L:
@@ -61,7 +66,7 @@ def outcome_name(value: object) -> Outcome:
 
 
 def sample_to_json(sample: Sample) -> str:
-    return dumps(
+    return storable_dumps(
         {
             "id": sample.id,
             "input": sample.input,
@@ -127,7 +132,7 @@ def params_from_json(text: str) -> GenerationParams:
 
 def config_to_json(config: Mapping[str, object]) -> str:
     try:
-        return dumps(dict(config))
+        return storable_dumps(dict(config))
     except (TypeError, ValueError) as e:
         raise StoreError(f"run config cannot be stored as JSON: {e}") from e
 
@@ -148,10 +153,28 @@ RECORD_COLUMNS = (
     "lang",
     "reported_model",
     "error",
+    "notes",
     "cached_from",
     "batch_id",
     "created_at",
 )
+
+UNKNOWN_COUNT = -1
+"""How an unknown token count is stored (the columns are NOT NULL; no real count is < 0)."""
+
+
+def count_to_column(count: int | None) -> int:
+    return UNKNOWN_COUNT if count is None else count
+
+
+def count_from_column(value: int) -> int | None:
+    return None if value < 0 else value
+
+
+def storable(text: str) -> str:
+    """`text` as SQLite's UTF-8 can hold it: a lone surrogate that slipped past the reply
+    boundary becomes U+FFFD here rather than a UnicodeEncodeError that ends the run."""
+    return repair_text(text)[0]
 
 
 def record_to_row(record: Record, created_at: str) -> tuple[object, ...]:
@@ -162,16 +185,17 @@ def record_to_row(record: Record, created_at: str) -> tuple[object, ...]:
         record.sample_id,
         record.epoch,
         record.status,
-        record.text,
+        storable(record.text),
         record.finish_reason,
-        record.usage.prompt_tokens,
-        record.usage.completion_tokens,
+        count_to_column(record.usage.prompt_tokens),
+        count_to_column(record.usage.completion_tokens),
         record.latency_s,
         record.attempts,
         record.prompt_variant,
         record.lang,
-        record.reported_model,
-        record.error,
+        storable(record.reported_model),
+        storable(record.error),
+        storable(record.notes),
         record.cached_from,
         record.batch_id,
         created_at,
@@ -204,9 +228,10 @@ def record_from_row(row: Sequence[Any]) -> Record:
         lang,
         reported_model,
         error,
+        notes,
         cached_from,
         batch_id,
-    ) = row[:17]
+    ) = row[:18]
     return Record(
         run_id,
         model,
@@ -214,7 +239,7 @@ def record_from_row(row: Sequence[Any]) -> Record:
         _known(status, _RECORD_STATUS_OF, RECORD_STATUSES, "record status"),
         text,
         _known(finish_reason, _FINISH_REASON_OF, FINISH_REASONS, "finish reason"),
-        Usage(prompt_tokens, completion_tokens),
+        Usage(count_from_column(prompt_tokens), count_from_column(completion_tokens)),
         latency_s,
         attempts,
         prompt_variant,
@@ -222,6 +247,7 @@ def record_from_row(row: Sequence[Any]) -> Record:
         reported_model,
         error,
         epoch,
+        notes,
         cached_from,
         batch_id,
     )

@@ -1,4 +1,4 @@
-"""The response cache of a results folder (table `response_cache`, migration 3): one stored reply
+"""The response cache of a results folder (table `response_cache`, migration 4): one stored reply
 per request key and key owner, shared by every run of the folder.
 
 The key is made in `proctor.calling.cache_key` (a hash of everything that decides the reply);
@@ -92,7 +92,7 @@ def lookup(
                     owner=str(r[1]),
                     text=str(r[2]),
                     finish_reason=codec.literal(r[3], codec.FINISH_REASONS, "finish reason"),
-                    usage=Usage(int(r[4]), int(r[5])),
+                    usage=Usage(codec.count_from_column(r[4]), codec.count_from_column(r[5])),
                     latency_s=float(r[6]),
                     reported_model=str(r[7]),
                     source_run=str(r[8]),
@@ -113,10 +113,10 @@ def remember(store: RunStore, entries: Iterable[CacheEntry]) -> None:
             e.key,
             e.owner,
             e.record.model,
-            e.record.text,
+            codec.storable(e.record.text),
             e.record.finish_reason,
-            e.record.usage.prompt_tokens,
-            e.record.usage.completion_tokens,
+            codec.count_to_column(e.record.usage.prompt_tokens),
+            codec.count_to_column(e.record.usage.completion_tokens),
             e.record.latency_s,
             e.record.reported_model,
             e.record.run_id,
@@ -143,8 +143,8 @@ def remember(store: RunStore, entries: Iterable[CacheEntry]) -> None:
 def stats(store: RunStore) -> CacheStats:
     with store.transaction("read the response cache", write=False) as db:
         total = db.execute(
-            "SELECT COUNT(*), COUNT(DISTINCT owner), COALESCE(SUM(prompt_tokens), 0),"
-            " COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(hits), 0),"
+            "SELECT COUNT(*), COUNT(DISTINCT owner), COALESCE(SUM(MAX(prompt_tokens, 0)), 0),"
+            " COALESCE(SUM(MAX(completion_tokens, 0)), 0), COALESCE(SUM(hits), 0),"
             " MIN(last_used_at), MAX(last_used_at) FROM response_cache"
         ).fetchone()
         models = db.execute(

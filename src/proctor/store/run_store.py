@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -117,6 +117,19 @@ _UPSERT_JUDGEMENT = (
     " created_at = excluded.created_at"
     " WHERE judgements.status = 'call_failed'"
 )
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    # On a full disk the rollback may fail too; the first error is the one to tell.
+    with suppress(sqlite3.Error):
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+
+def _in_words(error: sqlite3.Error) -> str:
+    if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "is full" in str(error):
+        return f"the disk is full ({error})"
+    return str(error)
 
 
 def _now() -> str:
@@ -227,12 +240,10 @@ class RunStore:
             yield db
             db.execute("COMMIT")
         except sqlite3.Error as e:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise StoreError(f"cannot {what} in {self.db_path}: {e}") from e
+            _rollback(db)
+            raise StoreError(f"cannot {what} in {self.db_path}: {_in_words(e)}") from e
         except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
+            _rollback(db)
             raise
 
     def _require_run(self, db: sqlite3.Connection, run_id: str) -> sqlite3.Row:
@@ -612,14 +623,14 @@ class RunStore:
                 j.judge,
                 j.ordering,
                 j.status,
-                j.reply,
-                codec.dumps(list(j.replies)),
-                j.prompt,
+                codec.storable(j.reply),
+                codec.storable(codec.dumps([codec.storable(r) for r in j.replies])),
+                codec.storable(j.prompt),
                 j.rubric,
                 j.attempts,
-                j.error,
-                j.usage.prompt_tokens,
-                j.usage.completion_tokens,
+                codec.storable(j.error),
+                codec.count_to_column(j.usage.prompt_tokens),
+                codec.count_to_column(j.usage.completion_tokens),
                 j.latency_s,
                 now,
             )
@@ -657,7 +668,10 @@ class RunStore:
                 rubric=str(r["rubric"]),
                 attempts=int(r["attempts"]),
                 error=str(r["error"]),
-                usage=Usage(int(r["prompt_tokens"]), int(r["completion_tokens"])),
+                usage=Usage(
+                    codec.count_from_column(int(r["prompt_tokens"])),
+                    codec.count_from_column(int(r["completion_tokens"])),
+                ),
                 latency_s=float(r["latency_s"]),
             )
             for r in rows

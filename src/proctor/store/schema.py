@@ -133,7 +133,14 @@ def _m2_judgements(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m3_response_cache(conn: sqlite3.Connection) -> None:
+def _m3_record_notes(conn: sqlite3.Connection) -> None:
+    """What was changed in a reply before it was stored (invalid Unicode replaced, a key
+    redacted), in words; "" for a reply stored exactly as it came. (Token counts a server gave
+    that were not counts are stored as -1, "unknown": the columns stay NOT NULL.)"""
+    conn.execute("ALTER TABLE records ADD COLUMN notes TEXT NOT NULL DEFAULT ''")
+
+
+def _m4_response_cache(conn: sqlite3.Connection) -> None:
     """The response cache shared by every run of the results folder: one reply per request key
     (a hash of everything that decides the reply, `proctor.calling.cache_key`) and key owner (a
     fingerprint of the API key, never the key), with the run that asked for it; and, on each
@@ -164,7 +171,7 @@ def _m3_response_cache(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE records ADD COLUMN cached_from TEXT NOT NULL DEFAULT ''")
 
 
-def _m4_imported_verdicts(conn: sqlite3.Connection) -> None:
+def _m5_imported_verdicts(conn: sqlite3.Connection) -> None:
     """The verdicts of another harness on a run imported from its log (`proctor import`): a
     second grader beside proctor's, one row per answer and grader of theirs."""
     conn.execute(
@@ -186,7 +193,7 @@ def _m4_imported_verdicts(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m5_provider_batches(conn: sqlite3.Connection) -> None:
+def _m6_provider_batches(conn: sqlite3.Connection) -> None:
     """Batches submitted to a provider's batch API (`proctor run --batch`): one row per batch,
     written before it is submitted (state "submitting", with the token sent along) and given the
     provider's id as soon as the submit answers, so a run killed at any moment and started again
@@ -215,9 +222,10 @@ def _m5_provider_batches(conn: sqlite3.Connection) -> None:
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
-    _m3_response_cache,
-    _m4_imported_verdicts,
-    _m5_provider_batches,
+    _m3_record_notes,
+    _m4_response_cache,
+    _m5_imported_verdicts,
+    _m6_provider_batches,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -7,19 +7,35 @@
 or, in another process: `python -m proctor.stub --port 0 --fault-rate 0.2` (prints the base
 URL on its first line). It answers arithmetic prompts exactly (or wrongly, or by echo, on
 request) and injects faults deterministically from a seed: 429, 5xx, connection resets, hangs
-and malformed bodies (see `FaultKind`). It listens on 127.0.0.1 only.
+and malformed bodies (see `FaultKind`), and, asked by name, the hostile replies of
+`ReplyFault` (lone surrogates, absurd token counts, bodies nested 100,000 deep, 100 MiB bodies,
+gzip bombs, endless bodies, markup and terminal escapes, echoed keys). It listens on 127.0.0.1
+only.
 
 Not a part of the evaluation pipe: nothing in proctor's run path imports it.
 """
 
 from proctor.stub.app import StubApp, StubStats, body_key, fault_for, prompt_key
-from proctor.stub.config import DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
+from proctor.stub.config import (
+    ALL_FAULTS,
+    DEFAULT_FAULTS,
+    FAULT_KINDS,
+    REPLY_FAULTS,
+    AnyFault,
+    FaultKind,
+    ReplyFault,
+    StubConfig,
+)
 from proctor.stub.server import StubHandle, fetch_stats, run_stub
 
 __all__ = [
+    "ALL_FAULTS",
     "DEFAULT_FAULTS",
     "FAULT_KINDS",
+    "REPLY_FAULTS",
+    "AnyFault",
     "FaultKind",
+    "ReplyFault",
     "StubApp",
     "StubConfig",
     "StubHandle",

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 
 from proctor.stub.batches import BatchFaults, BatchStubApp
-from proctor.stub.config import ANSWER_MODES, DEFAULT_FAULTS, FAULT_KINDS, FaultKind, StubConfig
+from proctor.stub.config import ALL_FAULTS, ANSWER_MODES, DEFAULT_FAULTS, AnyFault, StubConfig
 from proctor.stub.server import run_stub
 
 
@@ -36,10 +36,18 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFau
     p.add_argument(
         "--faults",
         default=",".join(DEFAULT_FAULTS),
-        help=f"comma-separated fault kinds of {', '.join(FAULT_KINDS)} (default: all but hang)",
+        help=f"comma-separated fault kinds of {', '.join(ALL_FAULTS)} (default: the transport "
+        "faults but hang)",
     )
     p.add_argument("--hang", type=float, default=30.0, help="seconds a 'hang' fault lasts")
     p.add_argument("--max-faults-per-body", type=int, default=None)
+    p.add_argument(
+        "--refuse-tools", action="store_true", help="answer requests offering tools with 400"
+    )
+    p.add_argument("--huge-bytes", type=int, default=100 * 1024 * 1024, help="size of 'huge'")
+    p.add_argument(
+        "--bomb-bytes", type=int, default=512 * 1024 * 1024, help="inflated size of 'gzip_bomb'"
+    )
     p.add_argument("--model", default="proctor-stub", help="model name in replies")
     p.add_argument(
         "--replies",
@@ -59,10 +67,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFau
     p.add_argument("--batch-expire", action="store_true", help="batches expire half done")
     a = p.parse_args(argv)
     kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
-    unknown = [k for k in kinds if k not in FAULT_KINDS]
+    unknown = [k for k in kinds if k not in ALL_FAULTS]
     if unknown:
-        p.error(f"unknown fault kinds {unknown}: use {', '.join(FAULT_KINDS)}")
-    by_name: dict[str, FaultKind] = {k: k for k in FAULT_KINDS}
+        p.error(f"unknown fault kinds {unknown}: use {', '.join(ALL_FAULTS)}")
+    by_name: dict[str, AnyFault] = {k: k for k in ALL_FAULTS}
     faults = tuple(dict.fromkeys(by_name[k] for k in kinds))  # order matters: it is seeded
     try:
         config = StubConfig(
@@ -75,6 +83,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFau
             model=a.model,
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
+            huge_bytes=a.huge_bytes,
+            bomb_bytes=a.bomb_bytes,
+            refuse_tools=a.refuse_tools,
             replies=_replies(a.replies) if a.replies else (),
         )
     except ValueError as e:

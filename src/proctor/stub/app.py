@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from proctor.stub.answers import off_by_one, solve
-from proctor.stub.config import FaultKind, StubConfig
+from proctor.stub.config import REPLY_FAULTS, AnyFault, FaultKind, ReplyFault, StubConfig
+from proctor.stub.hostile import send_reply_fault
 
 __all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key", "retry_after_for"]
 
@@ -85,7 +86,7 @@ def _unit(digest: bytes, at: int = 0) -> float:
 
 def fault_for(
     config: StubConfig, body_hash: str, attempt: int, faults_so_far: int = 0
-) -> FaultKind | None:
+) -> AnyFault | None:
     """The fault for the `attempt`-th (0-based) request with this body, or None. Each attempt
     draws afresh, so with fault_rate < 1 a retried body eventually gets through."""
     if config.fault_rate <= 0.0 or not config.faults:
@@ -203,7 +204,7 @@ class StubApp:
             if method != "POST":
                 await _send_error(send, 405, "use POST")
                 return
-            await self._chat(receive, send)
+            await self._chat(scope, receive, send)
         elif path == "/stats" and method == "GET":
             brief = b"brief=1" in scope.get("query_string", b"")
             await _send_json(send, 200, self.stats().as_dict(brief=brief))
@@ -217,7 +218,7 @@ class StubApp:
         else:
             await _send_error(send, 404, f"no route {method} {path}")
 
-    async def _chat(self, receive: Receive, send: Send) -> None:
+    async def _chat(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = await _read_body(receive)
         if body is None:
             return
@@ -235,6 +236,9 @@ class StubApp:
             except _BadRequest as e:
                 await _send_error(send, 400, str(e))
                 return
+            if self.config.refuse_tools and request.get("tools"):
+                await _send_error(send, 400, "this model does not support tools (stub)")
+                return
             with self._lock:
                 pkey = prompt_key(prompt)
                 self._by_prompt[pkey] = self._by_prompt.get(pkey, 0) + 1
@@ -245,7 +249,11 @@ class StubApp:
                 with self._lock:
                     self._faults[fault] = self._faults.get(fault, 0) + 1
                     self._faults_by_body[key] = self._faults_by_body.get(key, 0) + 1
-                if await self._inject(fault, request, prompt, key, attempt, receive, send):
+                if fault in REPLY_FAULTS:
+                    await self._hostile(fault, scope, prompt, receive, send)
+                    return
+                transport = cast(FaultKind, fault)
+                if await self._inject(transport, request, prompt, key, attempt, receive, send):
                     return
             await self._complete(request, prompt, send)
         finally:
@@ -300,6 +308,24 @@ class StubApp:
     def reply_text(self, prompt: str) -> str:
         """What the stub answers a prompt whose last user message is `prompt` (batches too)."""
         return self._reply_text(prompt)
+
+    async def _hostile(
+        self, fault: ReplyFault, scope: Scope, prompt: str, receive: Receive, send: Send
+    ) -> None:
+        headers = dict(scope.get("headers") or [])
+        authorization = headers.get(b"authorization", b"").decode("latin-1")
+        left = asyncio.ensure_future(_until_disconnect(receive))
+        try:
+            await send_reply_fault(
+                fault,
+                self.config,
+                self._reply_text(prompt),
+                authorization,
+                send,
+                lambda: left.done() or self._closing,
+            )
+        finally:
+            left.cancel()
 
     def _reply_text(self, prompt: str) -> str:
         mode = self.config.answer_mode

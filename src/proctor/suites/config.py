@@ -29,19 +29,28 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proctor.errors import ConfigError
 from proctor.suites.case import KINDS, Kind
+from proctor.untrusted import (
+    MAX_JSON_DEPTH,
+    Refused,
+    loads_toml_bounded,
+    nesting_depth,
+    read_input_file,
+)
 
 CONFIG_SUFFIXES = (".toml", ".yaml", ".yml")
+MAX_CONFIG_BYTES = 1024 * 1024
 
 
 class GateConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     require: list[str] = Field(default_factory=list)
     alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
 
 
 class SuiteConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: `max_tokens = "256"` is a mistake to point at, not a string to coerce.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = ""
     lang: Literal["zh", "en"] | None = None
@@ -57,7 +66,11 @@ class SuiteConfig(BaseModel):
 
 def config_path_for(suite: Path) -> Path | None:
     """The config file beside `suite`, if there is one; two candidates are an error."""
-    found = [suite.with_suffix(s) for s in CONFIG_SUFFIXES if suite.with_suffix(s).is_file()]
+    # Whatever is there counts (a FIFO or a folder too): it is refused when read, never
+    # silently skipped, which would run the suite without the config its author wrote.
+    found = [
+        p for p in (suite.with_suffix(s) for s in CONFIG_SUFFIXES) if p.exists() or p.is_symlink()
+    ]
     if len(found) > 1:
         names = " and ".join(str(p) for p in found)
         raise ConfigError(f"two configs for suite {suite}: {names}; keep one")
@@ -66,14 +79,18 @@ def config_path_for(suite: Path) -> Path | None:
 
 def _read(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from None
+        text = read_input_file(path, max_bytes=MAX_CONFIG_BYTES).decode("utf-8-sig")
+    except Refused as e:
+        raise ConfigError(f"{path}: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     if path.suffix == ".toml":
         try:
-            return tomllib.loads(text)
+            return loads_toml_bounded(text)
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: bad TOML: {e}") from None
+        except Refused as e:
+            raise ConfigError(f"{path}: refused: {e}") from None
     try:
         yaml = importlib.import_module("yaml")
     except ImportError:
@@ -81,9 +98,17 @@ def _read(path: Path) -> Any:
             f"{path}: reading YAML needs PyYAML (pip install pyyaml); or write the config as TOML"
         ) from None
     try:
-        return yaml.safe_load(text) or {}
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: bad YAML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: refused: nested deeper than {MAX_JSON_DEPTH} levels") from None
+    if nesting_depth(data) > MAX_JSON_DEPTH:
+        raise ConfigError(
+            f"{path}: refused: nested deeper than {MAX_JSON_DEPTH} levels, or an alias (&/*) "
+            "that repeats a list or table"
+        )
+    return data
 
 
 def load_config(path: Path | None) -> SuiteConfig:

@@ -40,7 +40,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from proctor.datasets.records import csv_rows, jsonl_records, read_text
+from proctor.datasets.loaders import SeenIds
+from proctor.datasets.records import checked_json, csv_rows, jsonl_records, read_text
 from proctor.errors import DatasetError
 from proctor.suites.case import KINDS, CaseSpec, Kind, Lang, as_kind, prompt_text
 from proctor.suites.config import SuiteConfig, config_path_for, load_config
@@ -117,14 +118,10 @@ def read_cases(path: Path, config: SuiteConfig | None = None) -> list[Sample]:
     text = read_text(path, file)
     rows = csv_rows(text, file, _check_columns) if suffix == ".csv" else _jsonl_rows(text, file)
     samples: list[Sample] = []
-    first: dict[str, int] = {}
+    seen = SeenIds(file)
     for line, row in rows:
         sample = _case(row, config, file, line)
-        if sample.id in first:
-            raise DatasetError(
-                file, line, "id", f"duplicate id {sample.id!r} (first on line {first[sample.id]})"
-            )
-        first[sample.id] = line
+        seen.add(sample.id, line)
         samples.append(sample)
     if not samples:
         raise DatasetError(file, None, None, "no cases")
@@ -180,10 +177,7 @@ def _text(row: Mapping[str, Any], name: str, at: _Where) -> str:
 def _json_cell(value: Any, name: str, at: _Where) -> Any:
     if not isinstance(value, str):
         return value
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError as e:
-        raise at.error(name, f"bad JSON: {e.msg} at column {e.colno}") from None
+    return checked_json(value, at.file, at.line, name)
 
 
 def _string_list(value: Any, name: str, at: _Where, separators: re.Pattern[str]) -> list[str]:

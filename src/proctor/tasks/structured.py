@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from proctor.datasets.benchmarks import builtin_bytes
 from proctor.datasets.jsonl import content_hash
 from proctor.datasets.perturb import perturb
+from proctor.datasets.records import checked_json, read_text
 from proctor.errors import ConfigError, DatasetError
 from proctor.extract.quantity_match import expected_quantity
 from proctor.score.structured import (
@@ -96,9 +97,7 @@ def read_items(text: str, file: str) -> tuple[Sample, ...]:
         if not line.strip():
             continue
         try:
-            row = _ItemRow.model_validate(json.loads(line))
-        except json.JSONDecodeError as e:
-            raise DatasetError(file, n, None, f"not JSON: {e.msg}") from None
+            row = _ItemRow.model_validate(checked_json(line, file, n, None))
         except ValidationError as e:
             err = e.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
@@ -161,7 +160,7 @@ def load(seed: int | None, n: int | None) -> Dataset:
 
 
 def load_file(path: Path, seed: int | None) -> Dataset:
-    samples = read_items(path.read_text(encoding="utf-8"), str(path))
+    samples = read_items(read_text(path, str(path)), str(path))
     return Dataset(samples, content_hash(samples), "file", str(path))
 
 

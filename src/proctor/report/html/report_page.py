@@ -148,7 +148,8 @@ def _ranking_row(rank: int, m: ModelMetrics, outcomes: Sequence[Outcome]) -> dic
         "outcomes": [m.outcomes[o] for o in outcomes],
         "retries": m.retries,
         "latency": "—" if m.mean_latency_s is None else f"{m.mean_latency_s:.2f} s",
-        "tokens": f"{m.total_prompt_tokens:,} / {m.total_completion_tokens:,}",
+        "tokens": f"{m.total_prompt_tokens:,} / {m.total_completion_tokens:,}"
+        + (f" (+ {m.unknown_usage:,} answers of unknown size)" if m.unknown_usage else ""),
     }
 
 

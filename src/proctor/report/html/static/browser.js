@@ -129,7 +129,7 @@
     field(dl, "the rule says", data.strings[r[R.rule_text]]);
     field(dl, "why", data.strings[r[R.explanation]]);
     field(dl, "finish reason", data.strings[r[R.finish]]);
-    field(dl, "tokens", r[R.prompt_tokens] + " prompt + " + r[R.completion_tokens] + " completion");
+    field(dl, "tokens", (r[R.prompt_tokens] ?? "unknown") + " prompt + " + (r[R.completion_tokens] ?? "unknown") + " completion");
     field(dl, "latency", r[R.latency_s] + " s, " + r[R.attempts] + " attempt(s)");
     if (data.strings[r[R.error]]) { field(dl, "error", data.strings[r[R.error]]); }
     return dl;

@@ -1,0 +1,86 @@
+"""Whether a stored run is finished: every answer there, every call answered.
+
+Three states per model, from the store alone (so `proctor run`, `score` and `report` agree):
+answers missing (never asked: the deadline came first, or the run was killed), calls not asked
+(stored as failed because the model's circuit breaker had opened), and calls failed after their
+last attempt. The first two leave a run incomplete; the third, a run with failed calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from proctor.types import GradedItem
+
+NOT_ASKED = "CircuitOpen"
+"""The error type of a call never made because the model's circuit breaker was open."""
+
+
+@dataclass(frozen=True)
+class ModelCompleteness:
+    model: str
+    expected: int
+    """Answers the run asks of this model (samples × replies per item)."""
+    stored: int
+    not_asked: int
+    failed: int
+    """Calls that failed after their last attempt (not counting `not_asked`)."""
+    first_cause: str
+    """The first failed call's reason, without its error type; "" when none failed."""
+    first_cause_calls: int
+    """How many failed calls share `first_cause`."""
+
+    @property
+    def missing(self) -> int:
+        return max(0, self.expected - self.stored)
+
+    @property
+    def answered(self) -> int:
+        return self.stored - self.not_asked - self.failed
+
+
+@dataclass(frozen=True)
+class Completeness:
+    models: tuple[ModelCompleteness, ...]
+
+    @property
+    def incomplete(self) -> bool:
+        """Something was never asked: answers missing, or calls stopped by a breaker."""
+        return any(m.missing or m.not_asked for m in self.models)
+
+    @property
+    def calls_failed(self) -> bool:
+        return any(m.failed for m in self.models)
+
+
+def completeness(
+    items: Iterable[GradedItem], models: Sequence[str], expected: Mapping[str, int] | int
+) -> Completeness:
+    """The completeness of a run's graded items (one per stored record)."""
+    per: dict[str, list[GradedItem]] = {m: [] for m in models}
+    for item in items:
+        per.setdefault(item.record.model, []).append(item)
+    out: list[ModelCompleteness] = []
+    for model, group in per.items():
+        failed = [i.record for i in group if i.record.status == "call_failed"]
+        not_asked = [r for r in failed if r.error.startswith(NOT_ASKED + ":")]
+        real = [r for r in failed if not r.error.startswith(NOT_ASKED + ":")]
+        cause = _cause(real[0].error) if real else ""
+        out.append(
+            ModelCompleteness(
+                model=model,
+                expected=expected if isinstance(expected, int) else expected.get(model, 0),
+                stored=len(group),
+                not_asked=len(not_asked),
+                failed=len(real),
+                first_cause=cause,
+                first_cause_calls=sum(1 for r in real if _cause(r.error) == cause),
+            )
+        )
+    return Completeness(tuple(out))
+
+
+def _cause(error: str) -> str:
+    """ "Transient: connection refused at h:p" → "connection refused at h:p"."""
+    kind, sep, rest = error.partition(": ")
+    return rest if sep and kind.isidentifier() else error
