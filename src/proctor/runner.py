@@ -345,12 +345,16 @@ class _GroupCommit:
         self._store.add_records(records)
         if self._keys:
             # After the records' own commit: a kill in between costs a cache entry, never an
-            # answer.
-            response_cache.remember(
-                self._store,
-                (CacheEntry(*self._keys[k], r) for r in records
-                 if (k := (r.model, r.sample_id, r.epoch)) in self._keys),
-            )  # fmt: skip
+            # answer; so does a cache that cannot be written (a full disk says so at the next
+            # records' commit), which is then given up for the rest of the run.
+            try:
+                response_cache.remember(
+                    self._store,
+                    (CacheEntry(*self._keys[k], r) for r in records
+                     if (k := (r.model, r.sample_id, r.epoch)) in self._keys),
+                )  # fmt: skip
+            except StoreError:
+                self._keys = {}
         if self._on_result is None:
             return []
         try:

@@ -18,7 +18,13 @@ from proctor.stub.config import ALL_FAULTS, ANSWER_MODES, DEFAULT_FAULTS, AnyFau
 from proctor.stub.server import run_stub
 
 
-def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaults | None]:
+def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
+    config, port, _ = parse_all(argv)
+    return config, port
+
+
+def parse_all(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaults | None]:
+    """The stub's config, its port, and its batch APIs' faults (None: no batch APIs)."""
     p = argparse.ArgumentParser(
         prog="python -m proctor.stub",
         description="An OpenAI-compatible stub server on 127.0.0.1 for tests and benchmarks.",
@@ -109,7 +115,7 @@ def _replies(path: str) -> tuple[tuple[str, str], ...]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, port, batches = parse_args(argv)
+    config, port, batches = parse_all(argv)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
