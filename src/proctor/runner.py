@@ -32,7 +32,7 @@ from proctor.providers.registry import bare_model, make_provider, with_calculato
 from proctor.store import RunStore, new_run_id, response_cache
 from proctor.store.batches import StoreBatchLedger
 from proctor.store.response_cache import CacheEntry
-from proctor.tasks.base import Task
+from proctor.tasks.base import NOT_GRADED_YET, Task
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
 from proctor.untrusted import repair_text
@@ -601,3 +601,22 @@ def _graded_pages(
             if items is not None:
                 items.append(GradedItem(samples.setdefault(sample.id, sample), record, score))
         yield scores
+
+
+def shown_items(store: RunStore, run_id: str, task: Task) -> list[GradedItem]:
+    """A stored run's items as a report shows them. A task whose grading runs the reply's code
+    (`Task.runs_code`) is shown with its stored grades only, and an answer never graded reads
+    as `NOT_GRADED_YET`: code runs in `proctor run` and `proctor score`, never on a read. Any
+    other task is graded again, purely, in memory (nothing is saved)."""
+    samples: dict[str, Sample] = {s.id: s for s in store.samples(run_id)}
+    records = store.records(run_id)
+    if not task.runs_code:
+        return [GradedItem(samples[r.sample_id], r, task.grade(r, samples[r.sample_id]))
+                for r in records]  # fmt: skip
+    stored = store.scores(run_id)
+    return [
+        GradedItem(
+            samples[r.sample_id], r, stored.get((r.model, r.sample_id, r.epoch), NOT_GRADED_YET)
+        )
+        for r in records
+    ]

@@ -375,10 +375,9 @@ def test_bigint_operands_are_big(papers: dict[int, list[Sample]]) -> None:
 
 
 @pytest.mark.slow
-def test_one_hundred_thousand_samples_are_quick() -> None:
-    import time
-
-    start = time.perf_counter()
+def test_one_hundred_thousand_samples_are_generated() -> None:
+    # Speed is bench/'s business (no timed assertions here); this proves a paper of 100,000
+    # exists at all, with no question twice.
     paper = generate(7, 100_000)
     assert len(paper) == 100_000
-    assert time.perf_counter() - start < 20  # a few seconds on a laptop; loose for slow CI
+    assert len({s.input for s in paper}) == 100_000

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -29,12 +27,11 @@ def test_same_seed_same_interval_other_seed_other_interval() -> None:
     assert bootstrap_interval(values, seed=4) != first
 
 
-def test_ten_thousand_resamples_of_a_thousand_items_is_fast() -> None:
+def test_ten_thousand_resamples_of_a_thousand_items_give_an_interval() -> None:
+    # Speed is bench/'s business (no timed assertions here).
     values = _scores()
-    bootstrap_interval(values, resamples=100)  # warm up numpy
-    start = time.perf_counter()
-    bootstrap_interval(values, resamples=10_000)
-    assert time.perf_counter() - start < 1.0
+    interval = bootstrap_interval(values, resamples=10_000)
+    assert interval.low <= float(np.mean(values)) <= interval.high
 
 
 def test_interval_is_close_to_the_normal_one() -> None:

@@ -194,3 +194,4 @@ def test_config_is_checked() -> None:
     ):
         with pytest.raises(ValueError):
             StubConfig(**bad)
+

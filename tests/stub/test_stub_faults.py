@@ -53,7 +53,7 @@ def _expected(
 async def test_each_fault_surfaces_as_its_provider_error(
     kind: FaultKind, start_stub: StartStub, make_provider: MakeProvider
 ) -> None:
-    stub = start_stub(fault_rate=1.0, faults=(kind,), hang_s=10.0)
+    stub = start_stub(fault_rate=1.0, faults=(kind,), hang_s=120.0)
     provider = make_provider(stub)
     timeout = HANG_TIMEOUT_S if kind == "hang" else PARAMS.timeout_s
     error_type, words, cause = _expected(kind)
@@ -76,9 +76,11 @@ async def test_each_fault_surfaces_as_its_provider_error(
     if kind == "429_no_retry_after":
         assert isinstance(error, RateLimited) and error.retry_after_s is None
     if kind == "hang":
-        assert HANG_TIMEOUT_S <= elapsed < 5.0
+        # Not a speed target: the server hangs for 120 s, so anything well under that proves
+        # the per-request timeout cut the call (a loaded CI box may be slow to get there).
+        assert HANG_TIMEOUT_S <= elapsed < 60.0
     else:
-        assert elapsed < 2.0
+        assert elapsed < 60.0  # a hang guard, not a speed target
     stats = stub.stats()
     assert stats.faults == {kind: 1}
     assert (stats.requests, stats.completions) == (1, 0)
@@ -229,5 +231,5 @@ def test_stopping_the_stub_does_not_wait_for_a_hanging_request() -> None:
     stopped_in = time.perf_counter() - start
     asker.join(10)
     assert not asker.is_alive()
-    assert stopped_in < 3.0
+    assert stopped_in < 30.0  # the request hangs for 60 s: stopping did not wait for it
     assert len(outcome) == 1 and isinstance(outcome[0], httpx.TransportError)

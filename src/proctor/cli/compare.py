@@ -82,6 +82,7 @@ def compare_cmd(
         render_comparison,
         side_labels,
     )
+    from proctor.runner import shown_items
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task
 
@@ -98,12 +99,7 @@ def compare_cmd(
         with RunStore.open(folder) as store:
             run_id = store.resolve(ref)
             info = store.run_info(run_id)
-            task = get_task(info.task)
-            by_id = {s.id: s for s in store.samples(run_id)}
-            items = [
-                GradedItem(by_id[r.sample_id], r, task.grade(r, by_id[r.sample_id]))
-                for r in store.records(run_id)
-            ]
+            items = shown_items(store, run_id, get_task(info.task))
         return info, items
 
     info_a, items_a = load(run_a)

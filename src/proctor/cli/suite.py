@@ -276,16 +276,13 @@ def resolve_run(store: RunStore, ref: str) -> str:
 
 
 def graded_items(store: RunStore, run_id: str) -> list[GradedItem]:
-    """Every stored record of the run graded with its task's current rules; nothing is written
-    and no model is called."""
+    """Every stored record of the run graded with its task's current rules (a task that runs
+    code: its stored grades, see `runner.shown_items`); nothing is written and no model is
+    called."""
+    from proctor.runner import shown_items
     from proctor.tasks.registry import get_task
 
-    task = get_task(store.run_info(run_id).task)
-    by_id = {s.id: s for s in store.samples(run_id)}
-    return [
-        GradedItem(by_id[r.sample_id], r, task.grade(r, by_id[r.sample_id]))
-        for r in store.records(run_id)
-    ]
+    return shown_items(store, run_id, get_task(store.run_info(run_id).task))
 
 
 def judge_after_run(

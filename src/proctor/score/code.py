@@ -1,11 +1,14 @@
 """Code: the extracted program must pass the benchmark's tests, run in the sandbox.
 
-The program is assembled from the prompt, the model's code and the tests (HumanEval: prompt +
-code + test + `check(entry_point)`; MBPP: code + test_setup_code + the asserts — the set-up code
-comes after the solution, which tasks 367 and 927 need). A run that the sandbox itself could not
-set up is `unscored`, never wrong; a timeout, a crash or a limit hit is the program's failure.
-Every explanation names the isolation that was in force. Results are kept per program in this
-process, so grading the same record twice (progress, then the final grade) runs it once.
+The job is assembled from the prompt, the model's code and the tests, which run apart from the
+code (see `proctor.sandbox`): HumanEval runs prompt + code, then its test and `check(entry
+point)` among the prompt's own names; MBPP runs the code, then test_setup_code and each assert
+among the code's names (the set-up code comes after the solution, which tasks 367 and 927 need).
+A run that the sandbox itself could not set up is `unscored`, never wrong; a timeout, a crash or
+a limit hit is the program's failure; tampering with the tests or the sandbox (an object that
+compares equal to anything, a changed module, a refused door) is a `violation`. Every
+explanation names the isolation and the limits that were in force. Results are kept per job in
+this process, so grading the same record twice (progress, then the final grade) runs it once.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from proctor.extract.code import CODE_RULES, extract_code
-from proctor.sandbox import Limits, SandboxResult, run_python
+from proctor.sandbox import Job, Limits, SandboxResult, detect, run_job
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.types import FinishReason, Sample, Score
 
@@ -28,40 +31,62 @@ RULES: dict[str, str] = {
     " failure.",
     "tests_failed": "The program failed the benchmark's tests (an assertion, an error, an early"
     " exit, a timeout or a resource limit).",
+    "violation": "The program tampered with its tests or the sandbox (it returned an object"
+    " that compares equal to anything, changed what the tests use, or tried what the sandbox"
+    " refuses), so its tests cannot judge it.",
     "sandbox_error": "The sandbox could not be set up, so the program was not judged (unscored).",
 }
 
 
-def humaneval_program(prompt: str, code: str, test: str, entry_point: str) -> str:
+def humaneval_program(prompt: str, code: str, test: str, entry_point: str) -> Job:
     """The prompt first (its imports and helpers); the model's code redefines or completes the
-    function; then the official test and its call."""
+    function; then the official test and its call, among the prompt's own names."""
     defines = f"def {entry_point}(" in code
     body = f"{prompt}\n{code}" if defines else f"{prompt}{code}"
-    return f"{body}\n\n{test}\n\ncheck({entry_point})\n"
+    return Job(
+        candidate=body,
+        prelude=prompt,
+        tests=(test,),
+        call="check",
+        entry_point=entry_point,
+        tests_see="prelude",
+        allow_concurrency=False,
+    )
 
 
-def mbpp_program(code: str, test_setup_code: str, tests: list[str]) -> str:
-    return "\n".join([code, "", test_setup_code, "", *tests, ""])
+def mbpp_program(code: str, test_setup_code: str, tests: list[str], entry_point: str = "") -> Job:
+    return Job(
+        candidate=code,
+        tests=tuple(t for t in (test_setup_code, *tests) if t.strip()),
+        entry_point=entry_point,
+        tests_see="solution",
+        allow_concurrency=False,
+    )
 
 
 _cache_lock = threading.Lock()
-_cache: OrderedDict[tuple[str, Limits], SandboxResult] = OrderedDict()
+_cache: OrderedDict[tuple[Job, Limits], SandboxResult] = OrderedDict()
 _CACHE_SIZE = 2048
 
 
-def run_cached(program: str, limits: Limits) -> SandboxResult:
-    key = (program, limits)
+def run_cached(job: Job, limits: Limits) -> SandboxResult:
+    key = (job, limits)
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    result = run_python(program, limits)
+    result = run_job(job, limits)
     if result.status != "setup_error":
         with _cache_lock:
             _cache[key] = result
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
     return result
+
+
+def sandbox_note(limits: Limits) -> str:
+    """How the code of this run's replies is run, for the report."""
+    return f"sandbox: {detect().tag}; limits {limits.describe()}"
 
 
 def _last_lines(text: str, n: int = 3, width: int = 300) -> str:
@@ -74,12 +99,12 @@ def grade_code(
     finish_reason: FinishReason,
     sample: Sample,
     *,
-    build: Callable[[str, Sample], str],
+    build: Callable[[str, Sample], Job],
     limits: Limits,
     call_failed: bool = False,
     error: str = "",
 ) -> Score:
-    """Grade one reply to one code sample; `build` turns the extracted code into the program."""
+    """Grade one reply to one code sample; `build` turns the extracted code into the job."""
     if call_failed:
         return call_failed_score(error)
     found = extract_code(text, entry_point=sample.metadata.get("entry_point", ""))
@@ -90,7 +115,7 @@ def grade_code(
     if finish_reason == "length" and found.note:
         return Score("truncated", "truncated", f"{RULES['truncated']} ({found.note})")
     result = run_cached(build(found.value, sample), limits)
-    where = f"[sandbox: {result.isolation}; {result.wall_s:.2f} s]"
+    where = f"[sandbox: {result.isolation}; limits {result.limits}; {result.wall_s:.2f} s]"
     if result.status == "setup_error":
         return Score(
             "unscored",
@@ -106,6 +131,15 @@ def grade_code(
             f"All tests passed. {where}",
             extracted=found.value,
             normalized="passed",
+            format_ok=found.format_ok,
+        )
+    if result.status == "violation":
+        return Score(
+            "violation",
+            f"{found.rule}+violation",
+            f"violation: {result.detail} {where}",
+            extracted=found.value,
+            normalized=result.status,
             format_ok=found.format_ok,
         )
     why = result.detail

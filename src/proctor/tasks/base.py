@@ -46,6 +46,24 @@ class Task:
     load_file: Callable[[Path, int | None], Dataset] | None = None
     """(path, seed) → the task's samples from a file the user names (e.g. GPQA's CSV), read
     the task's way; None: the generic JSONL/CSV loader."""
+    runs_code: bool = False
+    """Grading runs the reply's code (in the sandbox): then only `proctor run` and `proctor
+    score` grade, and everything that shows a run (`proctor report`, `proctor view`, `proctor
+    compare`) reads the stored grades, so that opening a run never runs a model's code."""
+    with_limits: Callable[[str], Task] | None = None
+    """The same task graded under a named set of sandbox limits ("reference", "strict"), for
+    `--sandbox-limits`; None for a task that runs no code."""
+    grading_note: Callable[[], str] | None = None
+    """A line the report prints about how grading was done (the sandbox and its limits)."""
+
+
+NOT_GRADED_YET = Score(
+    outcome="unscored",
+    rule="not_graded",
+    explanation="not graded yet: grading runs the reply's code, which only `proctor score RUN`"
+    " (or `proctor run`) does",
+)
+"""How a task that runs code (`Task.runs_code`) shows an answer that has no stored grade."""
 
 
 def first_n_balanced(samples: Sequence[Sample], n: int | None) -> tuple[Sample, ...]:

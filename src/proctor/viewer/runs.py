@@ -3,6 +3,9 @@
 Grading follows `proctor report`: the task's current rules decide. When the stored grades were
 made by the task's current version they are used as they are (they are what the rules give);
 otherwise every answer is graded again, purely and in memory. Nothing is written to the store.
+A task whose grading runs the reply's code (`Task.runs_code`: HumanEval, MBPP) is never graded
+here: its stored grades are shown as they are, whatever their version, so that a page (or a
+page of another origin loading it with `<img>`) never runs a model's code.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from proctor.errors import ProctorError
 from proctor.report.html import RunListing, RunView
 from proctor.stats.metrics import RunMetrics, summarize
 from proctor.store import RunStore
-from proctor.tasks.base import Task
+from proctor.tasks.base import NOT_GRADED_YET, Task
 from proctor.tasks.registry import TASKS
 from proctor.types import GradedItem, Prompt, RunInfo, Sample, Score
 
@@ -78,12 +81,14 @@ def load_run(store: RunStore, run_id: str) -> LoadedRun:
     for record in records:
         sample = samples[record.sample_id]
         found = stored.get((record.model, record.sample_id, record.epoch))
-        if task is not None and (not current or found is None):
+        if task is not None and task.runs_code:
+            score = found if found is not None else NOT_GRADED_YET
+        elif task is not None and (not current or found is None):
             score = task.grade(record, sample)
         else:
             score = found if found is not None else NOT_GRADED
         items.append(GradedItem(sample, record, score))
-    if task is None:
+    if task is None or task.runs_code:
         graded_by = f"stored grades ({version})" if version else "not graded"
     elif current:
         graded_by = f"stored grades ({version})"

@@ -1,0 +1,664 @@
+"""The test runner inside the sandbox: runs the candidate's code, then the tests, and reports a
+verdict the candidate cannot reach or forge. Standard library only.
+
+Its source is handed to the sandbox's interpreter as `python -s -S -B -P -c BOOTSTRAP` and runs
+in a globals dict of its own, with its own copy of the builtins, so nothing the candidate can
+name (`sys.modules["__main__"]`, `builtins`) leads to it. The order, and why:
+
+1. Read the job (a marshal frame on fd 0: candidate source, prelude, tests, a one-time token)
+   and put /dev/null on fd 0, so nothing of it is left to read.
+2. Capture every function used after step 5 (`posix.write`, `posix._exit`, the data check…):
+   the candidate may rebind any module attribute, so none is looked up later.
+3. Run the prelude (trusted code, e.g. HumanEval's prompt with its helpers) in a namespace of its
+   own, import the modules the tests and prelude use, and snapshot those modules.
+4. Take the dangerous doors away: `_signal.signal` (a handler receives the current frame) and
+   `_imp`'s re-creation of built-in modules are replaced by refusing wrappers.
+5. Arm the audit hook (installed first of all, and irremovable): from now on frame walking
+   (`sys._getframe`, `sys._current_frames`, `tb_frame`, `gi_frame`, `cr_frame`, `ag_frame`),
+   `sys.settrace`/`setprofile`, the garbage collector's object lists, ctypes, code objects made
+   by hand, marshal, exec of programs, new audit hooks, fork (for benchmark tests) and the
+   modules that reach around all that (`_ctypes`, `_testcapi`, `_xxsubinterpreters`,
+   `_posixsubprocess`) are refused, and each refusal is noted.
+6. Say "started" on the verdict channel (fd 3): the parent's clock for the program starts here.
+7. Run the candidate's code as module "solution", then the tests in a namespace of their own
+   (the prelude's names and the candidate's functions; pristine builtins), with every function
+   the tests call wrapped so that what it returns (and what it leaves in its arguments) is
+   checked to be plain data: an object of a type the candidate defined, or a subclass of a
+   built-in, could compare equal to anything.
+8. Write one verdict line with the token, this process's pid and the outcome, unless this is a
+   forked copy of the harness; only then print diagnostics, and leave with `posix._exit`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+WRAPPERS = """
+def signal(signalnum, handler):
+    _audit("proctor.refuse", "signal handlers")
+
+
+def fork_exec(*args, **kwargs):
+    _audit("proctor.refuse", "_posixsubprocess.fork_exec")
+
+
+def create_builtin(spec):
+    box = []
+    _audit("proctor.create_builtin", spec, None, box)
+    return box[0]
+
+
+def create_dynamic(spec, file=None):
+    box = []
+    _audit("proctor.create_dynamic", spec, file, box)
+    return box[0]
+
+
+def exec_builtin(module):
+    box = []
+    _audit("proctor.exec_builtin", module, box)
+    return box[0]
+
+
+def coroutine(func):
+    box = []
+    _audit("proctor.coroutine", func, box)
+    return box[0]
+
+
+def start_new_thread(*args, **kwargs):
+    box = []
+    _audit("proctor.start_new_thread", args, kwargs, box)
+    return box[0]
+
+
+def get_code(self, fullname):
+    box = []
+    _audit("proctor.get_code", self, fullname, box)
+    return box[0]
+"""
+"""What the harness installs in shared modules: functions that hold nothing (their globals are
+a dict of their own with `sys.audit` alone) and pass their call to the hook."""
+
+
+def _main() -> None:
+    import _imp
+    import _json
+    import _posixsubprocess
+    import _signal  # type: ignore[import-not-found]
+    import builtins
+    import marshal
+    import posix
+    import sys
+    import types
+
+    # -- 2. everything used once the candidate runs is bound here, before it exists --------------
+    write = posix.write
+    exit_now = posix._exit
+    getpid = posix.getpid
+    encode_json_string = _json.encode_basestring_ascii
+    module_type = type(sys)
+    b_type, b_id, b_len = builtins.type, builtins.id, builtins.len
+    b_compile, b_exec = builtins.compile, builtins.exec
+    b_str, b_int, b_list = builtins.str, builtins.int, builtins.list
+    dict_setitem, dict_getitem = dict.__setitem__, dict.__getitem__
+    b_base = builtins.BaseException
+    b_system_exit, b_memory_error = builtins.SystemExit, builtins.MemoryError
+    b_recursion_error = builtins.RecursionError
+    b_syntax_error = builtins.SyntaxError
+    b_callable = builtins.callable
+    b_vars = builtins.vars
+    b_value_error = builtins.ValueError
+    b_assertion_error = builtins.AssertionError
+    function_type = b_type(lambda: None)
+    code_type = types.CodeType
+    modules = sys.modules
+    dict_get = dict.get
+    dict_keys, dict_values = dict.keys, dict.values
+    list_append, list_extend, list_pop = list.append, list.extend, list.pop
+    set_add = set.add
+    str_startswith, str_join = str.startswith, str.join
+    pristine = dict(builtins.__dict__)
+
+    # -- 1. the job ------------------------------------------------------------------------------
+    def read_frame(fd: int) -> bytes:
+        header = b""
+        while not header.endswith(b"\n"):
+            chunk = posix.read(fd, 1)
+            if not chunk:
+                exit_now(120)
+            header += chunk
+        size = b_int(header)
+        data = b""
+        while b_len(data) < size:
+            chunk = posix.read(fd, size - b_len(data))
+            if not chunk:
+                exit_now(120)
+            data += chunk
+        return data
+
+    job: dict[str, Any] = marshal.loads(read_frame(0))
+    null = posix.open("/dev/null", posix.O_RDONLY)
+    posix.dup2(null, 0)
+    posix.close(null)
+    token: str = job["token"]
+    verdict_fd = 3
+    posix.set_inheritable(verdict_fd, False)
+    harness_pid = getpid()
+    forked: list[int] = []
+    posix.register_at_fork(after_in_child=lambda: list_append(forked, 1))
+    allow_concurrency: bool = job["allow_concurrency"]
+    allow_sockets: bool = job["allow_sockets"]
+
+    # -- the audit hook ----------------------------------------------------------------------------
+    armed = [False]
+    refused: list[str] = []
+    """Refused tampering (settrace, gc, ctypes, exec…): a failure after one is a violation."""
+    refused_frames: list[str] = []
+    """Refused frame access and signal handlers: the standard library tries them too (enum,
+    typing, logging, asyncio) and copes, so they are only noted."""
+    refused_seen: set[str] = set()
+
+    class SandboxRefusal(b_value_error):  # type: ignore[valid-type,misc]
+        """A ValueError, as stdlib callers of sys._getframe expect (namedtuple, logging…)."""
+
+    def refuse(what: str, *, frame: bool = False) -> None:
+        if what not in refused_seen and b_len(refused_seen) < 40:
+            set_add(refused_seen, what)
+            list_append(refused_frames if frame else refused, what)
+        raise SandboxRefusal(f"{what} is not allowed in the sandbox")
+
+    frame_events = frozenset({"sys._getframe", "sys._current_frames", "sys._current_exceptions"})
+    refused_events = frozenset(
+        {
+            "sys.settrace", "sys.setprofile", "sys.addaudithook",
+            "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+            "code.__new__", "marshal.load", "marshal.loads",
+            "os.exec", "os.posix_spawn", "os.spawn", "os.system", "os.forkpty",
+            "subprocess.Popen", "cpython.PyInterpreterState_New",
+        }
+    )  # fmt: skip
+    frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+    refused_module_prefixes = ("ctypes", "_ctypes", "_test", "_xx")
+    refused_modules = frozenset({"_signal", "_imp", "_posixsubprocess", "_thread"})
+    """Imported afresh, these would bring back what step 4 took away."""
+
+    def is_refused_module(name: str) -> bool:
+        return name in refused_modules or str_startswith(name, refused_module_prefixes)
+
+    doors: dict[str, Any] = {}
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if str_startswith(event, "proctor."):
+            door = dict_get(doors, event)
+            if door is not None:
+                door(args)
+            return
+        if not armed[0]:
+            return
+        if event in refused_events or str_startswith(event, "ctypes."):
+            if event == "code.__new__" and get_ident() in trusted_threads:
+                return
+            refuse(event)
+        elif event in frame_events:
+            refuse(event, frame=True)
+        elif event == "object.__getattr__":
+            if b_len(args) > 1 and b_type(args[1]) is b_str and args[1] in frame_attributes:
+                refuse(f"reading {args[1]}", frame=True)
+        elif event == "import":
+            name = args[0] if args else ""
+            if b_type(name) is b_str and is_refused_module(name):
+                refuse(f"import {name}")
+        elif event == "os.fork" and not allow_concurrency:
+            refuse("os.fork")
+        elif event == "socket.__new__" and not allow_sockets:
+            refuse("socket")
+
+    audit: bool = job["audit"]
+    if audit:
+        sys.addaudithook(hook)
+
+    # -- the verdict -------------------------------------------------------------------------------
+    def say(line: str) -> None:
+        data = line.encode("utf-8", "replace")[:4000] + b"\n"  # one write up to PIPE_BUF: atomic
+        write(verdict_fd, data)
+
+    def verdict(status: str, reason: str) -> None:
+        if forked or getpid() != harness_pid:
+            exit_now(0)  # a forked copy of the harness never speaks for the program
+        if refused_frames and status not in ("passed", "violation"):
+            reason = f"{reason} (refused: {str_join(', ', refused_frames)})"
+        say(f"verdict {token} {harness_pid} {status} {encode_json_string(reason)}")
+
+    # -- plain data --------------------------------------------------------------------------------
+    import collections
+
+    scalar_types: tuple[type, ...] = (
+        int, bool, float, complex, str, bytes, bytearray, type(None), range,
+    )  # fmt: skip
+    sequence_types: tuple[type, ...] = (
+        list, tuple, set, frozenset, collections.deque,
+        type({}.keys()), type({}.values()), type({}.items()),
+    )  # fmt: skip
+    mapping_types: tuple[type, ...] = (
+        dict, collections.Counter, collections.OrderedDict, collections.defaultdict,
+    )  # fmt: skip
+    iterator_types: tuple[type, ...] = (
+        type(iter([])), type(iter(())), type(iter(range(0))), type(iter("")),
+        type(iter(set())), type(iter({})), type(iter({}.values())), type(iter({}.items())),
+        type(i for i in range(0)), map, filter, zip, enumerate, reversed, type(reversed([])),
+    )  # fmt: skip
+    scalars = frozenset(b_id(t) for t in scalar_types)
+    sequences = frozenset(b_id(t) for t in sequence_types)
+    mappings = frozenset(b_id(t) for t in mapping_types)
+    iterators = frozenset(b_id(t) for t in iterator_types)
+    defaultdict, counter, deque = collections.defaultdict, collections.Counter, collections.deque
+    factories = frozenset(b_id(t) for t in (None, *scalar_types[:7], list, dict, set, tuple))
+    view_types = sequence_types[5:]
+    counter_methods = dict(vars(counter))
+    """Counter is a Python class: its methods (__eq__, __missing__) could be patched."""
+    type_name = type.__dict__["__qualname__"].__get__
+    type_module = type.__dict__["__module__"].__get__
+    budget = 2_000_000
+    """Objects walked per check: a reply of a hundred million nested lists is not plain data."""
+
+    def describe(t: Any) -> str:
+        if b_type(t) is not type:
+            return "an object whose type has its own metaclass"
+        module, name = type_module(t), type_name(t)
+        module = module if b_type(module) is b_str else "?"
+        where = "defined by the program" if module == "solution" else "not plain data"
+        return f"{module}.{name}, {where}"
+
+    def not_plain(value: Any) -> str | None:
+        """Why `value` is not plain data (built-in scalars and containers of them), or None."""
+        stack = [value]
+        seen: set[int] = set()
+        walked = 0
+        while stack:
+            v = list_pop(stack)
+            t = b_id(b_type(v))
+            if t in scalars:
+                continue
+            walked += 1
+            if walked > budget:
+                return "an object too large to check"
+            if t in sequences or t in mappings:
+                key = b_id(v)
+                if key in seen:
+                    continue
+                set_add(seen, key)
+                if t == b_id(defaultdict) and b_id(v.default_factory) not in factories:
+                    return "a defaultdict whose default is made by the program"
+                if t in mappings:
+                    list_extend(stack, dict_keys(v))
+                    list_extend(stack, dict_values(v))
+                else:
+                    list_extend(stack, v)
+                continue
+            return describe(b_type(v))
+        return None
+
+    violations: list[str] = []
+    plain_arguments: list[Any] = []
+
+    class Violation(b_base):  # type: ignore[valid-type,misc]
+        """Ends the tests at once: tests do not catch BaseException."""
+
+    def violated(reason: str) -> None:
+        list_append(violations, reason)
+        raise Violation(reason)
+
+    def checked_items(name: str, iterator: Any) -> Any:
+        for item in iterator:
+            yield checked(name, item, "returned")
+
+    def copied(value: Any, memo: dict[int, Any], depth: int = 0) -> Any:
+        """A copy of plain `value` made by the harness: the tests compare it, and the program
+        keeps no reference through which to change it later."""
+        t = b_type(value)
+        if b_id(t) in scalars:
+            return bytearray(value) if t is bytearray else value
+        key = b_id(value)
+        if key in memo:
+            return memo[key]
+        if depth > 400:
+            violated("returned an object too deeply nested to check")
+        out: Any
+        if t is list:
+            out = memo[key] = []
+            list_extend(out, [copied(x, memo, depth + 1) for x in value])
+        elif t is tuple:
+            out = memo[key] = tuple([copied(x, memo, depth + 1) for x in value])
+        elif t is set or t is frozenset:
+            out = memo[key] = t([copied(x, memo, depth + 1) for x in value])
+        elif t is deque:
+            out = memo[key] = deque([copied(x, memo, depth + 1) for x in value], value.maxlen)
+        elif t in view_types:
+            mapping = copied(dict(value.mapping), memo, depth + 1)
+            kind = view_types.index(t)
+            out = memo[key] = (dict.keys, dict.values, dict.items)[kind](mapping)
+        else:  # a mapping
+            out = memo[key] = defaultdict(value.default_factory) if t is defaultdict else t()
+            for k in b_list(dict_keys(value)):
+                dict_setitem(out, copied(k, memo, depth + 1),
+                             copied(dict_getitem(value, k), memo, depth + 1))  # fmt: skip
+        return out
+
+    def checked(name: str, value: Any, what: str) -> Any:
+        why = not_plain(value)
+        if why is not None:
+            violated(f"{name} {what} an object that compares equal to anything ({why})")
+        return copied(value, {})
+
+    def guard(name: str, target: Any) -> Any:
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            for a in (*args, *kwargs.values()):
+                if not_plain(a) is None and b_len(plain_arguments) < 256:
+                    list_append(plain_arguments, a)
+            result = target(*args, **kwargs)
+            tampered()
+            for a in plain_arguments:  # this call's, and earlier calls' the program may keep
+                if not_plain(a) is not None:
+                    checked(name, a, "left in an argument")
+            if b_id(b_type(result)) in iterators:
+                return checked_items(name, result)
+            return checked(name, result, "returned")
+
+        return guarded
+
+    # -- 3. prelude, the tests' modules and their snapshot ---------------------------------------
+    def compiled(source: str, filename: str) -> Any:
+        return b_compile(source, filename, "exec", dont_inherit=True, optimize=0)
+
+    snapshot: list[tuple[str, Any, dict[str, Any], dict[str, Any]]] = []
+    real_modules: dict[str, Any] = {}
+    type_type = type
+
+    def names_used(codes: list[Any]) -> set[str]:
+        found: set[str] = set()
+        todo = list(codes)
+        while todo:
+            code = todo.pop()
+            found.update(code.co_names)
+            todo.extend(c for c in code.co_consts if b_type(c) is code_type)
+        return found
+
+    def tests_namespace(names: dict[str, Any], entry: str) -> dict[str, Any]:
+        """What MBPP's asserts see of the solution: the names they use, functions guarded,
+        modules as they were before it ran; never a name that would hide a builtin (a `set`
+        of the solution's making would make `set(f(x)) == set(y)` pass), but the entry point's."""
+        space: dict[str, Any] = {}
+        for key in referenced:
+            if key not in names or (key in pristine and key != entry):
+                continue
+            value = dict_getitem(names, key)
+            kind = b_type(value)
+            if key == entry and b_callable(value):
+                space[key] = guard(key, value)
+            elif key in real_modules:  # whatever the solution bound to that name
+                space[key] = real_modules[key]
+            elif kind is function_type:
+                space[key] = guard(key, value)
+            elif kind is module_type:
+                continue
+            elif kind is type_type:
+                space[key] = value  # a class of the solution the set-up code builds from
+            else:
+                space[key] = checked(key, value, "holds")
+        return space
+
+    def tampered() -> None:
+        current_counter = b_vars(counter)  # a mappingproxy: its get is C
+        for key, value in counter_methods.items():
+            if current_counter.get(key, tampered) is not value:
+                violated(f"the program changed collections.Counter.{key}")
+        for name, module, current, names in snapshot:
+            if dict_get(modules, name) is not module:
+                violated(f"the program replaced the module {name} that the tests use")
+            for key, value in names.items():
+                if dict_get(current, key, tampered) is not value:
+                    violated(f"the program changed {name}.{key}, which the tests use")
+
+    failure: list[Any] = []  # the exception that ended the program or its tests, if any
+    referenced: set[str] = set()
+    try:
+        prelude_ns: dict[str, Any] = {"__name__": "solution", "__builtins__": pristine}
+        if job["prelude"]:
+            b_exec(compiled(job["prelude"], "prompt.py"), prelude_ns)
+        candidate = compiled(job["candidate"], "solution.py")
+        tests = [compiled(source, "<tests>") for source in job["tests"]]
+        # MBPP's asserts may name a module only the solution imports (math, sys): every name
+        # they use is tried as a module, so that the tests get it as it was before the solution
+        referenced = names_used(tests) if job["tests_see"] == "solution" else set()
+        for name in sorted({*job["modules"], *(n for n in referenced if n not in pristine)}):
+            try:
+                module = __import__(name)
+                for part in name.split(".")[1:]:
+                    module = getattr(module, part)
+            except Exception:
+                continue
+            if b_type(module) is module_type:
+                snapshot.append((name, module, module.__dict__, dict(module.__dict__)))
+                real_modules[name] = module
+    except b_base as e:  # a syntax error in the candidate's code is its own failure
+        failure.append(e)
+
+    # -- 4. the doors a hook cannot watch ----------------------------------------------------------
+    # Replaced by the functions of WRAPPERS, which hold nothing: they pass their call to the
+    # hook as a "proctor.*" event, and the hook (unreachable: CPython lists no hooks) does the
+    # work with the originals. A wrapper with a closure would hand the candidate, through
+    # `__closure__`, the originals and the `armed` flag itself.
+    original_create_builtin = _imp.create_builtin
+    original_create_dynamic = _imp.create_dynamic
+    original_exec_builtin = _imp.exec_builtin
+    original_coroutine = types.coroutine
+    _thread = sys.modules["_thread"]
+    original_start_new_thread = _thread.start_new_thread
+    get_ident = _thread.get_ident
+    trusted_threads: set[int] = set()
+    source_loader = sys.modules["_frozen_importlib_external"].SourceLoader
+    original_get_code = source_loader.get_code
+    namespace = types.SimpleNamespace
+    rebuilt = (_signal, _imp, _thread, _posixsubprocess)
+
+    def box_of(value: Any) -> list[Any]:
+        if b_type(value) is not list:
+            raise TypeError("the last argument must be a list")
+        return value  # type: ignore[no-any-return]
+
+    def plain_spec(spec: Any) -> Any:
+        """The spec as plain strings: a spec of the candidate's could answer one name to us
+        and another to the original."""
+        name, origin = spec.name, getattr(spec, "origin", None)
+        if b_type(name) is not b_str or not (origin is None or b_type(origin) is b_str):
+            raise TypeError("spec.name and spec.origin must be str")
+        if armed[0] and is_refused_module(name):
+            refuse(f"re-creating {name}")
+        return namespace(name=name, origin=origin)
+
+    def door_refuse(args: tuple[Any, ...]) -> None:
+        what = args[0] if args else "?"
+        what = what if b_type(what) is b_str else "?"
+        refuse(what, frame=what == "signal handlers")
+
+    def door_create_builtin(args: tuple[Any, ...]) -> None:
+        spec, _, box = args
+        list_append(box_of(box), original_create_builtin(plain_spec(spec)))
+
+    def door_create_dynamic(args: tuple[Any, ...]) -> None:
+        spec, file, box = args
+        spec = plain_spec(spec)
+        made = (
+            original_create_dynamic(spec) if file is None else original_create_dynamic(spec, file)
+        )
+        list_append(box_of(box), made)
+
+    def door_exec_builtin(args: tuple[Any, ...]) -> None:
+        module, box = args
+        if armed[0] and any(module is m for m in rebuilt):
+            refuse("re-running a built-in module")
+        list_append(box_of(box), original_exec_builtin(module))
+
+    def door_coroutine(args: tuple[Any, ...]) -> None:
+        # types.coroutine marks a generator function with code.replace() (asyncio does at
+        # import): the one code.__new__ let through, done here on an exact function whose code
+        # is a real code object, changing its flags alone, so that no code of the candidate's
+        # (or of a module it may have patched, as functools) runs while it is let through
+        func, box = args
+        box = box_of(box)
+        if b_type(func) is function_type and b_type(func.__code__) is code_type:
+            code = func.__code__
+            if code.co_flags & 0x180 or not code.co_flags & 0x20:
+                list_append(box, original_coroutine(func))  # no code.replace on this path
+                return
+            ident = get_ident()
+            set_add(trusted_threads, ident)
+            try:
+                marked = code.replace(co_flags=code.co_flags | 0x100)
+            finally:
+                trusted_threads.discard(ident)
+            func.__code__ = marked
+            list_append(box, func)
+            return
+        list_append(box, original_coroutine(func))
+
+    def door_start_new_thread(args: tuple[Any, ...]) -> None:
+        positional, keywords, box = args
+        if armed[0] and not allow_concurrency:
+            refuse("threads")
+        list_append(box_of(box), original_start_new_thread(*positional, **keywords))
+
+    def door_get_code(args: tuple[Any, ...]) -> None:
+        # marshal can make code objects of any bytecode, which can read any memory: once armed
+        # it is refused, and modules are compiled from their source instead
+        loader, fullname, box = args
+        if not armed[0]:
+            list_append(box_of(box), original_get_code(loader, fullname))
+            return
+        path = loader.get_filename(fullname)
+        list_append(box_of(box), loader.source_to_code(loader.get_data(path), path))
+
+    doors.update(
+        {
+            "proctor.refuse": door_refuse,
+            "proctor.create_builtin": door_create_builtin,
+            "proctor.create_dynamic": door_create_dynamic,
+            "proctor.exec_builtin": door_exec_builtin,
+            "proctor.coroutine": door_coroutine,
+            "proctor.start_new_thread": door_start_new_thread,
+            "proctor.get_code": door_get_code,
+        }
+    )
+    if audit:
+        wrappers: dict[str, Any] = {"__builtins__": {}, "_audit": sys.audit}
+        b_exec(b_compile(WRAPPERS, "<proctor-doors>", "exec", dont_inherit=True), wrappers)
+        _signal.signal = wrappers["signal"]
+        _posixsubprocess.fork_exec = wrappers["fork_exec"]  # subprocess imports; nothing spawns
+        _imp.create_builtin = wrappers["create_builtin"]
+        _imp.create_dynamic = wrappers["create_dynamic"]
+        _imp.exec_builtin = wrappers["exec_builtin"]
+        types.coroutine = wrappers["coroutine"]
+        # no audit event starts a thread: _thread's door is replaced (and threading's copy)
+        for name in ("start_new_thread", "start_new"):
+            setattr(_thread, name, wrappers["start_new_thread"])
+        if "threading" in sys.modules:
+            setattr(sys.modules["threading"], "_start_new_thread", wrappers["start_new_thread"])  # noqa: B010
+        source_loader.get_code = wrappers["get_code"]
+
+    # -- 5-7. arm, then run the program and its tests ----------------------------------------------
+    phase = "loading"
+    armed[0] = True
+    say("started")
+    if not failure:
+        try:
+            solution = module_type("solution")
+            sys.modules["solution"] = solution
+            b_exec(candidate, solution.__dict__)
+            tampered()
+            phase = "tests"
+            entry: str = job["entry_point"]
+            names = solution.__dict__
+            if job["tests_see"] == "prelude":
+                test_ns = dict(prelude_ns)
+                if entry:
+                    if entry not in names:
+                        raise NameError(f"the program does not define {entry}")
+                    test_ns[entry] = guard(entry, names[entry])
+            else:
+                test_ns = tests_namespace(names, entry)
+            test_ns["__builtins__"] = pristine
+            test_ns["__name__"] = "__tests__"
+            for code in tests:
+                b_exec(code, test_ns)
+            call: str = job["call"]
+            if call:
+                if entry not in test_ns:
+                    raise NameError(f"the program does not define {entry}")
+                test_ns[call](test_ns[entry])
+            tampered()
+        except b_base as e:  # anything at all, Violation and SystemExit included
+            failure.append(e)
+
+    # -- 8. the verdict ---------------------------------------------------------------------------
+    error = failure[0] if failure else None
+    kind = b_type(error)
+    code = 0
+    if violations:
+        verdict("violation", violations[0])
+        code = 1
+    elif error is None:
+        noted = [*refused, *refused_frames]
+        verdict("passed", f"refused: {str_join(', ', noted)}" if noted else "")
+    elif refused:
+        verdict("violation", f"tried {refused[0]} (refused by the sandbox)")
+        code = 1
+    elif kind is b_system_exit:
+        exit_code = error.code
+        if exit_code is None or (b_type(exit_code) is b_int and exit_code == 0):
+            verdict("exited", f"the program called sys.exit(0) while {phase}")
+        else:
+            verdict("failed", f"the program called sys.exit() while {phase}")
+        code = 1
+    elif kind is b_memory_error:
+        verdict("memory", f"MemoryError while {phase}")
+        code = 1
+    elif kind is b_recursion_error:
+        verdict("failed", f"RecursionError while {phase}")
+        code = 1
+    elif kind is b_syntax_error:
+        verdict("failed", "the program does not compile (SyntaxError)")
+        code = 1
+    else:
+        where = (
+            "the program raised an exception while loading"
+            if phase == "loading"
+            else ("a test failed" if kind is b_assertion_error else "an exception in the tests")
+        )
+        verdict("failed", where)
+        code = 1
+
+    # The verdict is written: nothing the candidate does now can change it. Diagnostics follow.
+    armed[0] = False
+    if error is not None:
+        try:
+            import linecache
+            import traceback
+
+            sources = (("solution.py", job["candidate"]), ("<tests>", "\n".join(job["tests"])))
+            for name, text in sources:
+                lines = text.splitlines(True)
+                linecache.cache[name] = (len(text), None, lines, name)
+            sys.stderr.write("".join(traceback.format_exception(error)))
+        except BaseException:
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 - no contextlib here: the candidate may have replaced it
+            stream.flush()
+        except BaseException:
+            pass
+    exit_now(code)
+
+
+if __name__ == "__proctor_harness__":
+    _main()
