@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from proctor.errors import StoreError
@@ -25,7 +26,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
         raise StoreError(f"cannot open run store {db_path}: {e}") from e
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _wal(conn)
         if str(mode).lower() != "wal":
             raise StoreError(f"run store {db_path} cannot use WAL mode (got {mode!r})")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -37,3 +38,19 @@ def connect(db_path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _wal(conn: sqlite3.Connection) -> object:
+    """Switch to WAL, waiting out another process that holds the file: SQLite may answer this
+    pragma "database is locked" at once instead of calling the busy handler (seen while another
+    process creates and migrates a fresh store), so it is retried here up to the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
