@@ -9,12 +9,13 @@ request count no other batch of ours has. Translation and error classification o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from proctor.errors import ProviderError, Transient
 from proctor.providers.anthropic import parse_message, raise_for_status
 from proctor.providers.batch import (
+    BatchAdapter,
     BatchEnd,
     BatchRequest,
     BatchResult,
@@ -24,20 +25,12 @@ from proctor.providers.batch import (
     created_id,
     failure,
 )
-from proctor.providers.http import JsonClient, encode_body, json_object
-from proctor.types import GenerationParams, Prompt
+from proctor.providers.http import encode_body, json_object
 
-BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
 _LIST_PAGES = 20
 
 
-class AnthropicBatches:
-    def __init__(self, client: JsonClient, model: str, secret: str, body_of: BodyOf) -> None:
-        self._client = client
-        self._model = model
-        self._secret = secret
-        self._body_of = body_of
-
+class AnthropicBatches(BatchAdapter):
     async def _call(self, method: str, path: str, content: bytes | None = None) -> Any:
         return await batch_call(
             self._client,

@@ -83,6 +83,20 @@ class BatchAPI(Protocol):
     async def cancel(self, batch_id: str) -> None: ...
 
 
+BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
+"""The live adapter's request body for a prompt (a batch sends the same body)."""
+
+
+class BatchAdapter:
+    """What both batch adapters hold: the live adapter's client, model, key and body maker."""
+
+    def __init__(self, client: JsonClient, model: str, secret: str, body_of: BodyOf) -> None:
+        self._client = client
+        self._model = model
+        self._secret = secret
+        self._body_of = body_of
+
+
 @runtime_checkable
 class BatchProvider(Protocol):
     def batches(self) -> BatchAPI: ...

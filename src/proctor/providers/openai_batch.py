@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from proctor.errors import ProviderError, Transient
 from proctor.providers.batch import (
+    BatchAdapter,
     BatchEnd,
     BatchRequest,
     BatchResult,
@@ -22,11 +23,9 @@ from proctor.providers.batch import (
     created_id,
     failure,
 )
-from proctor.providers.http import JsonClient, encode_body, json_object
+from proctor.providers.http import encode_body, json_object
 from proctor.providers.openai_compat import parse_completion, raise_for_status
-from proctor.types import GenerationParams, Prompt
 
-BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
 TOKEN_KEY = "proctor_token"
 _ENDED: dict[str, BatchEnd] = {
     "completed": "completed",
@@ -37,13 +36,7 @@ _ENDED: dict[str, BatchEnd] = {
 _LIST_PAGES = 20
 
 
-class OpenAIBatches:
-    def __init__(self, client: JsonClient, model: str, secret: str, body_of: BodyOf) -> None:
-        self._client = client
-        self._model = model
-        self._secret = secret
-        self._body_of = body_of
-
+class OpenAIBatches(BatchAdapter):
     async def _call(
         self,
         method: str,
