@@ -26,6 +26,7 @@ from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
+from proctor.providers.keys import KeySource
 from proctor.providers.registry import make_provider
 from proctor.score.judge import (
     RUBRIC_VERSION,
@@ -68,6 +69,8 @@ class JudgePlan:
     the standard answer (`REFERENCE`)."""
     concurrency: int | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    key: KeySource | None = None
+    """Where the judge's key comes from (`registry.key_sources`); None: the judge alone."""
     label: str = ""
     """The name the verdicts are stored under (default: `judge`): a repeat of the same judge
     (`proctor judge --repeats`) is stored as JUDGE#2, JUDGE#3, …"""
@@ -264,7 +267,7 @@ async def judge_run(
     if plan.parse_retries < 0:
         raise ConfigError("parse retries must be 0 or more")
     own = provider is None
-    judge_provider = provider or make_provider(plan.judge)
+    judge_provider = provider or make_provider(plan.judge, plan.key)
     try:
         with RunStore.open(results_dir) as store:
             run_id = store.resolve(run_ref)

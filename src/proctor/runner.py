@@ -25,10 +25,18 @@ from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError, ProctorError, StoreError
-from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls, request_for
+from proctor.executors import (
+    AskSettings,
+    Executor,
+    LocalExecutor,
+    ModelCalls,
+    ShardFailure,
+    request_for,
+)
 from proctor.providers.base import Provider, supports_tools
 from proctor.providers.batch import BatchProvider
-from proctor.providers.registry import bare_model, make_provider, with_calculator
+from proctor.providers.keys import KeySource
+from proctor.providers.registry import bare_model, key_sources, make_provider, with_calculator
 from proctor.store import RunStore, new_run_id, response_cache
 from proctor.store.batches import StoreBatchLedger
 from proctor.store.response_cache import CacheEntry
@@ -64,6 +72,10 @@ class RunPlan:
     breaker_threshold: int = 25
     deadline_s: float | None = None
     """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
+    api_key_env: Mapping[str, str] = field(default_factory=dict)
+    """`--api-key-env`: model string or name → the variable its key is read from (names only)."""
+    also_calls: tuple[str, ...] = ()
+    """Other models the same command calls (a judge): their hosts count in the key rule."""
     cache: CachePolicy = "deterministic"
     """When an answer stored in the results folder's response cache stands for a call
     (`proctor.calling.cache_key`); every answer asked is remembered unless "off"."""
@@ -81,6 +93,12 @@ class ModelReport:
     stats: CallStats
     stopped: str | None
     lowest_concurrency: int
+    shard_failures: tuple[ShardFailure, ...] = ()
+    """Shards a worker failed (Ray): where, why, re-run or left missing."""
+
+    @property
+    def left_missing(self) -> int:
+        return sum(f.unanswered for f in self.shard_failures if not f.rerun)
 
 
 @dataclass(frozen=True)
@@ -91,6 +109,8 @@ class RunOutcome:
     asked: int
     models: tuple[ModelReport, ...] = ()
     deadline_hit: bool = False
+    keys: Mapping[str, KeySource] = field(default_factory=dict)
+    """Where each model's key came from (a judge's included): names, never values."""
     reused: Mapping[str, int] = field(default_factory=dict)
     """Per model, answers taken from the response cache in this session instead of asked."""
 
@@ -367,12 +387,18 @@ _Keys = dict[tuple[str, str, int], tuple[str, str]]
 """(model, sample id, epoch) → (response cache key, key owner) of each request to be asked."""
 
 
-def _cache_keys(settings: AskSettings, todo: Mapping[str, Sequence[tuple[Sample, int]]]) -> _Keys:
+def _cache_keys(
+    settings: AskSettings,
+    todo: Mapping[str, Sequence[tuple[Sample, int]]],
+    sources: Mapping[str, KeySource],
+) -> _Keys:
     keys: _Keys = {}
     for model, items in todo.items():
-        if not items or not cacheable(model):
-            continue
-        keyer, owner = ModelKeyer.of(model), key_owner(model)
+        source = sources.get(model)
+        secret = source.read() if source is not None else None
+        if not items or not cacheable(model) or (source is not None and source.var and not secret):
+            continue  # a key this process cannot read has an owner it cannot name: no cache
+        keyer, owner = ModelKeyer.of(model), key_owner(secret)
         for sample, epoch in items:
             prompt, params = request_for(settings, model, sample, epoch)
             keys[(model, sample.id, epoch)] = (keyer.key(prompt, params, epoch), owner)
@@ -452,11 +478,16 @@ async def execute(
     own: list[Provider] = []
     given = providers or {}
     started = time.monotonic()
+    chosen = executor or LocalExecutor()
+    # A key the key rule refuses writes nothing, not even a store. Workers elsewhere read keys
+    # from their own environment: only a run asked here needs the named variables set here.
+    check_set = chosen.asks_here
+    keys = run_keys(plan, given, check_set=check_set) if resume is None else {}
     try:
         if resume is None:
             # Every provider is built and checked before the store is opened: a bad model
             # string, a missing key or a model that cannot do the run writes nothing.
-            built = {m: given.get(m) or _own(own, m) for m in plan.models}
+            built = _providers(plan, given, own, keys, chosen.asks_here)
             check_capabilities(built)
             if plan.batch is not None:
                 check_batchable(built)
@@ -465,7 +496,8 @@ async def execute(
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
-                built = {m: given.get(m) or _own(own, m) for m in plan.models}
+                keys = run_keys(plan, given, check_set=check_set)
+                built = _providers(plan, given, own, keys, chosen.asks_here)
                 check_capabilities(built)
                 if plan.batch is not None:
                     check_batchable(built)
@@ -474,13 +506,16 @@ async def execute(
                 run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
                 params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
                 limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+                keys={m: keys[m] for m in plan.models if m in keys},
             )  # fmt: skip
-            keys: _Keys = {}
+            cache_keys: _Keys = {}
             reused: dict[str, int] = {}
             if plan.cache != "off":
-                keys = _cache_keys(settings, todo)
+                cache_keys = _cache_keys(settings, todo, keys)
             if reuses(plan.cache, plan.params):
-                todo, reused = _reuse_cached(store, settings, todo, keys, plan.cache_share_keys)
+                todo, reused = _reuse_cached(
+                    store, settings, todo, cache_keys, plan.cache_share_keys
+                )
             counts = store.count_records(run_id)
             if on_plan is not None:
                 on_plan(
@@ -488,7 +523,7 @@ async def execute(
                     {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
                      for m in plan.models},
                 )  # fmt: skip
-            sink = _GroupCommit(store, plan.task, on_result, keys)
+            sink = _GroupCommit(store, plan.task, on_result, cache_keys)
             store.set_status(run_id, "running")
             deadline_hit = False
             calls: dict[str, ModelCalls] = {}
@@ -496,14 +531,15 @@ async def execute(
                 if plan.batch is not None:
                     work = _ask_in_batches(plan, settings, todo, built, sink.commit)
                 else:
-                    work = (executor or LocalExecutor()).run(settings, todo, built, sink.commit)
+                    work = chosen.run(settings, todo, built, sink.commit)
                 remaining = None
                 if plan.deadline_s is not None:
                     remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
                 calls = await asyncio.wait_for(work, timeout=remaining)
-                asked = sum(len(t) for t in todo.values())
+                missing = sum(c.left_missing for c in calls.values())
+                asked = sum(len(t) for t in todo.values()) - missing
                 await sink.close()
-                store.set_status(run_id, "complete")
+                store.set_status(run_id, "interrupted" if missing else "complete")
             except TimeoutError:
                 await sink.close()
                 deadline_hit, asked = True, 0
@@ -517,10 +553,13 @@ async def execute(
                     raise
                 raise failure from e
             reports = tuple(
-                ModelReport(m, c.stats, c.stopped, c.lowest_concurrency) for m, c in calls.items()
+                ModelReport(
+                    m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures)
+                )
+                for m, c in calls.items()
             )
             return RunOutcome(
-                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, reused
+                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, keys, reused
             )
     finally:
         for p in own:
@@ -540,8 +579,30 @@ def first_proctor_error(error: BaseException) -> ProctorError | None:
     return None
 
 
-def _own(own: list[Provider], model: str) -> Provider:
-    provider = make_provider(model)
+def run_keys(
+    plan: RunPlan, given: Mapping[str, Provider], *, check_set: bool = True
+) -> dict[str, KeySource]:
+    """Where each model's key comes from (its judge's included; providers handed in built are
+    their maker's business); ConfigError, before any call, when the key rule refuses."""
+    models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
+    return key_sources(models, plan.api_key_env, check_set=check_set)
+
+
+def _providers(
+    plan: RunPlan,
+    given: Mapping[str, Provider],
+    own: list[Provider],
+    keys: Mapping[str, KeySource],
+    asks_here: bool,
+) -> dict[str, Provider]:
+    """The providers that ask, per model; none when the executor's workers make their own."""
+    if not asks_here:
+        return dict(given)
+    return {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
+
+
+def _own(own: list[Provider], model: str, key: KeySource) -> Provider:
+    provider = make_provider(model, key)
     own.append(provider)
     return provider
 

@@ -14,7 +14,7 @@ from proctor.calling.caller import ModelCaller
 from proctor.calling.retry import RetryPolicy
 from proctor.dialogue.executor import run_dialogue
 from proctor.dialogue.facts import FactGraph, extract_facts
-from proctor.dialogue.tree import DialogueTree, FactRule, parse_tree
+from proctor.dialogue.tree import DialogueTree, parse_tree
 from proctor.errors import DatasetError, Transient
 from proctor.providers.fake import FakeProvider, Reply
 from proctor.types import GenerationParams, Prompt
@@ -111,11 +111,19 @@ def test_shipped_trees_load() -> None:
 
 
 def test_fact_graph_tolerance_and_text() -> None:
-    rules = [FactRule(entity="x", attribute="n", pattern=r"n=([\d.,]+)")]
-    graph = FactGraph(tolerance=0.01)
-    graph.add(extract_facts("n=1,000", rules, 1, "a"))
-    assert graph.add(extract_facts("n=1005", rules, 2, "b")) == ()
-    assert len(graph.add(extract_facts("n=1100", rules, 3, "c"))) == 1
+    tree = DialogueTree.model_validate(
+        {
+            "id": "t",
+            "facts": [{"entity": "x", "attribute": "n", "pattern": r"n=([\d.,]+)"}],
+            "consistency_tolerance": 0.01,
+            "stages": [{"id": "a", "ask": "Give n as n=N."}],
+        }
+    )
+    graph = FactGraph(tree)
+    assert graph.consistency is None  # nothing restated: nothing checked
+    graph.add(*extract_facts("n=1,000", tree, 1, "a"))
+    assert graph.add(*extract_facts("n=1005", tree, 2, "b")) == ()
+    assert len(graph.add(*extract_facts("n=1100", tree, 3, "c"))) == 1
     assert graph.consistency == 0.5
 
 
@@ -148,6 +156,7 @@ def test_bad_trees_are_refused_with_a_line(tmp_path: Path) -> None:
     too_long["stages"] = [dict(base["stages"][3], id=f"s{i}") for i in range(8)]
     assert "at most 6" in _bad(too_long, tmp_path)
     bad_regex = json.loads(json.dumps(base))
+    bad_regex["facts"][0].pop("label")
     bad_regex["facts"][0]["pattern"] = "no group here"
     assert "group" in _bad(bad_regex, tmp_path)
     with pytest.raises(DatasetError, match="not JSON"):
@@ -158,7 +167,7 @@ def test_yaml_tree_with_line_of_the_bad_stage() -> None:
     pytest.importorskip("yaml")
     text = """id: y
 facts:
-  - {entity: a, attribute: n, pattern: "n=(\\\\d+)"}
+  - {entity: a, attribute: n, label: "n"}
 stages:
   - id: one
     ask: Give n as n=N.
@@ -170,3 +179,17 @@ stages:
     assert str(e.value).startswith("t.yaml:8: field 'stages.1.ask'")
     good = parse_tree(text.replace("As above, give", "Give"), "t.yaml")
     assert [s.id for s in good.stages] == ["one", "two"]
+
+
+def test_formulas_are_checked_at_load(tmp_path: Path) -> None:
+    base = json.loads(shipped("esg-acme-en.json")[0])
+    precise = next(i for i, s in enumerate(base["stages"]) if s["id"] == "precise")
+    bad = json.loads(json.dumps(base))
+    bad["stages"][precise]["expect"][0]["formula"] = "121.7 * {{acme.margin_gap}} /"
+    assert "bad formula" in _bad(bad, tmp_path)
+    unbound = json.loads(json.dumps(base))
+    unbound["stages"][precise]["expect"][0]["formula"] = "{{acme.receivable_days}} * 2"
+    assert "does not ask with" in _bad(unbound, tmp_path)
+    code = json.loads(json.dumps(base))
+    code["stages"][precise]["expect"][0]["formula"] = "__import__('os').getcwd()"
+    assert "bad formula" in _bad(code, tmp_path)

@@ -4,14 +4,18 @@ local executor, and a run started by one executor and resumed by the other asks 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+import signal
+import socket
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'proctor-eval[ray]')")
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[default]')")
 
+from proctor.calling.retry import RetryPolicy  # noqa: E402
 from proctor.executors import AskSettings, Commit, LocalExecutor, ModelCalls  # noqa: E402
 from proctor.executors.base import Executor, Item  # noqa: E402
 from proctor.executors.ray_executor import RayExecutor, shards  # noqa: E402
@@ -74,11 +78,13 @@ def stored(results: Path) -> dict[tuple[str, str, int], tuple[object, ...]]:
     }
 
 
-class StopAfter:
-    """An executor that fails the run once `limit` records are committed (a crash mid-run)."""
+class Watched:
+    """An executor that calls `after_commit(records committed so far)` after each commit: a
+    test's hook into a run under way (a crash, a killed worker)."""
 
-    def __init__(self, inner: Executor, limit: int) -> None:
-        self.inner, self.limit, self.seen = inner, limit, 0
+    def __init__(self, inner: Executor, after_commit: Callable[[int], None]) -> None:
+        self.inner, self.after_commit, self.seen = inner, after_commit, 0
+        self.asks_here = inner.asks_here
 
     async def run(
         self,
@@ -90,10 +96,19 @@ class StopAfter:
         async def counted(batch: Sequence[tuple[Record, Sample]]) -> None:
             await commit(batch)
             self.seen += len(batch)
-            if self.seen >= self.limit:
-                raise RuntimeError("stopped on purpose")
+            self.after_commit(self.seen)
 
         return await self.inner.run(settings, todo, providers, counted)
+
+
+def stop_after(inner: Executor, limit: int) -> Watched:
+    """Fails the run once `limit` records are committed (a crash mid-run)."""
+
+    def check(seen: int) -> None:
+        if seen >= limit:
+            raise RuntimeError("stopped on purpose")
+
+    return Watched(inner, check)
 
 
 def asked(stub: StubHandle) -> dict[str, int]:
@@ -143,7 +158,7 @@ async def test_resume_across_executors(
     one: Executor = LocalExecutor() if first == "local" else RayExecutor(shard_size=40)
     other: Executor = RayExecutor(shard_size=40) if first == "local" else LocalExecutor()
     with pytest.raises(BaseException, match=r"stopped on purpose|unhandled errors"):
-        await execute(plan(stub, results), executor=StopAfter(one, 120))
+        await execute(plan(stub, results), executor=stop_after(one, 120))
     with RunStore.open(results) as store:
         ((run,),) = [store.list_runs()]
         assert run.status == "interrupted"
@@ -173,3 +188,106 @@ def test_cli_rejects_an_unknown_executor() -> None:
     assert _executor("local", None, 10) is None
     made: Any = _executor("ray", "auto", 7)
     assert isinstance(made, RayExecutor) and made.shard_size == 7 and made.address == "auto"
+    assert made.ship and made.job_runtime_env() is not None
+
+
+def test_cli_ray_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+
+    from proctor.cli.app import _executor
+    from proctor.errors import ConfigError
+
+    with pytest.raises(typer.BadParameter, match="need --executor ray"):
+        _executor("local", None, 10, "none")
+    with pytest.raises(typer.BadParameter, match="need --executor ray"):
+        _executor("local", None, 10, None, ["OPENAI_API_KEY"])
+    off: Any = _executor("ray", None, 10, "None")
+    assert not off.ship and off.job_runtime_env() is None
+    env = tmp_path / "env.yaml"
+    env.write_text("pip:\n  - orjson==3.10.0\n")
+    mine: Any = _executor("ray", None, 10, str(env), None, ["net_a=1"])
+    assert "orjson==3.10.0" in mine.job_runtime_env()["pip"]["packages"]
+    assert mine.resources == {"net_a": 1.0}
+    monkeypatch.setenv("FWD_SECRET", "sk-x")
+    fwd: Any = _executor("ray", None, 10, None, ["FWD_SECRET"])
+    assert fwd.forward_env == {"FWD_SECRET": "sk-x"}
+    assert "sk-x" not in str(fwd.job_runtime_env())  # never in the runtime_env Ray logs
+    monkeypatch.delenv("FWD_SECRET")
+    with pytest.raises(ConfigError, match="FWD_SECRET is not set"):
+        _executor("ray", None, 10, None, ["FWD_SECRET"])
+    with pytest.raises(ConfigError, match="cannot read the runtime_env"):
+        _executor("ray", None, 10, str(tmp_path / "missing.json"))
+
+
+def parent_of(pid: int) -> int:
+    return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def shard_workers() -> list[int]:
+    """Ray workers of this process's own local cluster running a shard right now."""
+    mine = os.getpid()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = (entry / "cmdline").read_bytes().split(b"\0")[0]
+            pid, parents = int(entry.name), []
+            while pid > 1 and len(parents) < 8:  # up to the raylet this test's ray.init started
+                pid = parent_of(pid)
+                parents.append(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+        if title == b"ray::run_shard" and mine in parents:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
+    cluster: None, stub: StubHandle, tmp_path: Path
+) -> None:
+    await execute(plan(stub, tmp_path / "local"))
+    expected = stored(tmp_path / "local")
+    before = asked(stub)
+    killed: list[int] = []
+
+    def kill_one(seen: int) -> None:  # once 60 answers are stored, the worker of one shard
+        if seen >= 60 and not killed:
+            for pid in shard_workers()[:1]:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    ray_executor = RayExecutor(shard_size=50, cpus_per_unit=0.5)
+    outcome = await execute(plan(stub, tmp_path / "ray"), executor=Watched(ray_executor, kill_one))
+    assert killed, "no shard worker was found to kill"
+    assert stored(tmp_path / "ray") == expected  # every answer once, the same answers
+    ((model, failure),) = [(m, f) for m in outcome.models for f in m.shard_failures]
+    assert failure.rerun and failure.unanswered > 0 and failure.node, failure
+    assert "Worker" in failure.reason or "died" in failure.reason, failure.reason
+    assert outcome.asked == 2 * N and model.left_missing == 0
+    with RunStore.open(tmp_path / "ray") as store:
+        assert [r.status for r in store.list_runs()] == ["complete"]
+    after = asked(stub)
+    again = sum(after.get(KEY[s.id], 0) - before.get(KEY[s.id], 0) for s in SAMPLES) - 2 * N
+    assert 0 <= again <= failure.unanswered  # only answers lost with the worker, asked again
+
+
+async def test_a_server_a_worker_cannot_reach_is_reported_with_its_node(
+    cluster: None, stub: StubHandle, tmp_path: Path
+) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"openai-compat/dead@http://127.0.0.1:{s.getsockname()[1]}/v1"
+    run = replace(
+        plan(stub, tmp_path / "r"), samples=SAMPLES[:40], models=(dead,),
+        retry=RetryPolicy(max_attempts=1), breaker_threshold=3,
+    )  # fmt: skip
+    outcome = await execute(run, executor=RayExecutor(shard_size=20, cpus_per_unit=0.5))
+    ((report,),) = [outcome.models]
+    assert len(report.shard_failures) == 2 and report.stopped
+    for f in report.shard_failures:
+        assert f.node and f.failed_calls == 20 and not f.unanswered, f
+    with RunStore.open(tmp_path / "r") as store:
+        ((info,),) = [store.list_runs()]
+        records = store.records(info.run_id)
+    assert len(records) == 40 and {r.status for r in records} == {"call_failed"}

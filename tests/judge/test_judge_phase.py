@@ -232,7 +232,7 @@ def test_proctor_score_reads_stored_verdicts_without_calling_anyone(
     run_id = run_suite(suite_path, {"fake/a": REPLIES})
     judge(results, run_id, FakeProvider("fake/judge", GOOD))
 
-    def refuse(model: str) -> Any:
+    def refuse(model: str, key: object = None) -> Any:
         raise ProviderError(f"nothing may be called, asked for {model}")
 
     monkeypatch.setattr(runner, "make_provider", refuse)
@@ -254,7 +254,7 @@ def test_run_with_judge_from_the_command_line(
     candidate = by_input(suite_path, REPLIES)
     made: list[str] = []
 
-    def fake(model: str) -> FakeProvider:
+    def fake(model: str, key: object = None) -> FakeProvider:
         made.append(model)
         return FakeProvider(model, GOOD if model == "fake/const:judge" else candidate)
 

@@ -88,7 +88,7 @@ def test_the_table_through_proctor_run(tmp_path: Path, monkeypatch: pytest.Monke
         text = prompt.messages[-1].content
         return reply_of[text[text.rindex(" (case q") :]]
 
-    monkeypatch.setattr(runner, "make_provider", lambda m: FakeProvider(m, script))
+    monkeypatch.setattr(runner, "make_provider", lambda m, key=None: FakeProvider(m, script))
     by_id = {r["id"]: r for r in ROWS}
     results = tmp_path / "results"
     out = CliRunner().invoke(

@@ -49,7 +49,7 @@ def scripted(suite: Path, replies: dict[str, list[str]], monkeypatch: pytest.Mon
         options = replies[case]
         return options[(asked[case] - 1) % len(options)]
 
-    monkeypatch.setattr(runner, "make_provider", lambda m: FakeProvider(m, script))
+    monkeypatch.setattr(runner, "make_provider", lambda m, key=None: FakeProvider(m, script))
 
 
 def test_run_suite_then_score_from_the_store_alone(

@@ -191,7 +191,7 @@ def stored_run(tmp_path: Path, dataset: Path) -> tuple[Path, str]:
 
 @pytest.fixture
 def no_model_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(model: str) -> object:
+    def refuse(model: str, key: object = None) -> object:
         raise AssertionError(f"a model was made for {model!r}")
 
     monkeypatch.setattr(registry, "make_provider", refuse)

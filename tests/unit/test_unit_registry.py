@@ -12,7 +12,7 @@ from proctor.providers.openai_compat import OpenAICompatProvider
 from proctor.providers.registry import (
     OPENAI_BASE_URL,
     ModelSpec,
-    api_key_for,
+    key_sources,
     make_provider,
     parse_model,
 )
@@ -84,23 +84,33 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     return monkeypatch
 
 
-@pytest.mark.parametrize("spec", ["openai/gpt-4o", "openai-compat/m@http://127.0.0.1:1/v1"])
-def test_api_key_precedence(no_keys: pytest.MonkeyPatch, spec: str) -> None:
-    model = parse_model(spec)
-    assert api_key_for(model) is None
+def _var(spec: str) -> str | None:
+    return key_sources([spec])[spec].var
+
+
+def test_api_key_precedence_at_openai(no_keys: pytest.MonkeyPatch) -> None:
+    assert _var("openai/gpt-4o") == "OPENAI_API_KEY"  # unset: make_provider refuses
     no_keys.setenv("OPENAI_API_KEY", "sk-openai")
-    assert api_key_for(model) == "sk-openai"
+    assert _var("openai/gpt-4o") == "OPENAI_API_KEY"
     no_keys.setenv("PROCTOR_API_KEY", "sk-proctor")
-    assert api_key_for(model) == "sk-proctor"
+    assert _var("openai/gpt-4o") == "PROCTOR_API_KEY"
     no_keys.setenv("PROCTOR_API_KEY", "")
-    assert api_key_for(model) == "sk-openai"
+    assert _var("openai/gpt-4o") == "OPENAI_API_KEY"
+
+
+def test_openai_key_never_goes_to_an_openai_compat_host(no_keys: pytest.MonkeyPatch) -> None:
+    spec = "openai-compat/m@http://127.0.0.1:1/v1"
+    no_keys.setenv("OPENAI_API_KEY", "sk-openai")
+    assert _var(spec) is None
+    no_keys.setenv("PROCTOR_API_KEY", "sk-proctor")
+    assert _var(spec) == "PROCTOR_API_KEY"
 
 
 @pytest.mark.parametrize("spec", ["local", "fake/const:1"])
 def test_no_key_for_keyless_providers(no_keys: pytest.MonkeyPatch, spec: str) -> None:
     no_keys.setenv("PROCTOR_API_KEY", "sk-proctor")
     no_keys.setenv("OPENAI_API_KEY", "sk-openai")
-    assert api_key_for(parse_model(spec)) is None
+    assert _var(spec) is None
 
 
 def test_openai_without_a_key_is_a_config_error(no_keys: pytest.MonkeyPatch) -> None:

@@ -118,7 +118,7 @@ def record_of(plan: RunPlan, model: str, sample: Sample) -> Record:
 def no_real_providers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every provider a test needs is passed in; reaching the registry is a test failure."""
 
-    def refuse(model: str) -> Provider:
+    def refuse(model: str, key: object = None) -> Provider:
         raise AssertionError(f"runner made a provider for {model!r}")
 
     monkeypatch.setattr(runner, "make_provider", refuse)

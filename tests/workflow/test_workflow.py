@@ -90,7 +90,7 @@ async def test_completes_when_every_step_runs_and_every_output_passes() -> None:
     tool = Counting()
     fake = model()
     result = await run_workflow(flow(), caller(fake), ToolBox("live", {"lookup": tool}), PARAMS)
-    assert result.status == "complete" and result.score == 1.0, result
+    assert result.outcome == "complete" and result.score == 1.0, result
     assert [s.step for s in result.steps] == ["look", "note", "again", "sum"]
     assert result.tool_calls == 2 and len(tool.calls) == 2
     assert "Article 590: text" in fake.prompts[0].messages[-1].content
@@ -104,7 +104,7 @@ async def test_one_failing_output_makes_it_incomplete() -> None:
         ToolBox("live", {"lookup": Counting()}),
         PARAMS,
     )
-    assert result.status == "incomplete" and result.score == 0.0
+    assert result.outcome == "invalid_output" and result.score == 0.0
     assert result.stopped_by is None
     assert result.failed_checks == ("summary: not JSON: Expecting value at line 1 column 1",)
 
@@ -115,7 +115,7 @@ async def test_token_limit_trips_mid_run_before_the_step_runs() -> None:
     result = await run_workflow(
         flow(max_tokens=125), caller(fake), ToolBox("live", {"lookup": Counting()}), PARAMS
     )
-    assert result.status == "incomplete" and result.stopped_by == "tokens"
+    assert result.outcome == "incomplete" and result.stopped_by == "tokens"
     assert (
         "step 'sum' not run: tokens limit" in result.reason and "> the limit 125" in result.reason
     )
@@ -130,7 +130,7 @@ async def test_tool_call_limit_trips() -> None:
     result = await run_workflow(
         flow(max_tool_calls=1), caller(fake), ToolBox("live", {"lookup": tool}), PARAMS
     )
-    assert result.status == "incomplete" and result.stopped_by == "tool_calls"
+    assert result.outcome == "incomplete" and result.stopped_by == "tool_calls"
     assert "step 'again' not run" in result.reason and "limit 1" in result.reason
     assert len(tool.calls) == 1 and fake.calls == 1
     assert "summary" not in result.outputs
@@ -186,13 +186,14 @@ async def test_replay_runs_offline_and_matches_the_recorded_run(
     replayed = await run_workflow(
         flow(), caller(model()), ToolBox("replay", {"lookup": broken}, recording), PARAMS
     )
-    assert replayed.status == recorded.status == "complete"
+    assert replayed.outcome == recorded.outcome == "complete"
     assert replayed.outputs == recorded.outputs
     assert [s.tool_args for s in replayed.steps] == [s.tool_args for s in recorded.steps]
     # record mode asks a real tool only once per distinct call
     again = Counting()
-    await run_workflow(flow(), caller(model()), ToolBox("record", {"lookup": again}, recording),
-                       PARAMS)  # fmt: skip
+    await run_workflow(
+        flow(), caller(model()), ToolBox("record", {"lookup": again}, recording), PARAMS
+    )
     assert again.calls == []
 
 
@@ -234,7 +235,7 @@ async def test_shipped_workflows_replay_offline(
     result = await run_workflow(
         flow_, caller(FakeProvider("fake/m", script)), ToolBox("replay", {}, recording), PARAMS
     )
-    assert result.status == "complete", result
+    assert result.outcome == "complete", result
     assert result.tool_calls == 2
 
 
@@ -260,3 +261,49 @@ def test_bad_workflow_files(tmp_path: Path) -> None:
         bad.write_text("{}\n")
         ToolBox("replay", {}, bad)
     _ = standard_tools({})
+
+
+async def test_the_tool_call_in_flight_is_cancelled_at_the_deadline() -> None:
+    """The slow tool is not waited for: it is cancelled when the one deadline passes, the step
+    is stored as cancelled, and the workflow ends incomplete by wall time."""
+    import asyncio
+
+    from proctor.store.turn_log import MemoryTurns
+
+    seen: list[str] = []
+
+    async def slow(_args: Mapping[str, Any]) -> str:
+        seen.append("started")
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+        seen.append("finished")
+        return "too late"
+
+    log = MemoryTurns(model="fake/m")
+    result = await run_workflow(
+        flow(max_wall_s=0.3), caller(model()), ToolBox("live", {"lookup": slow}), PARAMS, log=log
+    )
+    assert seen == ["started", "cancelled"]
+    assert result.outcome == "incomplete" and result.stopped_by == "wall_time"
+    assert "step 'look' cancelled at the wall-time limit 0.3 s" in result.reason
+    assert [t.status for t in log.turns.values()] == ["cancelled"]
+    assert log.answered() == []
+
+
+def test_a_schema_that_refers_outside_itself_is_refused() -> None:
+    spec = {
+        "id": "x",
+        "budget": {"max_tokens": 10, "max_wall_s": 1, "max_tool_calls": 0},
+        "steps": [{"id": "a", "kind": "model", "prompt": "p", "output": "o"}],
+        "required": [
+            {"output": "o", "check": "json", "schema": {"$ref": "https://example.invalid/s"}}
+        ],
+    }
+    with pytest.raises(DatasetError, match="refers outside itself"):
+        parse_workflow(json.dumps(spec, indent=1), "x.json")
+    spec["required"][0]["schema"] = {"type": "object", "properties": {"k": {"type": "nope"}}}
+    with pytest.raises(DatasetError, match="not a valid JSON Schema"):
+        parse_workflow(json.dumps(spec, indent=1), "x.json")

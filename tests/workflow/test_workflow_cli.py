@@ -16,11 +16,11 @@ runner = CliRunner()
 
 def test_dialogue_cli_writes_json(tmp_path: Path) -> None:
     result = runner.invoke(
-        app, ["dialogue", "esg-acme-en", "-m", "fake/const:Receivable days: 120",
-              "-r", str(tmp_path)],
-    )  # fmt: skip
+        app,
+        ["dialogue", "esg-acme-en", "-m", "fake/const:Receivable days: 120", "-r", str(tmp_path)],
+    )
     assert result.exit_code == 0, result.output
-    (out,) = (tmp_path / "dialogues").glob("esg-acme-en-*.json")
+    (out,) = tmp_path.glob("runs/*/dialogue.json")
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["path"] == ["facts", "compare", "open", "recommend"]
     assert data["fact_graph"][0]["value"] == "120"
@@ -28,24 +28,36 @@ def test_dialogue_cli_writes_json(tmp_path: Path) -> None:
 
 def test_workflow_cli_replays_the_shipped_recording(tmp_path: Path) -> None:
     result = runner.invoke(
-        app, ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x",
-              "-r", str(tmp_path)],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    (out,) = (tmp_path / "workflows").glob("market-brief-zh-*.json")
+        app,
+        ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x", "-r", str(tmp_path)],
+    )
+    assert result.exit_code == 6, result.output  # "x" is no JSON object: invalid_output
+    (out,) = tmp_path.glob("runs/*/workflow.json")
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["status"] == "incomplete" and data["tool_calls"] == 2
+    assert data["outcome"] == "invalid_output" and data["tool_calls"] == 2
     assert data["outputs"]["growth"] == "15.44715447"
 
 
 def test_workflow_cli_replay_without_recording_fails_loudly(tmp_path: Path) -> None:
     flow = tmp_path / "f.json"
-    flow.write_text(json.dumps({
-        "id": "f", "budget": {"max_tokens": 100, "max_wall_s": 10, "max_tool_calls": 1},
-        "steps": [{"id": "c", "kind": "tool", "tool": "calculator",
-                   "args": {"expression": "1+1"}, "output": "two"}],
-        "required": [{"output": "two", "check": "nonempty"}],
-    }))  # fmt: skip
+    flow.write_text(
+        json.dumps(
+            {
+                "id": "f",
+                "budget": {"max_tokens": 100, "max_wall_s": 10, "max_tool_calls": 1},
+                "steps": [
+                    {
+                        "id": "c",
+                        "kind": "tool",
+                        "tool": "calculator",
+                        "args": {"expression": "1+1"},
+                        "output": "two",
+                    }
+                ],
+                "required": [{"output": "two", "check": "nonempty"}],
+            }
+        )
+    )
     (tmp_path / "f.replay.jsonl").write_text("")
     with pytest.raises(ReplayMissing):
         runner.invoke(
@@ -58,3 +70,31 @@ def test_workflow_cli_replay_without_recording_fails_loudly(tmp_path: Path) -> N
     )
     assert result.exit_code == 0, result.output
     assert '"answer": "2"' in (tmp_path / "f.replay.jsonl").read_text()
+
+
+def test_dialogue_and_workflow_runs_are_listed_and_regraded(tmp_path: Path) -> None:
+    from proctor.viewer.runs import load_run
+
+    for args in (
+        ["dialogue", "esg-acme-en", "-m", "fake/const:Receivable days: 120"],
+        ["workflow", "market-brief-zh", "--replay", "-m", "fake/const:x"],
+    ):
+        runner.invoke(app, [*args, "-r", str(tmp_path)])
+    listed = runner.invoke(app, ["list", "runs", "-r", str(tmp_path)])
+    assert listed.exit_code == 0, listed.output
+    assert "dialogue" in listed.output and "workflow" in listed.output
+    from proctor.store import RunStore
+
+    with RunStore.open(tmp_path) as store:
+        rows = {r.task: r for r in store.list_runs()}
+        assert rows["dialogue"].n_records == 4 and rows["dialogue"].n_samples == 5
+        assert rows["workflow"].n_records == 4  # 2 tool and 2 model steps
+        for row in rows.values():
+            load_run(store, row.run_id)  # the viewer does not trip on a run of turns
+    for task, row in rows.items():
+        for command in ("score", "report"):
+            again = runner.invoke(app, [command, row.run_id[:20], "-r", str(tmp_path)])
+            # the code the run's own command gave: the workflow's "x" is no JSON object
+            assert again.exit_code == (6 if task == "workflow" else 0), again.output
+            assert "re-graded from the store" in again.output
+        assert (tmp_path / "runs" / row.run_id / f"{task}.json").exists()

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from proctor.errors import ConfigError
-from proctor.providers.registry import api_key_for, bare_model, parse_model
+from proctor.providers.registry import bare_model, parse_model
 from proctor.types import GenerationParams, Prompt
 
 CachePolicy = Literal["deterministic", "always", "off"]
@@ -60,14 +60,13 @@ def cacheable(model: str) -> bool:
     return True
 
 
-def key_owner(model: str) -> str:
+def key_owner(secret: str | None) -> str:
     """A fingerprint of the API key a model's calls are paid with ("" when none is sent): the
     cache keeps answers of different keys apart. One-way and salted, so the stored value does
     not reveal the key nor match a plain hash of it kept elsewhere."""
-    key = api_key_for(parse_model(model))
-    if not key:
+    if not secret:
         return ""
-    return hashlib.sha256(b"proctor key owner\x00" + key.encode()).hexdigest()[:24]
+    return hashlib.sha256(b"proctor key owner\x00" + secret.encode()).hexdigest()[:24]
 
 
 def model_identity(model: str) -> dict[str, object]:

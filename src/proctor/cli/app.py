@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,6 +21,8 @@ from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
+from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.run_state import (
     exit_for,
     say_interrupted,
@@ -33,11 +37,10 @@ from proctor.redact import scrubbed
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from proctor.executors.base import Executor
     from proctor.runner import OnPlan
     from proctor.stats.completeness import Completeness
+    from proctor.store import RunStore
     from proctor.tasks.base import Task
 
 app = typer.Typer(
@@ -157,6 +160,10 @@ def run(
     shard_size: Annotated[
         int, typer.Option(help="Items per Ray task (one model's shard) with --executor ray.")
     ] = 250,
+    ray_runtime_env: RayRuntimeEnv = None,
+    ray_forward_env: RayForwardEnv = None,
+    ray_resources: RayResources = None,
+    api_key_env: ApiKeyEnv = None,
     max_reply_bytes: Annotated[
         int,
         typer.Option(
@@ -198,10 +205,12 @@ def run(
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.exit_codes import EXIT_INCOMPLETE
+    from proctor.cli.keys import print_key_header
     from proctor.cli.progress import RunProgress
     from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang
-    from proctor.runner import RunPlan, execute
+    from proctor.providers.keys import parse_key_env
+    from proctor.runner import RunPlan, execute, run_keys
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task, load_for_run, resolve_variant
 
@@ -232,11 +241,16 @@ def run(
         if executor != "local":
             raise typer.BadParameter("--batch asks from this machine: drop --executor")
         batch_policy = BatchPolicy(size=batch_size, first_poll_s=batch_poll)
-    chosen = _executor(executor, ray_address, shard_size)
+    chosen = _executor(
+        executor, ray_address, shard_size, ray_runtime_env, ray_forward_env, ray_resources
+    )
+    asks_here = chosen is None or chosen.asks_here
+    named_keys = parse_key_env(api_key_env or [])
     price_table = load_price_table(prices)
     judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
     if judge_model is not None and not estimate:
-        _refuse_unusable(judge_model)  # a judge without a key must not fail after the run
+        # a judge without a key must not fail after the run
+        _refuse_unusable(judge_model, named_keys)
     t = _with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
     data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
     variant = resolve_variant(t, prompt)
@@ -267,9 +281,11 @@ def run(
         cache=cache_policy,
         cache_share_keys=cache_share_keys,
         batch=batch_policy,
+        api_key_env=named_keys,
+        also_calls=(judge_model,) if judge_model else (),
     )
     if estimate:
-        print_estimate(plan, price_table, console)
+        print_estimate(plan, price_table, console, check_set=asks_here)
         return
     if samples < 1:
         raise typer.BadParameter("--samples must be at least 1")
@@ -280,13 +296,20 @@ def run(
     started: list[str] = []  # the run's id, once the run exists (for the Ctrl-C line)
     try:
         with RunProgress(console) as progress:
-            on_plan = _noting_run(started, progress.on_plan)
+
+            def on_plan(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
+                # the models are known now (a resumed run's come from the store), none asked
+                keys = run_keys(replace(plan, models=tuple(counts)), {}, check_set=asks_here)
+                print_key_header(keys, console)
+                progress.on_plan(run_id, counts)
+
+            noted = _noting_run(started, on_plan)
             outcome = asyncio.run(
                 execute(
                     plan,
                     resume=resume,
                     retry_errors=retry_errors is not None,
-                    on_plan=suite_run.on_plan(on_plan, results_dir) if suite_run else on_plan,
+                    on_plan=suite_run.on_plan(noted, results_dir) if suite_run else noted,
                     on_result=progress.on_result,
                     executor=chosen,
                 )
@@ -312,7 +335,10 @@ def run(
     if suite_run is not None or judge is not None:
         from proctor.cli.suite import judge_after_run
 
-        judge_after_run(suite_run, judge, results_dir, outcome.run_id, timeout, console)
+        judge_after_run(
+            suite_run, judge, results_dir, outcome.run_id, timeout, console,
+            key=outcome.keys.get(judge_model or ""),
+        )  # fmt: skip
     try:
         state = _grade_and_report(
             outcome.run_id, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits
@@ -332,12 +358,13 @@ def run(
     exit_for(err_console, outcome.run_id, state, session_cause(outcome))
 
 
-def _refuse_unusable(model: str) -> None:
+def _refuse_unusable(model: str, named: Mapping[str, str]) -> None:
     """Build (and drop) the provider of `model`: a bad model string or a missing key is a
     usage error now, before any call, not after every answer was asked."""
-    from proctor.providers.registry import make_provider
+    from proctor.providers.registry import key_sources, make_provider, parse_model
 
-    provider = make_provider(model)
+    own = {k: v for k, v in named.items() if k in (model, parse_model(model).name)}
+    provider = make_provider(model, key_sources([model], own)[model])
     asyncio.run(provider.aclose())
 
 
@@ -349,20 +376,25 @@ def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
     return note
 
 
-def _executor(name: str, address: str | None, shard_size: int) -> Executor | None:
+def _executor(
+    name: str,
+    address: str | None,
+    shard_size: int,
+    runtime_env: str | None = None,
+    forward_env: list[str] | None = None,
+    resources: list[str] | None = None,
+) -> Executor | None:
     if shard_size < 1:
         raise typer.BadParameter("--shard-size must be at least 1")
     if name == "local":
+        if runtime_env is not None or forward_env or resources:
+            raise typer.BadParameter("--ray-* options need --executor ray")
         return None
     if name != "ray":
         raise typer.BadParameter(f"unknown executor {name!r}: use local or ray")
-    try:
-        from proctor.executors.ray_executor import RayExecutor
-    except ImportError as e:
-        raise ProctorError(
-            f"--executor ray needs Ray ({e}): pip install 'proctor-eval[ray]'"
-        ) from e
-    return RayExecutor(address or None, shard_size=shard_size)
+    from proctor.cli.ray_options import make_ray_executor
+
+    return make_ray_executor(address, shard_size, runtime_env, forward_env, resources)
 
 
 def _with_sandbox_limits(task: Task, profile: str | None) -> Task:
@@ -413,14 +445,18 @@ def report(
 
 @app.command(name="list")
 def list_(
-    what: Annotated[str, typer.Argument(help="runs, tasks, or all.")] = "all",
+    what: Annotated[str, typer.Argument(help="runs, tasks, models, or all.")] = "all",
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
-    """List stored runs and built-in tasks."""
-    if what not in ("all", "runs", "tasks"):
-        raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks or all")
+    """List stored runs, built-in tasks, and the model strings with where their keys come from."""
+    if what not in ("all", "runs", "tasks", "models"):
+        raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks, models or all")
     from proctor.store import RunStore
     from proctor.tasks.registry import TASKS
+
+    if what == "models":
+        _list_models()
+        return
 
     if what in ("all", "tasks"):
         table = Table(title="Tasks")
@@ -457,6 +493,20 @@ def list_(
         console.print(table)
 
 
+def _list_models() -> None:
+    from proctor.cli.keys import KEY_RULE
+    from proctor.providers.registry import MODEL_FORMS
+
+    table = Table(title="Models")
+    for col in ("model string", "what it is", "key from"):
+        table.add_column(col)
+    for form in MODEL_FORMS:
+        table.add_row(*form)
+    console.print(table)
+    console.print(KEY_RULE)
+    console.print("A run whose one variable would go to two hosts is refused before any call.")
+
+
 def _results_dir_of(run_ref: str, default: Path) -> Path:
     """A run folder `<results>/runs/<id>` names its own results folder."""
     p = Path(run_ref)
@@ -482,6 +532,11 @@ def _report_and_exit(
         raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
+        if store.run_info(run_id).task in TURN_TASKS:
+            code = _regrade_turns(store, run_id, store.run_info(run_id).task)
+            if code:
+                raise typer.Exit(code)
+            return
     try:
         state = _grade_and_report(
             run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
@@ -577,6 +632,31 @@ def _grade_and_report(
     for path in written:
         console.print(Text(f"  {path}"))
     return state
+
+
+TURN_TASKS = ("dialogue", "workflow")
+"""Runs kept as turns (dialogues, workflows): graded by their own rules, not a Task's."""
+
+
+def _regrade_turns(store: RunStore, run_id: str, kind: str) -> int:
+    """Grade a stored dialogue or workflow run again with the current rules (calls nothing);
+    the exit code its own command gives that result."""
+    if kind == "dialogue":
+        from proctor.cli.dialogue import EXIT_OF_STATUS, print_result
+        from proctor.dialogue.session import regrade_dialogue
+
+        dialogue, written = regrade_dialogue(store, run_id)
+        print_result(console, dialogue)
+        code = EXIT_OF_STATUS[dialogue.status]
+    else:
+        from proctor.cli.workflow import EXIT_OF_OUTCOME, print_workflow
+        from proctor.workflow.session import regrade_workflow
+
+        workflow, written = regrade_workflow(store, run_id)
+        print_workflow(console, workflow)
+        code = EXIT_OF_OUTCOME[workflow.outcome]
+    console.print(f"run [bold]{run_id}[/] · re-graded from the store · {plain(written)}")
+    return code
 
 
 app.add_typer(cache_app, name="cache")

@@ -3,15 +3,16 @@
     proctor dialogue esg-acme-en -m local            a shipped tree, by name
     proctor dialogue my-tree.json -m openai/gpt-4o   your own tree (JSON, or YAML with PyYAML)
 
-Prints each turn's stage, score and contradictions, and writes the whole dialogue (turns, fact
-graph, contradictions, scores) as JSON under RESULTS/dialogues/.
+The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each turn is
+committed as it is answered, so the same command after a kill asks no answered turn again.
+Prints each turn's stage, score and contradictions, writes the whole dialogue (turns, fact
+graph, contradictions, scores) as `dialogue.json` in the run folder, and exits 0 when the
+dialogue ran to its end, 4 when a call failed (the same command asks it again), 6 when the
+model's answers left the tree no way on.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -20,14 +21,28 @@ import typer
 from rich.console import Console
 
 from proctor.cli.console import SafeConsole
+from proctor.cli.exit_codes import (
+    EXIT_CALLS_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_INVALID_OUTPUT,
+    EXIT_OK,
+)
+from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from proctor.dialogue.executor import DialogueResult
     from proctor.dialogue.tree import DialogueTree
+    from proctor.store.turn_log import TurnRunDone
 
 DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("esg-acme-en", "lithium-zh")
+EXIT_OF_STATUS = {
+    "complete": EXIT_OK,
+    "call_failed": EXIT_CALLS_FAILED,
+    "stopped": EXIT_INVALID_OUTPUT,
+    "unfinished": EXIT_INCOMPLETE,
+}
 
 
 def read_tree(ref: str) -> DialogueTree:
@@ -46,43 +61,58 @@ def read_tree(ref: str) -> DialogueTree:
     raise ConfigError(f"no dialogue tree {ref!r}: give a file or one of {', '.join(BUILTIN)}")
 
 
-def safe_name(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:60]
-
-
 def dialogue_cmd(
     tree_ref: Annotated[str, typer.Argument(metavar="FILE", help="Tree file or shipped name.")],
     model: Annotated[str, typer.Option("--model", "-m", help="Model string.")] = "local",
     max_tokens: Annotated[int, typer.Option(help="max_tokens per turn.")] = 256,
     timeout: Annotated[float, typer.Option(help="Per-request timeout in seconds.")] = 120.0,
+    max_attempts: Annotated[int, typer.Option(help="Attempts per call, retries included.")] = 4,
+    resume: Annotated[
+        str | None, typer.Option(help="Resume this dialogue run (id, prefix or folder).")
+    ] = None,
     results_dir: Annotated[
         Path, typer.Option("--results-dir", "-r", help="Folder for results.")
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Run a staged dialogue: branch on the model's own answers, catch contradictions."""
     from proctor.calling.caller import ModelCaller
-    from proctor.dialogue.executor import run_dialogue
+    from proctor.calling.retry import RetryPolicy
+    from proctor.dialogue.session import run_dialogue_in_store
     from proctor.providers.registry import make_provider
-    from proctor.report.atomic import write_text_atomic
     from proctor.types import GenerationParams
 
+    if max_attempts < 1:
+        raise typer.BadParameter("--max-attempts must be at least 1")
     tree = read_tree(tree_ref)
     params = GenerationParams(max_tokens=max_tokens, timeout_s=timeout)
 
-    async def go() -> DialogueResult:
+    async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], Path]:
         provider = make_provider(model)
+        caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:
-            return await run_dialogue(tree, ModelCaller(provider), params)
+            return await run_dialogue_in_store(
+                tree,
+                caller,
+                params,
+                results_dir,
+                model=model,
+                resume=resume,
+                on_run=started.append,
+            )
         finally:
             await provider.aclose()
 
-    result = asyncio.run(go())
+    done, written = ask_or_interrupted("dialogue", results_dir, go)
     console = SafeConsole()
-    print_result(console, result)
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    out = results_dir / "dialogues" / f"{tree.id}-{safe_name(model)}-{stamp}.json"
-    write_text_atomic(out, json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
-    console.print(f"written {out}")
+    if done.resumed:
+        console.print(f"resumed run {done.run_id}: {done.resumed} turns from the store")
+    print_result(console, done.result)
+    print_run_end(
+        console, done.run_id, written, failed="turn" if done.result.status == "call_failed" else ""
+    )
+    code = EXIT_OF_STATUS[done.result.status]
+    if code != EXIT_OK:
+        raise typer.Exit(code)
 
 
 def print_result(console: Console, result: DialogueResult) -> None:
@@ -94,9 +124,14 @@ def print_result(console: Console, result: DialogueResult) -> None:
         console.print(
             f"  turn {t.turn} [{t.stage}] score {score} → {t.next} ({t.why_next})", markup=False
         )
+        if t.unscored:
+            console.print(f"    unscored: {t.unscored}", markup=False)
         for line in (*t.missed, *t.contradictions):
             console.print(f"    {line}", markup=False)
     mean = "—" if result.stage_mean is None else f"{result.stage_mean:.2f}"
-    console.print(f"stage mean {mean} · consistency {result.consistency:.2f}")
+    consistency = "unscored" if result.consistency is None else f"{result.consistency:.2f}"
+    console.print(f"stage mean {mean} · consistency {consistency}")
     for c in result.contradictions:
         console.print(f"  contradiction: {c}", markup=False)
+    for why in result.consistency_unscored:
+        console.print(f"  consistency unscored: {why}", markup=False)

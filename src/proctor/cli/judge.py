@@ -21,6 +21,7 @@ from typing import Annotated
 import typer
 
 from proctor.cli.console import SafeConsole
+from proctor.cli.keys import ApiKeyEnv
 from proctor.errors import ConfigError
 
 DEFAULT_RESULTS = Path("proctor-results")
@@ -53,6 +54,7 @@ def judge_cmd(
     ] = 2,
     timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
     concurrency: Annotated[int | None, typer.Option(help="Judge requests in flight.")] = None,
+    api_key_env: ApiKeyEnv = None,
     against: Annotated[
         Path | None,
         typer.Option(
@@ -81,6 +83,8 @@ def judge_cmd(
         suite_info,
     )
     from proctor.judging import JudgePlan
+    from proctor.providers.keys import parse_key_env
+    from proctor.providers.registry import key_sources
     from proctor.store import RunStore
     from proctor.types import GenerationParams
 
@@ -105,6 +109,7 @@ def judge_cmd(
         pairwise=pairwise,
         pair=models,
         concurrency=concurrency,
+        key=key_sources([judge], parse_key_env(api_key_env or []))[judge],
     )
     if repeats < 1 or not 1 <= pass_score <= 10 or temperature < 0:
         raise typer.BadParameter(

@@ -67,6 +67,9 @@ def session_cause(outcome: RunOutcome) -> str | None:
     """Why this session left answers unasked, when it knows."""
     if outcome.deadline_hit:
         return "the deadline came first"
+    lost = sum(r.left_missing for r in outcome.models)
+    if lost:
+        return f"{lost:,} answers left missing after Ray workers failed (the shard lines say where)"
     stopped = [r.model for r in outcome.models if r.stopped]
     if stopped:
         return f"{', '.join(stopped)} stopped by the circuit breaker"

@@ -13,18 +13,23 @@ from rich.text import Text
 
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
+from proctor.cli.keys import key_from
 from proctor.report.atomic import write_text_atomic
 from proctor.report.text import short_names
-from proctor.runner import ModelReport, RunOutcome, RunPlan
+from proctor.runner import ModelReport, RunOutcome, RunPlan, run_keys
 from proctor.stats.cost import PriceTable, ledger, load_price_table
 from proctor.stats.metrics import RunMetrics
 from proctor.tasks.base import Task
 from proctor.types import GradedItem
 
 
-def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
-    """Calls, tokens and cost before any model is called. Completion tokens are counted at
+def print_estimate(
+    plan: RunPlan, prices: PriceTable, console: Console, *, check_set: bool = True
+) -> None:
+    """Calls, tokens and cost before any model is called, and the variable each model's key
+    comes from (refused here as it would be at the start). Completion tokens are counted at
     max_tokens, so tokens and cost are upper bounds."""
+    keys = run_keys(plan, {}, check_set=check_set)
     per_pass = 0
     for s in plan.samples:
         prompt = plan.task.build_prompt(s, plan.variant, plan.lang)
@@ -33,8 +38,10 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
     calls = len(plan.samples) * plan.epochs
     completion_tokens = calls * plan.params.max_tokens
     table = Table(title=f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}")
-    for col in ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)"):
+    columns = ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)")
+    for col in columns:
         table.add_column(col, justify="right" if col != "model" else "left")
+    table.add_column("key from")
     total: float | None = 0.0
     for model in plan.models:
         cost = prices.cost(model, prompt_tokens, completion_tokens)
@@ -45,6 +52,7 @@ def print_estimate(plan: RunPlan, prices: PriceTable, console: Console) -> None:
             f"{prompt_tokens:,}",
             f"{completion_tokens:,}",
             "no price" if cost is None else f"${cost:,.4f}",
+            key_from(keys.get(model)),
         )
     console.print(table)
     all_calls = calls * len(plan.models)
@@ -61,7 +69,9 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
             "run the same command again to finish"
         )
     rows: Sequence[ModelReport] = [
-        r for r in outcome.models if r.stats.retries or r.stopped or r.stats.failures_by_type
+        r
+        for r in outcome.models
+        if r.stats.retries or r.stopped or r.stats.failures_by_type or r.shard_failures
     ]
     for r in rows:
         failed = ", ".join(f"{k} {v}" for k, v in sorted(r.stats.failures_by_type.items()))
@@ -76,6 +86,16 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
         console.print(Text(line))
         if r.stopped:
             console.print(f"[red]{plain(r.model)} was stopped:[/] {plain(r.stopped)}")
+        for f in r.shard_failures:
+            where = f"on {f.node}" if f.node else "before it started on a node"
+            if f.failed_calls:
+                then = f"{f.failed_calls} stored as call_failed (--retry-errors asks them)"
+            elif f.rerun:
+                then = f"its {f.unanswered} unanswered asked again elsewhere"
+            else:
+                then = f"its {f.unanswered} unanswered left missing (--resume asks them)"
+            line = f"  shard {f.shard} {where}: {f.reason}; {then}"
+            console.print(Text(line), soft_wrap=True)  # one line each, to grep in logs
 
 
 def print_costs(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -16,6 +16,7 @@ from rich.text import Text
 from proctor.cli.console import plain
 from proctor.errors import ConfigError
 from proctor.judging import JudgeOutcome, JudgePlan, judge_run
+from proctor.providers.keys import KeySource
 from proctor.runner import OnPlan
 from proctor.score.judge import combine_pairwise, read_replies
 from proctor.stats.gates import JudgeScores
@@ -292,9 +293,12 @@ def judge_after_run(
     run_id: str,
     timeout_s: float,
     console: Console,
+    *,
+    key: KeySource | None = None,
 ) -> None:
     """`proctor run … --judge MODEL` (or a suite config's `judge`): the judge phase after the
-    candidate's answers are stored."""
+    candidate's answers are stored; `key`: where the judge's key comes from, as the run decided
+    it (None: the judge alone)."""
     model = suite_run.judge_model(judge) if suite_run is not None else judge
     if model is None:
         return
@@ -302,7 +306,7 @@ def judge_after_run(
         plan = suite_run.judge_plan(model, timeout_s)
     else:
         plan = JudgePlan(judge=model, params=GenerationParams(max_tokens=256, timeout_s=timeout_s))
-    run_judge_phase(results_dir, run_id, plan, console)
+    run_judge_phase(results_dir, run_id, replace(plan, key=key), console)
 
 
 def print_suite_report(

@@ -8,30 +8,45 @@
                                                             unrecorded call fails loudly
 
 The recording is FILE with `.replay.jsonl` in place of `.json` unless --recording names one.
-Prints the steps, the limit that stopped it (if any) and the failed checks, and writes the
-result as JSON under RESULTS/workflows/.
+The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each step is
+committed as it ends, so the same command after a kill asks no finished step again. Prints the
+steps, the limit that stopped it (if any) and the failed checks, writes `workflow.json` in the
+run folder, and exits with the outcome's code: 0 complete, 4 call_failed, 5 incomplete (budget),
+6 invalid_output.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
 
 from proctor.cli.console import SafeConsole
+from proctor.cli.exit_codes import (
+    EXIT_BUDGET,
+    EXIT_CALLS_FAILED,
+    EXIT_INVALID_OUTPUT,
+    EXIT_OK,
+)
+from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
+    from proctor.store.turn_log import TurnRunDone
     from proctor.workflow.executor import WorkflowResult
     from proctor.workflow.spec import Workflow
 
 DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("contract-review-en", "market-brief-zh")
+EXIT_OF_OUTCOME = {
+    "complete": EXIT_OK,
+    "call_failed": EXIT_CALLS_FAILED,
+    "incomplete": EXIT_BUDGET,
+    "invalid_output": EXIT_INVALID_OUTPUT,
+}
 
 
 def read_workflow(ref: str) -> tuple[Workflow, Path]:
@@ -58,49 +73,89 @@ def workflow_cmd(
     recording: Annotated[
         Path | None, typer.Option(help="Recording file (default: beside FILE).")
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Per-request timeout in seconds.")] = 120.0,
+    timeout: Annotated[
+        float, typer.Option(help="Per-request timeout in seconds (never past the budget).")
+    ] = 120.0,
+    max_attempts: Annotated[int, typer.Option(help="Attempts per call, retries included.")] = 4,
+    require_usage: Annotated[
+        bool,
+        typer.Option(
+            "--require-usage",
+            help="Refuse a reply whose server reports no token usage (else it is estimated).",
+        ),
+    ] = False,
+    resume: Annotated[
+        str | None, typer.Option(help="Resume this workflow run (id, prefix or folder).")
+    ] = None,
     results_dir: Annotated[
         Path, typer.Option("--results-dir", "-r", help="Folder for results.")
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Run a multi-step workflow under hard token, time and tool-call limits."""
     from proctor.calling.caller import ModelCaller
-    from proctor.cli.dialogue import safe_name
+    from proctor.calling.retry import RetryPolicy
     from proctor.providers.registry import make_provider
-    from proctor.report.atomic import write_text_atomic
     from proctor.types import GenerationParams
-    from proctor.workflow.executor import run_workflow
+    from proctor.workflow.session import run_workflow_in_store
     from proctor.workflow.tools import ToolBox, ToolMode, standard_tools
 
     if record and replay:
         raise ConfigError("--record and --replay exclude each other")
+    if max_attempts < 1:
+        raise typer.BadParameter("--max-attempts must be at least 1")
     flow, default_recording = read_workflow(ref)
     mode: ToolMode = "record" if record else "replay" if replay else "live"
     tools = ToolBox(mode, standard_tools(flow.documents), recording or default_recording)
     params = GenerationParams(timeout_s=timeout)
 
-    async def go() -> WorkflowResult:
+    async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], Path]:
         provider = make_provider(model)
+        caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:
-            return await run_workflow(flow, ModelCaller(provider), tools, params)
+            return await run_workflow_in_store(
+                flow,
+                caller,
+                tools,
+                params,
+                results_dir,
+                model=model,
+                require_usage=require_usage,
+                resume=resume,
+                on_run=started.append,
+            )
         finally:
             await provider.aclose()
 
-    result = asyncio.run(go())
+    done, written = ask_or_interrupted("workflow", results_dir, go)
     console = SafeConsole()
+    if done.resumed:
+        console.print(f"resumed run {done.run_id}: {done.resumed} steps from the store")
+    print_workflow(console, done.result, mode)
+    print_run_end(
+        console, done.run_id, written, failed="step" if done.result.outcome == "call_failed" else ""
+    )
+    code = EXIT_OF_OUTCOME[done.result.outcome]
+    if code != EXIT_OK:
+        raise typer.Exit(code)
+
+
+def print_workflow(console: Console, result: WorkflowResult, mode: str = "") -> None:
+    score = "—" if result.score is None else f"{result.score:.0f}"
+    tokens = f"{result.tokens} tokens"
+    if result.tokens_estimated:
+        tokens += f" ({result.tokens_estimated} estimated: the server reported no usage)"
     console.print(
-        f"{result.workflow} · {result.model} · {mode} · {result.status}"
-        f" · {len(result.steps)}/{result.steps_total} steps · {result.tokens} tokens"
+        f"{result.workflow} · {result.model} · {mode + ' · ' if mode else ''}{result.outcome}"
+        f" · score {score} · {len(result.steps)}/{result.steps_total} steps · {tokens}"
         f" · {result.tool_calls} tool calls · {result.wall_s:.1f} s",
         markup=False,
     )
     for s in result.steps:
-        console.print(f"  {s.step} ({s.kind}, {s.tokens} tokens, {s.seconds:.1f} s)", markup=False)
+        est = " estimated" if s.tokens_estimated else ""
+        console.print(
+            f"  {s.step} ({s.kind}, {s.tokens} tokens{est}, {s.seconds:.1f} s)", markup=False
+        )
     if result.reason:
         console.print(f"  stopped: {result.reason}", markup=False)
     for problem in result.failed_checks:
         console.print(f"  failed check: {problem}", markup=False)
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    out = results_dir / "workflows" / f"{flow.id}-{safe_name(model)}-{stamp}.json"
-    write_text_atomic(out, json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
-    console.print(f"written {out}")

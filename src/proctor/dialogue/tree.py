@@ -6,12 +6,25 @@ A tree is a few stages (at most `MAX_STAGES`). Each stage asks one self-containe
 a stage id, or branch rules evaluated on the fact graph, first match wins:
 
     "next": [{"if": {"fact": "acme.margin_gap", "is": "number"}, "goto": "precise"},
+             {"if": {"fact": "acme.margin_gap", "is": "range"}, "goto": "ask_again"},
+             {"if": {"fact": "acme.risk", "says": ["supply chain", "供应链"]}, "goto": "supply"},
              {"goto": "open"}]
 
-`is` is one of number / present / absent; a rule without `if` always matches. Fact rules
-(top-level `facts`) say how facts are read from every reply: an entity, an attribute, a regex
-whose first group (or group `value`) is the value, and the kind (number or text). A stage may
-`expect` facts with values; its score is the share of expectations met.
+`is` is one of number (one value, hedged or not) / range / present / absent / unreadable;
+`above`, `below` and `between` compare a number (a range must lie wholly on that side);
+`says` matches words of a text fact. A rule without `if` always matches.
+
+Facts (top-level `facts`) say how facts are read from every reply: an entity and an attribute,
+the `label` the value follows ("Receivable days", "产量"; a list for several spellings, matched
+case-insensitively with an optional colon, full-width or not) or a `pattern` (a regex whose
+first group, or group `value`, holds the value), the kind (number or text), the `unit` its
+numbers are in (a reply in another unit of the same dimension is converted; one without a unit
+is read in this one) and the relative `tolerance` under which two values are the same. Top-level
+`entities` name each entity as replies write it, so that "Industry median, Receivable days: 85"
+is a fact of the industry, not of ACME. A stage may `expect` facts with values (`equals`) or
+with a formula over values the model gave before (`formula`, e.g.
+"121.7 * {{acme.margin_gap}} / 100"): the expected answer of a follow-up is computed from the
+value that was put into its question. Its score is the share of expectations met.
 
 Errors name the file and (roughly) the line of the stage or field at fault.
 """
@@ -45,12 +58,24 @@ class FactRule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     entity: str = Field(min_length=1)
     attribute: str = Field(min_length=1)
-    pattern: str = Field(min_length=1)
+    label: str | list[str] | None = None
+    """The words a value follows; a list for several spellings."""
+    pattern: str | None = None
+    """A regex whose first group (or group `value`) is the value (instead of `label`)."""
     kind: Literal["number", "text"] = "number"
+    unit: str | None = None
+    """The unit the fact's numbers are in ("day", "t", "USD", "percent", "pp"…)."""
+    scale: float = Field(default=1.0, gt=0.0)
+    """The fact's numbers count this many `unit`s (1000000: millions of USD); a value written
+    with a scale word or another unit is converted, one written bare is taken as it is."""
+    tolerance: float | None = Field(default=None, ge=0.0)
+    """Relative difference under which two values are the same (default: the tree's)."""
 
     @field_validator("pattern")
     @classmethod
-    def _compiles(cls, v: str) -> str:
+    def _compiles(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
         try:
             compiled = re.compile(v)
         except re.error as e:
@@ -59,15 +84,65 @@ class FactRule(BaseModel):
             raise ValueError("the regex needs a group that captures the value")
         return v
 
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, v: str | None) -> str | None:
+        from proctor.extract.quantity_match import parse_unit
+
+        if v is not None:
+            parse_unit(v)  # its ValueError names the unit the table does not know
+        return v
+
+    @model_validator(mode="after")
+    def _one_way(self) -> FactRule:
+        if (self.label is None) == (self.pattern is None):
+            raise ValueError(f"fact {self.key!r}: give a label or a pattern (one of them)")
+        if self.label is not None and not [x for x in self.labels if x.strip()]:
+            raise ValueError(f"fact {self.key!r}: the label is empty")
+        return self
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        if self.label is None:
+            return ()
+        return (self.label,) if isinstance(self.label, str) else tuple(self.label)
+
     @property
     def key(self) -> str:
         return f"{self.entity}.{self.attribute}"
 
 
 class Condition(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
     fact: str = Field(min_length=3)
-    is_: Literal["number", "present", "absent"] = Field(alias="is")
+    is_: Literal["number", "range", "present", "absent", "unreadable"] | None = Field(
+        default=None, alias="is"
+    )
+    above: float | None = None
+    below: float | None = None
+    between: tuple[float, float] | None = None
+    says: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _one_test(self) -> Condition:
+        tests = [self.is_, self.above, self.below, self.between, self.says]
+        if sum(t is not None for t in tests) != 1:
+            raise ValueError(
+                f"condition on {self.fact!r}: give exactly one of is, above, below, between, says"
+            )
+        if self.between is not None and self.between[0] > self.between[1]:
+            raise ValueError(f"condition on {self.fact!r}: between needs [low, high]")
+        return self
+
+    def describe(self) -> str:
+        if self.is_ is not None:
+            return f"{self.fact} is {self.is_}"
+        if self.says is not None:
+            return f"{self.fact} says {' / '.join(self.says)}"
+        if self.between is not None:
+            return f"{self.fact} between {self.between[0]:g} and {self.between[1]:g}"
+        side, bound = ("above", self.above) if self.above is not None else ("below", self.below)
+        return f"{self.fact} {side} {bound:g}"
 
 
 class Branch(BaseModel):
@@ -79,9 +154,18 @@ class Branch(BaseModel):
 class Expectation(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     fact: str = Field(min_length=3)
-    equals: int | float | str
+    equals: int | float | str | None = None
+    formula: str | None = None
+    """Arithmetic over `{{entity.attribute}}` values the model gave earlier (+ - * / and
+    parentheses, exact): the expected number is computed from the value in the question."""
     tolerance: float = Field(default=0.0, ge=0.0)
     """For numbers: the largest relative difference still counted as equal."""
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> Expectation:
+        if (self.equals is None) == (self.formula is None):
+            raise ValueError(f"expectation of {self.fact!r}: give equals or formula (one)")
+        return self
 
 
 class Stage(BaseModel):
@@ -110,6 +194,9 @@ class DialogueTree(BaseModel):
     description: str = ""
     system: str = ""
     facts: list[FactRule] = Field(default_factory=list)
+    entities: dict[str, list[str]] = Field(default_factory=dict)
+    """How replies name each entity ("acme": ["ACME", "ACME Corp"]); a fact read after a name
+    belongs to that entity, one read with no name before it to its rule's entity."""
     stages: list[Stage] = Field(min_length=1, max_length=MAX_STAGES)
     consistency_tolerance: float = Field(default=0.0, ge=0.0)
     """Relative difference under which two numbers for one fact are not a contradiction."""
@@ -127,10 +214,23 @@ class DialogueTree(BaseModel):
                     raise ValueError(f"stage {s.id!r}: goto {t!r} is not a stage (or 'end')")
             refs = [b.if_.fact for b in s.next or [] if isinstance(b, Branch) and b.if_]
             refs += [e.fact for e in s.expect] + PLACEHOLDER.findall(s.ask)
+            refs += [r for e in s.expect for r in PLACEHOLDER.findall(e.formula or "")]
             for ref in refs:
                 if ref not in known:
                     raise ValueError(f"stage {s.id!r}: {ref!r} is not a declared fact")
+            for e in s.expect:
+                if e.formula is not None:
+                    _check_formula(s, e.formula)
         return self
+
+    def rule(self, key: str) -> FactRule:
+        return next(f for f in self.facts if f.key == key)
+
+    def tolerance(self, key: str) -> float:
+        rule = next((f for f in self.facts if f.key == key), None)
+        if rule is not None and rule.tolerance is not None:
+            return rule.tolerance
+        return self.consistency_tolerance
 
     def stage(self, stage_id: str) -> Stage:
         for s in self.stages:
@@ -143,6 +243,26 @@ class DialogueTree(BaseModel):
         ids = [s.id for s in self.stages]
         i = ids.index(stage_id)
         return ids[i + 1] if i + 1 < len(ids) else None
+
+
+def _check_formula(stage: Stage, formula: str) -> None:
+    """A formula is computed from the values in its stage's question, so it may use only those,
+    and must be arithmetic."""
+    from proctor.datasets.exact_eval import evaluate
+
+    asked = set(PLACEHOLDER.findall(stage.ask))
+    for ref in PLACEHOLDER.findall(formula):
+        if ref not in asked:
+            raise ValueError(
+                f"stage {stage.id!r}: the formula uses {{{{{ref}}}}}, which its question does not "
+                "ask with (the expected answer is computed from the values in the question)"
+            )
+    try:
+        evaluate(PLACEHOLDER.sub("(1)", formula))
+    except ZeroDivisionError:
+        pass
+    except ValueError as e:
+        raise ValueError(f"stage {stage.id!r}: bad formula {formula!r}: {e}") from None
 
 
 @dataclass(frozen=True)

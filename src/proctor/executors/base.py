@@ -14,6 +14,7 @@ from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.calling.tools import CALCULATOR, call_with_calculator
 from proctor.providers.base import Provider
+from proctor.providers.keys import KeySource
 from proctor.providers.registry import with_calculator
 from proctor.tasks.base import Task
 from proctor.types import GenerationParams, Prompt, Record, Sample, Usage
@@ -38,6 +39,8 @@ class AskSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     limits: RateLimits = field(default_factory=RateLimits)
     breaker_threshold: int = 10
+    keys: Mapping[str, KeySource] = field(default_factory=dict)
+    """Per model, the variable its key is read from: names only, a worker reads its own env."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,25 @@ class WorkUnit:
     seed: int = 0
 
 
+@dataclass(frozen=True)
+class ShardFailure:
+    """A shard of one model's items that failed on a worker: where, why, what became of it."""
+
+    model: str
+    shard: int
+    """Its number among the model's shards, from 1."""
+    unanswered: int
+    """Items it had not sent back when it failed (what it had sent is stored)."""
+    node: str
+    """ "IP (node 1a2b3c4d)", or "" when it failed before it could say."""
+    reason: str
+    rerun: bool
+    """True: its unanswered items were asked again elsewhere; False: left missing (`--resume`)."""
+    failed_calls: int = 0
+    """Calls it stored as `call_failed` (its server unreachable, a key refused…):
+    `--retry-errors` asks them."""
+
+
 @dataclass
 class ModelCalls:
     """How calling one model went, summed over its work units."""
@@ -56,9 +78,19 @@ class ModelCalls:
     stats: CallStats = field(default_factory=CallStats)
     stopped: str | None = None
     lowest_concurrency: int = 0
+    shard_failures: list[ShardFailure] = field(default_factory=list)
+
+    @property
+    def left_missing(self) -> int:
+        """Items of shards that failed for good: not stored, asked by a resume."""
+        return sum(f.unanswered for f in self.shard_failures if not f.rerun)
 
 
 class Executor(Protocol):
+    asks_here: bool
+    """Whether the providers it is handed are the ones that ask (else each worker makes its own,
+    and the runner builds none: keys are then read where the asking happens)."""
+
     async def run(
         self,
         settings: AskSettings,
@@ -97,6 +129,7 @@ def merge_calls(parts: Sequence[ModelCalls]) -> ModelCalls:
         for k, v in t.failures_by_type.items():
             s.failures_by_type[k] = s.failures_by_type.get(k, 0) + v
         out.stopped = out.stopped or p.stopped
+        out.shard_failures.extend(p.shard_failures)
     return out
 
 

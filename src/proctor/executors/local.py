@@ -19,6 +19,8 @@ from proctor.providers.base import Provider
 
 
 class LocalExecutor:
+    asks_here = True
+
     async def run(
         self,
         settings: AskSettings,

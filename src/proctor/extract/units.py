@@ -304,3 +304,30 @@ def unit_named(text: str) -> Unit | None:
 
 def is_cjk(ch: str) -> bool:
     return bool(_CJK.match(ch))
+
+
+_CALENDAR_DAYS: dict[str, tuple[int, int]] = {
+    "month": (28, 31),
+    "quarter": (89, 92),
+    "year": (365, 366),
+}
+
+
+def calendar_span(value: Fraction, unit: Unit, to: Unit) -> tuple[Fraction, Fraction] | None:
+    """The interval that `value` `unit` covers in `to` when one is a calendar unit (month,
+    quarter, year) and the other a time unit (day, week, hour…): a month is 28–31 days, a
+    quarter 89–92, a year 365–366 (so "about three months" is 84–93 days, never 120); None
+    when the pair is not calendar and time. Not a conversion: a span to compare against."""
+    if unit.dimension == "calendar" and to.dimension == "time":
+        days = _CALENDAR_DAYS.get(unit.key)
+        if days is None:
+            return None
+        ends = [value * d * _DAY / to.factor for d in days]
+    elif unit.dimension == "time" and to.dimension == "calendar":
+        days = _CALENDAR_DAYS.get(to.key)
+        if days is None:
+            return None
+        ends = [value * unit.factor / _DAY / d for d in days]
+    else:
+        return None
+    return min(ends), max(ends)

@@ -76,8 +76,10 @@ class OpenAICompatProvider:
         *,
         max_concurrency: int = 16,
         transport: httpx.AsyncBaseTransport | None = None,
+        auth_hint: str = "",
     ) -> None:
         self._name = name
+        self._auth_hint = auth_hint  # added to an authentication error: how to give a key
         self._model = model
         self._max_concurrency = max_concurrency
         self._secret = api_key or ""
@@ -103,6 +105,12 @@ class OpenAICompatProvider:
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         try:
             return await self._complete(prompt, params)
+        except AuthError as e:
+            if not self._auth_hint:
+                raise redacted(e, self._secret) from e.__cause__
+            # after the cut of the server's text, so the hint is always read
+            hinted = f"{redacted(e, self._secret)}; {self._auth_hint}"
+            raise AuthError(hinted, status=e.status) from e.__cause__
         except ProviderError as e:
             raise redacted(e, self._secret) from e.__cause__
 

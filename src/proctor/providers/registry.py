@@ -9,19 +9,57 @@
     fake/const:TEXT                    a scripted reply, for trying the pipe without a model
     M+calculator                       model M with a calculator tool offered (function calling)
 
-Keys come from the environment: PROCTOR_API_KEY first, then the provider's usual variable
-(OPENAI_API_KEY, ANTHROPIC_API_KEY). They are passed to the adapter's headers and nowhere else."""
+A key goes only to the host it belongs to (`proctor.providers.keys`): OPENAI_API_KEY only to
+OpenAI's API, ANTHROPIC_API_KEY only to Anthropic's; any other host gets a key only from a variable
+named for it (--api-key-env MODEL=VAR), or from PROCTOR_API_KEY when the run has one host. Keys
+are passed to the adapter's headers and nowhere else."""
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import ParseResult, parse_qsl, urlparse
 
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
+from proctor.providers.keys import (
+    ANTHROPIC_HOST,
+    KEYED_KINDS,
+    KeySource,
+    KeyTarget,
+    host_of,
+    is_official,
+    key_hint,
+    plan_keys,
+)
+
+MODEL_FORMS: tuple[tuple[str, str, str], ...] = (
+    ("local", "the embedded SmolLM2-135M-Instruct (default)", "none"),
+    ("local/PATH.gguf", "any other GGUF file, run in-process", "none"),
+    (
+        "openai-compat/NAME@URL",
+        "any /v1/chat/completions endpoint at base URL",
+        "--api-key-env NAME=VAR; else PROCTOR_API_KEY when it is the run's only host; "
+        "OPENAI_API_KEY only at https://api.openai.com; else none",
+    ),
+    (
+        "openai/NAME",
+        "OpenAI's API",
+        "--api-key-env NAME=VAR; else PROCTOR_API_KEY when it is the run's only host; "
+        "else OPENAI_API_KEY",
+    ),
+    (
+        "anthropic/NAME",
+        "Anthropic's Messages API",
+        "--api-key-env NAME=VAR; else PROCTOR_API_KEY when it is the run's only host; "
+        "else ANTHROPIC_API_KEY",
+    ),
+    ("fake/const:TEXT", "always replies TEXT (try the pipe without a model)", "none"),
+    ("M+calculator", "model M offered a calculator tool (function calling)", "as M"),
+)
+"""(model string, what it is, where its key comes from): `proctor list models`."""
 
 DEFAULT_MODEL = "local"
 CALCULATOR_SUFFIX = "+calculator"
@@ -35,13 +73,14 @@ class ModelSpec:
     base_url: str = ""
     path: str = ""
 
-    @property
-    def key_env(self) -> tuple[str, ...]:
-        if self.kind in ("openai-compat", "openai"):
-            return ("PROCTOR_API_KEY", "OPENAI_API_KEY")
-        if self.kind == "anthropic":
-            return ("PROCTOR_API_KEY", "ANTHROPIC_API_KEY")
-        return ()
+    def key_target(self, model: str) -> KeyTarget:
+        """What the key rule needs to know of this model (`proctor.providers.keys`)."""
+        if self.kind not in KEYED_KINDS:
+            return KeyTarget(model, self.name, "", official=False)
+        if self.kind == "anthropic" and not self.base_url:  # anthropic/NAME: Anthropic's own
+            return KeyTarget(model, self.name, ANTHROPIC_HOST, official=True)
+        host = host_of(self.base_url)
+        return KeyTarget(model, self.name, host, official=is_official(self.base_url, host))
 
 
 def with_calculator(model: str) -> bool:
@@ -117,15 +156,18 @@ def split_name_url(rest: str, spec: str) -> tuple[str, str]:
     if "@" in url.split("?")[0].split("#")[0] or parsed.password is not None:
         raise ConfigError(
             f"model string {shown!r}: its URL holds credentials (user:KEY@host, not shown); "
-            "put the key in PROCTOR_API_KEY instead, never in the model string"
+            "put the key in an environment variable instead (PROCTOR_API_KEY for a run of one "
+            "host, or one named with --api-key-env NAME=VAR), never in the model string"
         )
     secret_params = [k for k, _ in parse_qsl(parsed.query, keep_blank_values=True)
                      if _SECRET_PARAM.search(k)]  # fmt: skip
     if secret_params:
         raise ConfigError(
             f"model string {shown!r}: its URL holds a key (query parameter "
-            f"{secret_params[0][:40]!r}, not shown); put the key in PROCTOR_API_KEY instead, "
-            "never in the model string (a key in a URL ends up in logs, the store and reports)"
+            f"{secret_params[0][:40]!r}, not shown); put the key in an environment variable "
+            "instead (PROCTOR_API_KEY for a run of one host, or one named with --api-key-env "
+            "NAME=VAR), never in the model string (a key in a URL ends up in logs, the store "
+            "and reports)"
         )
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ConfigError(f"bad base URL in {shown!r}: expected http(s)://host:port/v1")
@@ -150,41 +192,55 @@ def _safe_url(parsed: ParseResult) -> str:
     return f"{parsed.scheme}://{host}{parsed.path}{rest}"
 
 
-def api_key_for(spec: ModelSpec) -> str | None:
-    for var in spec.key_env:
-        value = os.environ.get(var)
-        if value:
-            return value
-    return None
+def key_sources(
+    models: Sequence[str], named: Mapping[str, str] | None = None, *, check_set: bool = True
+) -> dict[str, KeySource]:
+    """Where each model's key comes from, under the key rule, for the models called together
+    (a run's models and its judge); ConfigError before any call when the rule refuses.
+    `check_set=False`: named variables are read elsewhere (Ray workers), not checked here."""
+    targets = [parse_model(m).key_target(m) for m in models]
+    return plan_keys(targets, named, check_set=check_set)
 
 
-def make_provider(model: str) -> Provider:
+def make_provider(
+    model: str, key: KeySource | None = None, *, environ: Mapping[str, str] | None = None
+) -> Provider:
+    """The provider for a model string. `key` says where its key comes from (`key_sources` of
+    everything the command calls); None: the model alone, as if it were the run's only one.
+    `environ`: where the key's value is read (default: this process's environment)."""
     spec = parse_model(model)
     if spec.kind == "local":
         from proctor.providers.local import LocalProvider
 
         return LocalProvider(model, Path(spec.path) if spec.path else None)
+    source = key or key_sources([model])[model]
+    secret = source.read(environ)
     if spec.kind in ("openai-compat", "openai"):
         from proctor.providers.openai_compat import OpenAICompatProvider
 
-        key = api_key_for(spec)
-        if spec.kind == "openai" and not key:
-            raise ConfigError("openai/ models need a key in PROCTOR_API_KEY or OPENAI_API_KEY")
-        return OpenAICompatProvider(model, spec.name, spec.base_url, key)
+        if spec.kind == "openai" and not secret:
+            raise ConfigError(_needs_a_key(model, source, "OPENAI_API_KEY"))
+        hint = "" if secret else key_hint(spec.key_target(model))
+        return OpenAICompatProvider(model, spec.name, spec.base_url, secret, auth_hint=hint)
     if spec.kind == "anthropic":
         from proctor.providers.anthropic import AnthropicProvider
 
-        key = api_key_for(spec)
-        if not key:
-            raise ConfigError(
-                "anthropic/ models need a key in PROCTOR_API_KEY or ANTHROPIC_API_KEY"
-            )
+        if not secret:
+            raise ConfigError(_needs_a_key(model, source, "ANTHROPIC_API_KEY"))
         if spec.base_url:
-            return AnthropicProvider(model, spec.name, key, base_url=spec.base_url)
-        return AnthropicProvider(model, spec.name, key)
+            return AnthropicProvider(model, spec.name, secret, base_url=spec.base_url)
+        return AnthropicProvider(model, spec.name, secret)
     from proctor.providers.fake import FakeProvider, constant_reply
 
     mode, _, arg = spec.name.partition(":")
     if mode != "const":
         raise ConfigError(f"unknown fake model {model!r}: use fake/const:TEXT")
     return FakeProvider(model, constant_reply(arg), keep_prompts=False)
+
+
+def _needs_a_key(model: str, source: KeySource, own: str) -> str:
+    return (
+        f"{model} needs a key ({source.var or own} is not set): set {own}, or "
+        f"PROCTOR_API_KEY when it is the run's only host, or name a variable with "
+        f"--api-key-env {model}=VAR"
+    )

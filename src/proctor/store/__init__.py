@@ -3,5 +3,6 @@
 from proctor.store.run_ids import new_run_id
 from proctor.store.run_store import RunStatus, RunStore, RunSummaryRow
 from proctor.store.schema import SCHEMA_VERSION
+from proctor.store.turns import Turn
 
-__all__ = ["SCHEMA_VERSION", "RunStatus", "RunStore", "RunSummaryRow", "new_run_id"]
+__all__ = ["SCHEMA_VERSION", "RunStatus", "RunStore", "RunSummaryRow", "Turn", "new_run_id"]

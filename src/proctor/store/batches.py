@@ -1,4 +1,4 @@
-"""The provider batches of a run (table `provider_batches`, migration 6): what
+"""The provider batches of a run (table `provider_batches`, migration 7): what
 `proctor.calling.batching` needs to remember so that a restart never submits a request twice."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Another harness's verdicts on an imported run (table `imported_verdicts`, migration 5): a
+"""Another harness's verdicts on an imported run (table `imported_verdicts`, migration 6): a
 second grader kept beside proctor's own grades, never mixed with them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The response cache of a results folder (table `response_cache`, migration 4): one stored reply
+"""The response cache of a results folder (table `response_cache`, migration 5): one stored reply
 per request key and key owner, shared by every run of the folder.
 
 The key is made in `proctor.calling.cache_key` (a hash of everything that decides the reply);

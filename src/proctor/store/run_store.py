@@ -23,6 +23,9 @@ from proctor.store import codec
 from proctor.store.connection import connect
 from proctor.store.guard import refuse_secrets
 from proctor.store.schema import migrate
+from proctor.store.turns import TURN_KINDS, TURN_STATUSES, Turn
+from proctor.store.turns import UPSERT as _UPSERT_TURN
+from proctor.store.turns import to_row as _turn_row
 from proctor.types import Record, RunInfo, Sample, Score, Usage
 
 RunStatus = Literal["running", "complete", "interrupted"]
@@ -367,7 +370,8 @@ class RunStore:
             rows = db.execute(
                 "SELECT id, task, created_at, status, models,"
                 " (SELECT COUNT(*) FROM samples s WHERE s.run_id = runs.id) AS n_samples,"
-                " (SELECT COUNT(*) FROM records r WHERE r.run_id = runs.id) AS n_records"
+                " (SELECT COUNT(*) FROM records r WHERE r.run_id = runs.id)"
+                " + (SELECT COUNT(*) FROM turns t WHERE t.run_id = runs.id) AS n_records"
                 " FROM runs ORDER BY created_at DESC, rowid DESC"
             ).fetchall()
         return [
@@ -691,3 +695,50 @@ class RunStore:
                 "UPDATE runs SET config = ?, updated_at = ? WHERE id = ?",
                 (codec.config_to_json({**config, **added}), _now(), run_id),
             )
+
+    # -- dialogue turns and workflow steps -----------------------------------------------------
+
+    def add_turn(self, turn: Turn) -> None:
+        """Store one turn, committed before this returns; a stored "ok" turn at the same
+        (run, model, position) is kept, any other is replaced."""
+        codec.literal(turn.kind, TURN_KINDS, "turn kind")
+        codec.literal(turn.status, TURN_STATUSES, "turn status")
+        codec.literal(turn.finish_reason, codec.FINISH_REASONS, "finish reason")
+        with self._tx(f"add a turn to run {turn.run_id}", write=True) as db:
+            self._require_run(db, turn.run_id)
+            db.execute(_UPSERT_TURN, _turn_row(turn, _now()))
+
+    def turns(self, run_id: str, model: str) -> list[Turn]:
+        """The stored turns of `model` in run `run_id`, in the order they were asked."""
+        with self._tx(f"read turns of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = db.execute(
+                "SELECT * FROM turns WHERE run_id = ? AND model = ? ORDER BY position",
+                (run_id, model),
+            ).fetchall()
+        return [
+            Turn(
+                run_id=str(r["run_id"]),
+                model=str(r["model"]),
+                position=int(r["position"]),
+                step=str(r["step"]),
+                kind=codec.literal(r["kind"], TURN_KINDS, "turn kind"),
+                status=codec.literal(r["status"], TURN_STATUSES, "turn status"),
+                asked=str(r["asked"]),
+                text=str(r["text"]),
+                bindings=json.loads(r["bindings"]),
+                finish_reason=codec.literal(
+                    r["finish_reason"], codec.FINISH_REASONS, "finish reason"
+                ),
+                usage=Usage(
+                    codec.count_from_column(int(r["prompt_tokens"])),
+                    codec.count_from_column(int(r["completion_tokens"])),
+                ),
+                usage_reported=bool(r["usage_reported"]),
+                latency_s=float(r["latency_s"]),
+                attempts=int(r["attempts"]),
+                reported_model=str(r["reported_model"]),
+                error=str(r["error"]),
+            )
+            for r in rows
+        ]

@@ -140,7 +140,37 @@ def _m3_record_notes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE records ADD COLUMN notes TEXT NOT NULL DEFAULT ''")
 
 
-def _m4_response_cache(conn: sqlite3.Connection) -> None:
+def _m4_conversation_turns(conn: sqlite3.Connection) -> None:
+    """Dialogue turns and workflow steps: one row per model or tool call, in the order they
+    were made, committed as each one ends, so a killed dialogue or workflow resumes at the first
+    position with no "ok" row and `proctor score` re-grades the stored replies."""
+    conn.execute(
+        """
+        CREATE TABLE turns (
+            run_id            TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model             TEXT NOT NULL,
+            position          INTEGER NOT NULL,  -- 1-based, in the order asked
+            step              TEXT NOT NULL,     -- the dialogue stage or the workflow step
+            kind              TEXT NOT NULL CHECK (kind IN ('model', 'tool')),
+            -- cancelled: stopped in flight at a workflow's wall-time deadline
+            status            TEXT NOT NULL CHECK (status IN ('ok', 'call_failed', 'cancelled')),
+            asked             TEXT NOT NULL,     -- the user message, or the tool's JSON args
+            bindings          TEXT NOT NULL,     -- JSON: earlier values filled into `asked`
+            text              TEXT NOT NULL,     -- the raw reply, or the tool's answer
+            finish_reason     TEXT NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            usage_reported    INTEGER NOT NULL,  -- 0: the server sent none (tokens estimated)
+            latency_s         REAL NOT NULL,
+            attempts          INTEGER NOT NULL,
+            reported_model    TEXT NOT NULL,
+            error             TEXT NOT NULL,
+            created_at        TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, position)
+        )
+        """
+    )
+def _m5_response_cache(conn: sqlite3.Connection) -> None:
     """The response cache shared by every run of the results folder: one reply per request key
     (a hash of everything that decides the reply, `proctor.calling.cache_key`) and key owner (a
     fingerprint of the API key, never the key), with the run that asked for it; and, on each
@@ -171,7 +201,7 @@ def _m4_response_cache(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE records ADD COLUMN cached_from TEXT NOT NULL DEFAULT ''")
 
 
-def _m5_imported_verdicts(conn: sqlite3.Connection) -> None:
+def _m6_imported_verdicts(conn: sqlite3.Connection) -> None:
     """The verdicts of another harness on a run imported from its log (`proctor import`): a
     second grader beside proctor's, one row per answer and grader of theirs."""
     conn.execute(
@@ -193,7 +223,7 @@ def _m5_imported_verdicts(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m6_provider_batches(conn: sqlite3.Connection) -> None:
+def _m7_provider_batches(conn: sqlite3.Connection) -> None:
     """Batches submitted to a provider's batch API (`proctor run --batch`): one row per batch,
     written before it is submitted (state "submitting", with the token sent along) and given the
     provider's id as soon as the submit answers, so a run killed at any moment and started again
@@ -223,9 +253,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
     _m3_record_notes,
-    _m4_response_cache,
-    _m5_imported_verdicts,
-    _m6_provider_batches,
+    _m4_conversation_turns,
+    _m5_response_cache,
+    _m6_imported_verdicts,
+    _m7_provider_batches,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

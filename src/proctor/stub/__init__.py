@@ -15,7 +15,15 @@ only.
 Not a part of the evaluation pipe: nothing in proctor's run path imports it.
 """
 
-from proctor.stub.app import StubApp, StubStats, body_key, fault_for, prompt_key
+from proctor.stub.app import (
+    NO_CREDENTIAL,
+    StubApp,
+    StubStats,
+    body_key,
+    credential_key,
+    fault_for,
+    prompt_key,
+)
 from proctor.stub.config import (
     ALL_FAULTS,
     DEFAULT_FAULTS,
@@ -32,6 +40,7 @@ __all__ = [
     "ALL_FAULTS",
     "DEFAULT_FAULTS",
     "FAULT_KINDS",
+    "NO_CREDENTIAL",
     "REPLY_FAULTS",
     "AnyFault",
     "FaultKind",
@@ -41,6 +50,7 @@ __all__ = [
     "StubHandle",
     "StubStats",
     "body_key",
+    "credential_key",
     "fault_for",
     "fetch_stats",
     "prompt_key",

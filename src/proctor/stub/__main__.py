@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -56,6 +57,12 @@ def parse_all(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaul
     )
     p.add_argument("--model", default="proctor-stub", help="model name in replies")
     p.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="answer 401 to requests without the key held in this environment variable",
+    )
+    p.add_argument(
         "--replies",
         default=None,
         help="JSON file {marker: reply}: answer each prompt with the reply of the longest marker "
@@ -89,6 +96,7 @@ def parse_all(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaul
             model=a.model,
             hang_s=a.hang,
             max_faults_per_body=a.max_faults_per_body,
+            api_key=_key_from(p, a.api_key_env),
             huge_bytes=a.huge_bytes,
             bomb_bytes=a.bomb_bytes,
             refuse_tools=a.refuse_tools,
@@ -100,6 +108,17 @@ def parse_all(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaul
     if a.batches:
         batches = BatchFaults(a.batch_end_after, a.batch_error_rate, a.batch_expire)
     return config, int(a.port), batches
+
+
+def _key_from(p: argparse.ArgumentParser, var: str | None) -> str | None:
+    """The key to require, read from an environment variable: a key on a command line is seen
+    by every process on the machine."""
+    if var is None:
+        return None
+    value = os.environ.get(var)
+    if not value:
+        p.error(f"--api-key-env {var}: {var} is not set")
+    return value
 
 
 def _replies(path: str) -> tuple[tuple[str, str], ...]:

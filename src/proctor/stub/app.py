@@ -30,7 +30,16 @@ from proctor.stub.answers import off_by_one, solve
 from proctor.stub.config import REPLY_FAULTS, AnyFault, FaultKind, ReplyFault, StubConfig
 from proctor.stub.hostile import send_reply_fault
 
-__all__ = ["StubApp", "StubStats", "body_key", "fault_for", "prompt_key", "retry_after_for"]
+__all__ = [
+    "NO_CREDENTIAL",
+    "StubApp",
+    "StubStats",
+    "body_key",
+    "credential_key",
+    "fault_for",
+    "prompt_key",
+    "retry_after_for",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -75,6 +84,26 @@ def prompt_key(prompt: str) -> str:
     return hashlib.sha256(prompt.encode()).hexdigest()[:16]
 
 
+NO_CREDENTIAL = "none"
+"""The `StubStats.credentials` key of requests that carried no key."""
+
+
+def credential_key(key: str) -> str:
+    """The key of a credential (the key itself, without "Bearer ") in `StubStats.credentials`:
+    a fingerprint, so the stub's /stats never shows a key it was sent."""
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _credential(scope: Scope) -> str | None:
+    """The key a request carries: ``Authorization: Bearer KEY`` or ``x-api-key: KEY``."""
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization" and value[:7].lower() == b"bearer ":
+            return bytes(value[7:]).decode("latin-1")
+        if name == b"x-api-key":
+            return bytes(value).decode("latin-1")
+    return None
+
+
 def _draw(*parts: object) -> bytes:
     return hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
 
@@ -111,7 +140,8 @@ class StubStats:
     requests: chat-completion requests received; completions: those answered with a
     completion; faults: injected faults by kind; by_body / by_prompt: requests per request-body
     hash (`body_key`) and per last-user-message hash (`prompt_key`); max_in_flight: the most
-    requests handled at once."""
+    requests handled at once; credentials: requests per key received (`credential_key`, or
+    `NO_CREDENTIAL`)."""
 
     requests: int = 0
     completions: int = 0
@@ -119,6 +149,7 @@ class StubStats:
     by_body: dict[str, int] = field(default_factory=dict)
     by_prompt: dict[str, int] = field(default_factory=dict)
     max_in_flight: int = 0
+    credentials: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self, *, brief: bool = False) -> dict[str, Any]:
         """The JSON of `GET /stats`; `brief` (`GET /stats?brief=1`) leaves out the per-body and
@@ -128,6 +159,7 @@ class StubStats:
             "completions": self.completions,
             "faults": dict(self.faults),
             "max_in_flight": self.max_in_flight,
+            "credentials": dict(self.credentials),
         }
         if not brief:
             data["by_body"] = dict(self.by_body)
@@ -144,6 +176,7 @@ class StubStats:
             by_body={str(k): int(v) for k, v in data.get("by_body", {}).items()},
             by_prompt={str(k): int(v) for k, v in data.get("by_prompt", {}).items()},
             max_in_flight=int(data["max_in_flight"]),
+            credentials={str(k): int(v) for k, v in data.get("credentials", {}).items()},
         )
 
 
@@ -170,6 +203,7 @@ class StubApp:
         self._in_flight = 0
         self._max_in_flight = 0
         self._ids = 0
+        self._credentials: dict[str, int] = {}
 
     def stats(self) -> StubStats:
         with self._lock:
@@ -180,6 +214,7 @@ class StubApp:
                 by_body=dict(self._by_body),
                 by_prompt=dict(self._by_prompt),
                 max_in_flight=self._max_in_flight,
+                credentials=dict(self._credentials),
             )
 
     def reset(self) -> None:
@@ -223,7 +258,10 @@ class StubApp:
         if body is None:
             return
         key = body_key(body)
+        credential = _credential(scope)
+        seen = NO_CREDENTIAL if credential is None else credential_key(credential)
         with self._lock:
+            self._credentials[seen] = self._credentials.get(seen, 0) + 1
             self._requests += 1
             attempt = self._by_body.get(key, 0)
             self._by_body[key] = attempt + 1
@@ -231,6 +269,9 @@ class StubApp:
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
             faults_so_far = self._faults_by_body.get(key, 0)
         try:
+            if self.config.api_key is not None and credential != self.config.api_key:
+                await _send_error(send, 401, "Incorrect API key provided (stub)")
+                return
             try:
                 request, prompt = _parse_request(body)
             except _BadRequest as e:

@@ -100,6 +100,9 @@ class StubConfig:
     (seed, request body, how many times that body was seen before), so a retry of a failed
     request draws again and eventually succeeds when fault_rate < 1.
     max_faults_per_body: when set, a body that has had this many faults gets none after.
+    api_key: when set, a request without this key (``Authorization: Bearer KEY`` or
+    ``x-api-key: KEY``) gets HTTP 401. Whatever is set, the stub counts the credentials it
+    receives by fingerprint (`credential_key`), never by value.
     huge_bytes, bomb_bytes: the sizes of the ``huge`` body and of the inflated ``gzip_bomb``.
     refuse_tools: answer a request that offers tools with HTTP 400, as servers without
     function calling do.
@@ -114,6 +117,7 @@ class StubConfig:
     model: str = "proctor-stub"
     hang_s: float = 30.0
     max_faults_per_body: int | None = None
+    api_key: str | None = None
     huge_bytes: int = 100 * 1024 * 1024
     bomb_bytes: int = 512 * 1024 * 1024
     refuse_tools: bool = False

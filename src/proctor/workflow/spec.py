@@ -1,11 +1,11 @@
-"""Pure: a workflow file → a checked `Workflow`; the budget meter; the checks of required outputs.
+"""Pure: a workflow file → a checked `Workflow`; the budget meter.
 
 A workflow is a few steps run in order, each a model call or a tool call, each writing one named
 output that later steps may use as `{{name}}`. Hard limits (total tokens, wall time, tool calls)
 are checked before every step: a step that would exceed a limit is not run, and the workflow
-ends `incomplete` naming the limit. Completion is all-or-nothing: every required output must
-exist and pass its check (json: parses as one object, with the listed keys; headings: each
-listed Markdown heading is present; contains: each listed text is present).
+ends `incomplete` naming the limit; the wall-time limit is one deadline for the whole workflow
+(see the executor). Completion is all-or-nothing: every required output must exist and pass its
+check (`workflow.checks`: json with keys and a JSON Schema, headings, contains, nonempty).
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from proctor.errors import DatasetError
-from proctor.extract.json_reply import read_json_reply
+from proctor.workflow.checks import (
+    check_contains,
+    check_headings,
+    check_json,
+    check_nonempty,
+    schema_problem,
+)
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 Limit = Literal["tokens", "wall_time", "tool_calls"]
@@ -54,12 +60,29 @@ class Step(BaseModel):
 
 
 class Required(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
     output: str
     check: Literal["json", "headings", "contains", "nonempty"]
     keys: list[str] = Field(default_factory=list)
+    """json: keys the object must have (a shorthand for the schema's `required`)."""
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    """json: a JSON Schema (draft 2020-12) the object must satisfy."""
     headings: list[str] = Field(default_factory=list)
     texts: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _fits_its_check(self) -> Required:
+        if self.schema_ is not None:
+            if self.check != "json":
+                raise ValueError(f"output {self.output!r}: a schema needs check 'json'")
+            problem = schema_problem(self.schema_)
+            if problem:
+                raise ValueError(f"output {self.output!r}: {problem}")
+        if self.check == "headings" and not self.headings:
+            raise ValueError(f"output {self.output!r}: check 'headings' needs headings")
+        if self.check == "contains" and not self.texts:
+            raise ValueError(f"output {self.output!r}: check 'contains' needs texts")
+        return self
 
 
 class Workflow(BaseModel):
@@ -104,7 +127,7 @@ def parse_workflow(text: str, source: str) -> Workflow:
         where = ".".join(str(p) for p in err["loc"]) or None
         msg = err["msg"].removeprefix("Value error, ")
         line = None
-        named = re.search(r"step '([^']+)'", msg)
+        named = re.search(r"(?:step|output) '([^']+)'", msg)
         if named:
             i = text.find(f'"{named.group(1)}"')
             line = text.count("\n", 0, i) + 1 if i >= 0 else None
@@ -171,25 +194,14 @@ class BudgetMeter:
         return f"{self.elapsed_s():.2f} s elapsed ≥ the limit {self.budget.max_wall_s:g} s"
 
 
-def check_output(req: Required, text: str | None) -> str:
-    """ "" when the output passes its check, else why it does not."""
+def check_output(req: Required, text: str | None) -> list[str]:
+    """Why the output fails its check ([] when it passes)."""
     if text is None:
-        return f"{req.output}: never produced"
+        return [f"{req.output}: never produced"]
     if req.check == "nonempty":
-        return "" if text.strip() else f"{req.output}: empty"
+        return check_nonempty(req.output, text)
     if req.check == "json":
-        reply = read_json_reply(text)
-        if reply.value is None:
-            return f"{req.output}: {reply.error}"
-        missing = [k for k in req.keys if k not in reply.value]
-        return f"{req.output}: JSON lacks {', '.join(missing)}" if missing else ""
+        return check_json(req.output, text, req.keys, req.schema_)
     if req.check == "headings":
-        present = {
-            re.sub(r"^#+\s*", "", line.strip()).strip().lower()
-            for line in text.splitlines()
-            if line.strip().startswith("#")
-        }
-        missing = [h for h in req.headings if h.strip().lower() not in present]
-        return f"{req.output}: missing headings {', '.join(missing)}" if missing else ""
-    missing = [t for t in req.texts if t not in text]
-    return f"{req.output}: lacks {', '.join(repr(t) for t in missing)}" if missing else ""
+        return check_headings(req.output, text, req.headings)
+    return check_contains(req.output, text, req.texts)

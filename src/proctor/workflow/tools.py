@@ -13,16 +13,15 @@ its arguments, strings NFC-normalised with outer whitespace removed.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
-import operator
 import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from proctor.datasets.calculator import calculate
 from proctor.errors import ConfigError, DatasetError, ProctorError
 
 ToolMode = Literal["live", "record", "replay"]
@@ -83,39 +82,13 @@ def read_recording(path: Path) -> dict[str, Recorded]:
     return found
 
 
-_OPS: dict[type, Callable[..., Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-}
-
-
-def _eval(node: ast.AST) -> float:
-    if isinstance(node, ast.Expression):
-        return _eval(node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        if isinstance(node.op, ast.Pow) and abs(_eval(node.right)) > 100:
-            raise ToolFailed("exponent too large")
-        return float(_OPS[type(node.op)](_eval(node.left), _eval(node.right)))
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
-        return float(_OPS[type(node.op)](_eval(node.operand)))
-    raise ToolFailed(f"calculator: unsupported expression {ast.dump(node)[:60]}")
-
-
 async def calculator(args: Mapping[str, Any]) -> str:
-    """{"expression": "121.7 * 0.15"} → the value, rounded to 10 significant digits."""
-    expr = str(args.get("expression", ""))
-    try:
-        value = _eval(ast.parse(expr, mode="eval"))
-    except (SyntaxError, ZeroDivisionError) as e:
-        raise ToolFailed(f"calculator: {e}") from None
-    return f"{value:.10g}"
+    """{"expression": "121.7 * 0.15"} → the exact value (the generator's own arithmetic: an
+    integer, a terminating decimal or p/q, never a rounded float)."""
+    answer = calculate(str(args.get("expression", "")))
+    if answer.startswith("error:"):
+        raise ToolFailed(f"calculator: {answer.removeprefix('error:').strip()}")
+    return answer
 
 
 def doc_search(documents: Mapping[str, str]) -> ToolFn:

@@ -1,0 +1,90 @@
+"""Dialogue turns and workflow steps as the store keeps them (table `turns`, migration 3).
+
+A turn is one call made in order: a model call (a dialogue's question and reply, a workflow's
+model step) or a tool call (a workflow's tool step). Like records, a stored "ok" turn is never
+replaced (the first answer wins); a "call_failed" turn (or a "cancelled" one: stopped in flight
+at a workflow's wall-time deadline) is replaced by the next try."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from proctor.store.codec import count_to_column, storable
+from proctor.types import FinishReason, Usage
+
+TurnKind = Literal["model", "tool"]
+TurnStatus = Literal["ok", "call_failed", "cancelled"]
+TURN_KINDS: tuple[TurnKind, ...] = get_args(TurnKind)
+TURN_STATUSES: tuple[TurnStatus, ...] = get_args(TurnStatus)
+
+
+@dataclass(frozen=True)
+class Turn:
+    run_id: str
+    model: str
+    position: int
+    """1-based: the order in which the calls were made."""
+    step: str
+    """The dialogue stage or the workflow step."""
+    kind: TurnKind
+    status: TurnStatus
+    asked: str
+    """The user message of a model call; the JSON arguments of a tool call."""
+    text: str
+    """The raw reply, or the tool's answer ("" when the call failed)."""
+    bindings: Mapping[str, Any] = field(default_factory=dict)
+    """Values of earlier turns that were filled into `asked` (so a re-grade computes a stage's
+    expected answer from the question as it was asked)."""
+    finish_reason: FinishReason = "stop"
+    usage: Usage = field(default_factory=Usage)
+    usage_reported: bool = True
+    """False when the server sent no token usage: `usage` is then proctor's estimate."""
+    latency_s: float = 0.0
+    attempts: int = 1
+    reported_model: str = ""
+    error: str = ""
+
+
+COLUMNS = (
+    "run_id, model, position, step, kind, status, asked, bindings, text, finish_reason,"
+    " prompt_tokens, completion_tokens, usage_reported, latency_s, attempts, reported_model,"
+    " error, created_at"
+)
+UPSERT = (
+    f"INSERT INTO turns ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (run_id, model, position) DO UPDATE SET"
+    " step = excluded.step, kind = excluded.kind, status = excluded.status,"
+    " asked = excluded.asked, bindings = excluded.bindings, text = excluded.text,"
+    " finish_reason = excluded.finish_reason, prompt_tokens = excluded.prompt_tokens,"
+    " completion_tokens = excluded.completion_tokens, usage_reported = excluded.usage_reported,"
+    " latency_s = excluded.latency_s, attempts = excluded.attempts,"
+    " reported_model = excluded.reported_model, error = excluded.error,"
+    " created_at = excluded.created_at"
+    " WHERE turns.status <> 'ok'"
+)
+
+
+def to_row(t: Turn, now: str) -> tuple[object, ...]:
+    return (
+        t.run_id,
+        t.model,
+        t.position,
+        t.step,
+        t.kind,
+        t.status,
+        storable(t.asked),
+        json.dumps(dict(t.bindings), ensure_ascii=False, sort_keys=True),
+        storable(t.text),
+        t.finish_reason,
+        count_to_column(t.usage.prompt_tokens),
+        count_to_column(t.usage.completion_tokens),
+        int(t.usage_reported),
+        t.latency_s,
+        t.attempts,
+        t.reported_model,
+        t.error,
+        now,
+    )
