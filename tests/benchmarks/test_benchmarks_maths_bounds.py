@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from proctor.sandbox import BoundedWorker
-from proctor.score import maths
+from proctor.score import maths, mathverify
 from proctor.types import Sample
 
 
@@ -55,7 +55,7 @@ def test_a_maths_check_that_times_out_is_unscored(
     )
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     slow = BoundedWorker("slow_checker:verify")
-    monkeypatch.setattr(maths, "_worker", slow)
+    monkeypatch.setattr(mathverify, "_worker", slow)
     sample = Sample(id="s", input="q", target="\\sqrt{2}", answer_type="text")
     score = maths.grade_maths(
         "\\boxed{2^{1/2}}", "stop", sample, asked=("boxed",), numeric=False, timeout_s=1.0

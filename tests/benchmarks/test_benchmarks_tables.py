@@ -28,8 +28,8 @@ def row_id(row: dict[str, Any]) -> str:
     return str(row.get("text", ""))[:40]
 
 
-def sample(target: str, answer_type: str = "integer") -> Sample:
-    return Sample(id="s", input="q", target=target, answer_type=answer_type)  # type: ignore[arg-type]
+def sample(target: str, answer_type: str = "integer", question: str = "q") -> Sample:
+    return Sample(id="s", input=question, target=target, answer_type=answer_type)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("row", table("maths_extraction_cases.json"), ids=row_id)
@@ -38,7 +38,11 @@ def test_maths_extraction_and_grade(row: dict[str, Any]) -> None:
     found = extract_maths(row["text"], asked=("boxed", "final_answer"), numeric=numeric)
     assert (found.value, found.rule) == (row["value"], row["rule"])
     score = grade_maths(
-        row["text"], "stop", sample(row["target"]), asked=("boxed",), numeric=numeric
+        row["text"],
+        row.get("finish_reason", "stop"),
+        sample(row["target"], question=row.get("input", "q")),
+        asked=("boxed",),
+        numeric=numeric,
     )
     assert score.outcome == row["outcome"], score.explanation
 

@@ -74,14 +74,15 @@ TEXTS = _table_texts() + _generated()
 def full_normalize_text(text: str) -> str:
     spaces = normalize._GROUP_SPACES
     text = normalize._SPACED_GROUPS.sub(lambda m: re.sub(f"[{spaces}]", ",", m.group()), text)
+    text = normalize._VULGAR_AFTER_DIGIT.sub(" ", text)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(normalize._MINUS_LOOKALIKES)
     return normalize._DASH_AS_SIGN.sub("-", text)
 
 
 def full_strip_decoration(text: str) -> str:
-    text = normalize._FRAC.sub(r"\1/\2", text)
-    text = normalize._FRAC_SHORT.sub(r"\1/\2", text)
+    text = normalize._FRAC.sub(normalize._fraction, text)
+    text = normalize._FRAC_SHORT.sub(normalize._fraction, text)
     previous = None
     while previous != text:
         previous, text = text, normalize._UNWRAP.sub(r"\1", text)

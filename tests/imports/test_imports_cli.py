@@ -157,3 +157,23 @@ def test_bad_logs_are_refused_naming_file_and_line(tmp_path: Path) -> None:
     done = proctor("import", "lm-eval", str(other), "-r", str(tmp_path / "r3"))
     assert done.returncode == 2 and "--task" in done.stderr
     assert not any((tmp_path / r / "proctor.db").exists() for r in ("r1", "r2", "r3"))
+
+
+@pytest.mark.parametrize("harness, log", [("lm-eval", SAMPLES), ("inspect", INSPECT)])
+def test_score_diff_of_an_import_is_against_their_verdicts(
+    tmp_path: Path, harness: str, log: Path
+) -> None:
+    assert proctor("import", harness, str(log), "-r", str(tmp_path)).returncode == 0
+    run_id = only_run(tmp_path)
+    with RunStore.open(tmp_path) as store:
+        run_dir = store.run_dir(run_id)
+    differ = json.loads((run_dir / "import_diff.json").read_text(encoding="utf-8"))
+    for _ in range(2):  # always against theirs, not against proctor's last grades
+        done = proctor("score", run_id, "--diff", "-r", str(tmp_path))
+        assert done.returncode == 0, done.stderr
+        diff = json.loads((run_dir / "grader_diff.json").read_text(encoding="utf-8"))
+        assert diff["old_grader"] == differ["their_grader"]
+        assert {f["sample_id"] for f in diff["flipped"]} == {
+            d["sample_id"] for d in differ["differences"]
+        }
+        assert f"{len(diff['flipped'])} verdicts flipped" in done.stdout

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.console import SafeConsole, plain
@@ -419,15 +420,26 @@ def score(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
+    diff: Annotated[
+        bool,
+        typer.Option(help="Print every verdict the re-grade flipped and a paired test old vs new."),
+    ] = False,
     sandbox_limits: SandboxLimits = None,
 ) -> None:
     """Re-grade a stored run with the current rules; never calls a model.
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    _report_and_exit(
-        run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=True,
-        sandbox_limits=sandbox_limits,
-    )  # fmt: skip
+    results_dir = _results_dir_of(run_ref, results_dir)
+
+    def regrade() -> None:
+        _report_and_exit(run_ref, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits)
+
+    if not diff:
+        regrade()
+        return
+    from proctor.cli.score_diff import score_with_diff
+
+    score_with_diff(run_ref, results_dir, regrade, console)
 
 
 @app.command()
@@ -659,6 +671,7 @@ def _regrade_turns(store: RunStore, run_id: str, kind: str) -> int:
     return code
 
 
+app.command(name="audit")(audit_cmd)
 app.add_typer(cache_app, name="cache")
 app.add_typer(import_app, name="import")
 app.command(name="compare")(compare_cmd)

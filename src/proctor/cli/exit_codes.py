@@ -3,7 +3,7 @@
 | code | meaning |
 |---|---|
 | 0 | success: every call was answered and graded (and every check asked for passed) |
-| 1 | a check the user asked for failed (`proctor gate`, `proctor compare` found B worse) |
+| 1 | a check asked for failed (`gate`; `compare` found B worse; `audit` found a false correct) |
 | 2 | bad usage, input file or configuration: refused before any call, nothing written |
 | 3 | incomplete: not everything was asked (circuit breaker, `--deadline`); resumable |
 | 4 | calls failed: everything was asked, some calls failed after the last attempt |

@@ -149,7 +149,7 @@ def _import(foreign: ForeignRun, task: str | None, model: str | None, results_di
     write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     console.print(
         Text(
-            f"  {path}\n`proctor report {outcome.run_id}` writes its report; `proctor compare "
-            f"{outcome.run_id} --imported` gives the paired verdict of the two graders"
+            f"  {path}\n`proctor score {outcome.run_id} --diff` re-grades it against their "
+            f"verdicts; `proctor compare {outcome.run_id} --imported` gives the paired verdict"
         )
     )

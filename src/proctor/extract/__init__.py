@@ -3,7 +3,12 @@
 Imports only the standard library and `proctor.types`.
 """
 
-from proctor.extract.answer import EXTRACTION_RULES, extract_answer, operand_values
+from proctor.extract.answer import (
+    EXTRACTION_RULES,
+    extract_answer,
+    last_marker_is_cut,
+    operand_values,
+)
 from proctor.extract.comparison import read_comparison
 from proctor.extract.normalize import NumberToken, clean_text, normalize_text, parse_number
 from proctor.extract.quantities import Quantity, find_quantities
@@ -37,6 +42,7 @@ __all__ = [
     "find_quantities",
     "find_violation",
     "grade_answer",
+    "last_marker_is_cut",
     "match_quantity",
     "normalize_text",
     "operand_values",

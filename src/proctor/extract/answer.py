@@ -1,14 +1,16 @@
 """Find the answer in a model's reply: named rules tried in order; the first that finds one wins.
 
-Numbers (integer, decimal, fraction): final_answer_line, bare_answer, boxed, equals_ending,
-last_number. Comparisons: final_answer_line, bare_answer, boxed, last_comparison. Text:
-final_answer_line, bare_answer, boxed. Nothing found: rule "none".
+Numbers (integer, decimal, fraction): final_answer_line, answer_line, bare_answer, boxed,
+equals_ending, last_number. Comparisons: final_answer_line, answer_line, bare_answer, boxed,
+last_comparison. Text: final_answer_line, answer_line, bare_answer, boxed. Nothing found: rule
+"none".
 
 `format_ok` says whether the reply used the format its prompt variant asked for: variant "B"
 (reason, then "Final answer: X") only with final_answer_line; variant "A" (the answer alone)
 only with bare_answer; any other variant with either. The fallbacks (boxed, equals_ending,
 last_number, last_comparison) are never format_ok and always name themselves in
-`Extraction.rule`: a fallback answer is graded, but flagged, never silently trusted.
+`Extraction.rule`: a fallback answer is graded, but flagged, never silently trusted. An
+"Answer:" line is a marker, but not the one any prompt variant asks for (never format_ok).
 
 Reasoning traces (`<think>…</think>`) are removed first; every rule reads the reply after
 `clean_text` (NFKC, minus signs, markdown/LaTeX decoration stripped).
@@ -22,8 +24,16 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from proctor.extract.comparison import find_comparisons, pick_comparison
-from proctor.extract.normalize import clean_text, find_numbers, normalize_text, parse_number
+from proctor.extract.normalize import (
+    clean_text,
+    decimal_string,
+    find_numbers,
+    normalize_text,
+    parse_number,
+)
+from proctor.extract.numerals import CN_NUMERAL_CHARS, read_chinese
 from proctor.extract.reasoning import strip_reasoning
+from proctor.extract.stated import hedge, rejected, scale_after, signed, spaced_thousands
 from proctor.types import AnswerType, Extraction
 
 _MARKER = re.compile(
@@ -32,6 +42,7 @@ _MARKER = re.compile(
     r"|^[ \t]*####",
     re.IGNORECASE | re.MULTILINE,
 )
+_ANSWER_LINE = re.compile(r"^[ \t>*#_]*answer[*_]*[ \t]*[:：]", re.IGNORECASE | re.MULTILINE)
 _SENTENCE_STOP = re.compile(r"[。！？；;!?、]|\.(?!\d)|(?<!\d),|,(?!\d{3}(?!\d))")
 _TRAILING = " \t\r\n.。!！;；"
 _OPERATOR = re.compile(r"[×÷*+·^]|[\d)]\s*-|\s/\s")
@@ -88,32 +99,36 @@ def _segment(text: str, start: int, *, cut: bool) -> str:
 
 
 def _answer_in(segment: str, reply: _Reply) -> str | None:
-    """The answer a short span states: its number, comparison or text."""
+    """The answer a short span states: its number, comparison or text (see `extract.stated`
+    for signs, rejected values, hedges and scale words)."""
     if reply.answer_type == "comparison":
-        token = pick_comparison(segment)
-        return token.text if token else None
+        comparison = pick_comparison(segment)
+        return comparison.text if comparison else None
     if reply.answer_type == "text":
         return segment.strip(_TRAILING) or None
-    numbers = [token for _, _, token in find_numbers(segment)]
+    segment = signed(segment)
+    segment = spaced_thousands(segment.strip(_TRAILING)) or segment
+    numbers = find_numbers(segment)
     cut = max(segment.rfind("="), segment.rfind("≈"))
     if cut >= 0:
-        head, tail = segment[:cut], [token for _, _, token in find_numbers(segment[cut + 1 :])]
+        head, tail = segment[:cut], [n for n in numbers if n[0] > cut]
         # "4821 × 37 = 178377" and "3.125 ≈ 3.13" answer after the sign; "42 (= 6 × 7)" before.
         if tail and (segment[cut] == "≈" or _OPERATOR.search(head) or not find_numbers(head)):
             numbers = tail
-    if len(numbers) < 2:
-        return numbers[0].text if numbers else None
+    numbers = [n for n in numbers if not rejected(segment, n[0])]
+    if not numbers:
+        return _chinese_numeral(segment)
+    offered = hedge(segment, numbers)
+    if offered is not None:
+        return offered
     # "The product of 4821 and 37 is 178377": the answer is not a restated operand.
-    others = [token for token in numbers if token.value not in reply.operands]
-    chosen = others or numbers
-    return chosen[0].text
+    others = [n for n in numbers if n[2].value not in reply.operands]
+    _start, end, token = (others or numbers)[0]
+    scale = scale_after(segment, end)
+    return f"{token.text} {scale}" if scale else token.text
 
 
-def final_answer_line(reply: _Reply) -> _Found | None:
-    """The answer is the first number (or comparison) after the last "Final answer:" /
-    "最终答案：" / "答案：" marker, on that line.
-    """
-    markers = list(_MARKER.finditer(reply.text))
+def _after_markers(reply: _Reply, markers: list[re.Match[str]]) -> _Found | None:
     for index, marker in enumerate(reversed(markers)):
         segment = _segment(reply.text, marker.end(), cut=reply.answer_type != "text")
         value = _answer_in(segment, reply)
@@ -125,6 +140,32 @@ def final_answer_line(reply: _Reply) -> _Found | None:
             )
             return _Found(value, note)
     return None
+
+
+def _chinese_numeral(segment: str) -> str | None:
+    """An answer written in Chinese numerals (一千三百一十 = 1310), by the one number reader."""
+    written = segment.strip(_TRAILING)
+    if not written or any(c not in CN_NUMERAL_CHARS + "点负" for c in written):
+        return None
+    number = read_chinese(written.removeprefix("负"))
+    if number is None or number.high is not None:
+        return None
+    value = -number.value if written.startswith("负") else number.value
+    return decimal_string(value) or f"{value.numerator}/{value.denominator}"
+
+
+def final_answer_line(reply: _Reply) -> _Found | None:
+    """The answer is the first number (or comparison) after the last "Final answer:" /
+    "最终答案：" / "答案：" marker, on that line.
+    """
+    return _after_markers(reply, list(_MARKER.finditer(reply.text)))
+
+
+def answer_line(reply: _Reply) -> _Found | None:
+    """The answer is the first number (or comparison, or text) after the last line that starts
+    "Answer:".
+    """
+    return _after_markers(reply, list(_ANSWER_LINE.finditer(reply.text)))
 
 
 def bare_answer(reply: _Reply) -> _Found | None:
@@ -194,12 +235,13 @@ def last_comparison(reply: _Reply) -> _Found | None:
 
 Rule = Callable[[_Reply], "_Found | None"]
 
+_NUMBER_RULES = (final_answer_line, answer_line, bare_answer, boxed, equals_ending, last_number)
 _ORDER: dict[str, tuple[Rule, ...]] = {
-    "integer": (final_answer_line, bare_answer, boxed, equals_ending, last_number),
-    "decimal": (final_answer_line, bare_answer, boxed, equals_ending, last_number),
-    "fraction": (final_answer_line, bare_answer, boxed, equals_ending, last_number),
-    "comparison": (final_answer_line, bare_answer, boxed, last_comparison),
-    "text": (final_answer_line, bare_answer, boxed),
+    "integer": _NUMBER_RULES,
+    "decimal": _NUMBER_RULES,
+    "fraction": _NUMBER_RULES,
+    "comparison": (final_answer_line, answer_line, bare_answer, boxed, last_comparison),
+    "text": (final_answer_line, answer_line, bare_answer, boxed),
 }
 
 NO_ANSWER_RULE = "none"
@@ -208,6 +250,7 @@ EXTRACTION_RULES: dict[str, str] = {
     rule.__name__: " ".join((rule.__doc__ or "").split())
     for rule in (
         final_answer_line,
+        answer_line,
         bare_answer,
         boxed,
         equals_ending,
@@ -216,6 +259,14 @@ EXTRACTION_RULES: dict[str, str] = {
     )
 }
 EXTRACTION_RULES[NO_ANSWER_RULE] = "No extraction rule found an answer in the reply."
+
+
+def last_marker_is_cut(text: str) -> bool:
+    """Whether the reply ends on the line of its last final-answer marker: a reply cut off by
+    max_tokens there never finished the answer that line gives."""
+    cleaned = clean_text(normalize_text(strip_reasoning(text))).rstrip(" \t")
+    markers = list(_MARKER.finditer(cleaned)) + list(_ANSWER_LINE.finditer(cleaned))
+    return bool(markers) and "\n" not in cleaned[max(m.end() for m in markers) :]
 
 
 def operand_values(operands: Sequence[str] = (), question: str = "") -> tuple[Fraction, ...]:

@@ -1,12 +1,20 @@
-"""Find the final answer of a maths reply: named rules, strongest first; the first that finds an
-answer names it.
+"""Find the final answer of a maths reply: the answer the reply states LAST, by named rules.
 
-boxed         the content of the last \\boxed{…} (or \\fbox{…}), braces balanced
-final_answer  after the last "final answer is" / "Final Answer:" / "the answer is" / a line
-              starting "Answer:", up to the end of that sentence (a $…$ span right after the
-              marker is taken whole)
-hash_marker   after the last "#### " (GSM8K's own format)
-last_number   fallback for numeric answers only: the last number in the reply
+boxed         a \\boxed{…} (or \\fbox{…}), braces balanced; boxes written side by side, joined
+              only by commas, "and", "or" or spacing, or within one math span ($…$, \\[…\\]),
+              are one answer listing their contents
+final_answer  after "final answer is", "Final Answer:", "the answer is", a line starting
+              "Answer:", "答案是/为/：", up to the end of that sentence; in it, what follows its
+              last "is" or "=" is the answer, and math spans ($…$) are read whole
+hash_marker   after "####" (GSM8K's own format)
+bare_answer   no marker: a reply that is one expression and no words is its own answer
+last_number   numeric tasks only, when no rule above found anything: the last number (flagged)
+
+Among boxed, final_answer and hash_marker, the one written last in the reply wins: a reply that
+corrects itself answers with what it says last ("\\boxed{5} … The final answer is 6" answers 6).
+A phrase that states no maths (no digit, no math) does not replace an earlier box ("I hope the
+answer is correct" is not an answer). When nothing is found the scorer may fall back on
+Math-Verify's own extraction (rule `mathverify`).
 
 The reasoning trace (`<think>…</think>`) is removed first, and so is anything after a line that
 starts a new question ("Q:", "Question:"), which a model continuing a few-shot pattern writes
@@ -15,7 +23,10 @@ and which is not its answer. `format_ok` is true when the rule is the one the pr
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
+from dataclasses import dataclass
 
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
 from proctor.extract.reasoning import strip_reasoning
@@ -23,23 +34,72 @@ from proctor.types import Extraction
 
 _NEXT_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question|Problem)[ \t]*:", re.IGNORECASE)
 _TEXT_MARKER = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+(?:final\s+)?answer\s+is|^[ \t>*#_]*answer[*_]*[ \t]*:)"
+    r"(?:final\s+answer\s*(?:is|:)|the\s+(?:final\s+)?answer\s+is|^[ \t>*#_]*answer[*_]*[ \t]*:"
+    r"|(?:最终答案|答案)\s*(?:是|为|[:：]))"
     r"[ \t*_]*:?[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
 _HASH = re.compile(r"^[ \t]*####[ \t]*(.*)$", re.MULTILINE)
-_MATH_SPAN = re.compile(r"^\s*(?:\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\])", re.DOTALL)
-_SENTENCE_END = re.compile(r"\.(?=\s|$)|\s+(?:I hope|because|since|which|so that)\b", re.I)
-_STRIP = " \t\r\n.,;:*_$"
+_BOX = re.compile(r"\\(?:begin)?(?:boxed|fbox)\s*")
+_BETWEEN_BOXES = re.compile(
+    r"(?:\s|[,;.$&]|\\\\|\\[()\[\]]|\\q?quad\b|\\[,;:! ]|\\text\s*\{\s*(?:and|or|,)?\s*\}"
+    r"|\b(?:and|or)\b|[A-Za-z](?:_\{?\w+\}?)?\s*=)*",
+    re.IGNORECASE,
+)
+"""What may stand between boxes that list one answer: commas, "and"/"or", spacing, math
+delimiters and labels ("x = \\boxed{1}, y = \\boxed{2}")."""
+_PERCENT_AFTER = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?:\\%|%|percent(?:age)?\b|pct\b)", re.I)
+"""A percent sign or word right after a box belongs to the boxed answer ("\\boxed{20} percent")."""
+_JOINING_WORD = re.compile(r"\b(?:and|or)\b|,", re.IGNORECASE)
+_TARGET_JOIN_LIMIT = 40
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_SENTENCE_END = re.compile(
+    r"\.(?=\s|$)|。|\s+(?:I hope|because|since|which|so that)\b", re.IGNORECASE
+)
+_LAST_IS = re.compile(r"\s(?:is|are|was|equals)\s|\s=\s|是|为", re.IGNORECASE)
+_SPAN_GLUE = re.compile(r"(?:\s|[,;]|\band\b|\bor\b|\\text\{[^{}]*\})*", re.IGNORECASE)
+_STRIP = " \t\r\n.,;:*_$\"'“”"
+_SPAN_LIMIT = 2000
+"""An answer sits right after its marker: at most this much of what follows is read."""
+_STATES_MATHS = re.compile(r"[\d\\$^=+\-/(){}\[\]]")
 
 MATHS_RULES: dict[str, str] = {
-    "boxed": "The answer is the content of the last \\boxed{…} in the reply.",
+    "boxed": "The answer is the content of the last \\boxed{…} in the reply (boxes written side"
+    " by side are one answer listing them).",
     "final_answer": 'The answer follows the last "final answer is", "Final Answer:", "the'
     ' answer is" or line starting "Answer:", up to the end of that sentence.',
     "hash_marker": 'The answer follows the last "####" (GSM8K\'s format).',
+    "bare_answer": "The reply marks no answer but is one expression and no words: it is the"
+    " answer.",
     "last_number": "Fallback for numeric answers: the last number in the reply.",
+    "mathverify": "Fallback when the reply marks no answer: Math-Verify's own extraction (its"
+    " LaTeX and expression targets, in its order of priority).",
     "none": "No extraction rule found an answer in the reply.",
 }
+
+
+@dataclass(frozen=True)
+class MathsAnswer:
+    """What `find_maths_answer` found: the answer text, its rule, and whether the reply was
+    still inside it when it ended (an unclosed box, or a marked line with no line break after
+    it): a reply cut off by max_tokens there never stated its answer."""
+
+    value: str | None
+    rule: str
+    format_ok: bool
+    note: str = ""
+    at_end: bool = False
+
+    def extraction(self) -> Extraction:
+        return Extraction(self.value, self.rule, self.format_ok, self.note)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    rule: str
+    value: str | None
+    start: int
+    at_end: bool
 
 
 def visible_reply(text: str) -> str:
@@ -49,55 +109,168 @@ def visible_reply(text: str) -> str:
     return visible[: cut.start()] if cut and visible[: cut.start()].strip() else visible
 
 
+def _box_at(text: str, start: int) -> tuple[int, str | None]:
+    """(end, content) of the box whose command starts at `start`; content None when unclosed."""
+    i = _BOX.match(text, start)
+    assert i is not None
+    j = i.end()
+    if j < len(text) and text[j] == "{":
+        depth = 0
+        for k in range(j, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            if depth == 0:
+                return k + 1, text[j + 1 : k].strip()
+        return len(text), None
+    token = re.match(r"[^\s$]+", text[j:])  # "\boxed 5"
+    if token:
+        return j + token.end(), token.group().strip()
+    return j, None
+
+
+def _boxes(text: str) -> list[tuple[int, int, str | None]]:
+    """Every outermost box: (start, end, content)."""
+    found: list[tuple[int, int, str | None]] = []
+    position = 0
+    for m in _BOX.finditer(text):
+        if m.start() < position:
+            continue  # inside the previous box
+        end, content = _box_at(text, m.start())
+        found.append((m.start(), end, content))
+        position = end
+    return found
+
+
+_SPANS = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|\\\(.*?\\\)|(?<!\\)\$[^$]*?(?<!\\)\$", re.DOTALL)
+
+
+class _Spans:
+    """The math spans of a text, found once: which stretch of it lies inside one."""
+
+    def __init__(self, text: str) -> None:
+        self._spans: list[tuple[int, int]] | None = None
+        self._text = text
+
+    def around(self, end: int, start: int) -> bool:
+        """Whether text[end:start] lies inside one math span."""
+        if self._spans is None:
+            self._spans = [(m.start(), m.end()) for m in _SPANS.finditer(self._text)]
+        spans = self._spans
+        i = bisect.bisect_left(spans, (end, end)) - 1
+        return any(a < end and start < b for a, b in spans[max(0, i) : i + 2])
+
+
+def _joined(text: str, spans: _Spans, end: int, start: int) -> bool:
+    """Whether a box ending at `end` and the next one starting at `start` list one answer."""
+    return bool(_BETWEEN_BOXES.fullmatch(text, end, start)) or spans.around(end, start)
+
+
+def _box_groups(text: str) -> list[_Candidate]:
+    groups: list[list[tuple[int, int, str | None]]] = []
+    spans = _Spans(text)
+    for box in _boxes(text):
+        last = groups[-1][-1] if groups else None
+        if last is not None and last[2] is not None and _joined(text, spans, last[1], box[0]):
+            groups[-1].append(box)
+            continue
+        groups.append([box])
+    candidates = []
+    for group in groups:
+        contents = [c for _, _, c in group]
+        unclosed = contents[-1] is None
+        values = [c for c in contents if c]
+        value = ", ".join(values) if values and not unclosed else None
+        if value is not None and _PERCENT_AFTER.match(text, group[-1][1]):
+            value += "\\%"
+        candidates.append(_Candidate("boxed", value, group[0][0], unclosed))
+    return candidates
+
+
+def target_boxed(text: str) -> str | None:
+    """A target's boxed answer: its last box, with the boxes before it that a phrase with "and"
+    or "or" (or a comma) joins to it ("\\boxed{1} papers and \\boxed{2} bins" is 1, 2); None
+    when it has no box."""
+    boxes = [b for b in _boxes(text) if b[2]]
+    if not boxes:
+        return None
+    group = [boxes[-1]]
+    spans = _Spans(text)
+    for box in reversed(boxes[:-1]):
+        between = text[box[1] : group[0][0]]
+        joined = _joined(text, spans, box[1], group[0][0]) or (
+            len(between) <= _TARGET_JOIN_LIMIT and _JOINING_WORD.search(between)
+        )
+        if not joined:
+            break
+        group.insert(0, box)
+    value = ", ".join(str(c) for _, _, c in group)
+    return value + "\\%" if _PERCENT_AFTER.match(text, group[-1][1]) else value
+
+
 def boxed_content(text: str) -> str | None:
     """The content of the last \\boxed{…} or \\fbox{…}, None when there is none (or unclosed)."""
-    starts = [m for m in re.finditer(r"\\(?:boxed|fbox)\s*", text)]
-    for m in reversed(starts):
-        i = m.end()
-        if i < len(text) and text[i] == "{":
-            depth = 0
-            for j in range(i, len(text)):
-                depth += {"{": 1, "}": -1}.get(text[j], 0)
-                if depth == 0:
-                    return text[i + 1 : j].strip()
-            continue
-        token = re.match(r"[^\s$]+", text[i:])  # "\boxed 5"
-        if token:
-            return token.group().strip()
+    for _, _, content in reversed(_boxes(text)):
+        if content is not None:
+            return content
     return None
 
 
-def answer_span(rest: str) -> str | None:
-    """The answer at the start of `rest`: a $…$ span whole, else up to the end of the sentence."""
-    line = rest.split("\n", 1)[0]
-    if not line.strip(_STRIP):
-        following = [x for x in rest.split("\n")[1:] if x.strip(_STRIP)]
-        line = following[0] if following else ""
-    inner = boxed_content(line)
-    if inner is not None:
-        return inner or None
-    span = _MATH_SPAN.match(line)
-    if span:
-        return next(g for g in span.groups() if g is not None).strip() or None
-    end = _SENTENCE_END.search(line)
-    value = (line[: end.start()] if end else line).strip(_STRIP)
-    return value or None
+def _spans_only(sentence: str) -> str | None:
+    """The math spans of `sentence` when they are all it says (joined by commas, "and", "or"):
+    one span's content, or several listed with ", "."""
+    spans = list(_MATH_SPAN.finditer(sentence))
+    if not spans:
+        return None
+    pieces = [sentence[: spans[0].start()]]
+    pieces += [sentence[a.end() : b.start()] for a, b in itertools.pairwise(spans)]
+    pieces.append(sentence[spans[-1].end() :])
+    if not all(_SPAN_GLUE.fullmatch(p.strip(_STRIP) or "") for p in pieces):
+        return None
+    contents = [next(g for g in s.groups() if g is not None).strip() for s in spans]
+    return ", ".join(c for c in contents if c) or None
 
 
-def _text_marker(text: str) -> str | None:
-    for marker in reversed(list(_TEXT_MARKER.finditer(text))):
-        value = answer_span(text[marker.end() :])
-        if value is not None:
-            return value
-    return None
+def _outside_spans(sentence: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _MATH_SPAN.finditer(sentence)]
 
 
-def _hash_marker(text: str) -> str | None:
-    for m in reversed(list(_HASH.finditer(text))):
-        value = m.group(1).strip(_STRIP)
-        if value:
-            return value
-    return None
+def answer_span(rest: str) -> tuple[str | None, bool]:
+    """(the answer at the start of `rest`, whether it runs to the end of the text): the rest of
+    the line (or the next non-empty line), cut at the end of its sentence; what follows its last
+    "is"/"=" outside math; math spans read whole."""
+    start = 0
+    while True:
+        end = rest.find("\n", start)
+        line = rest[start:] if end < 0 else rest[start:end]
+        if line.strip(_STRIP) or end < 0:
+            break
+        start = end + 1
+    at_end = end < 0
+    spans = _outside_spans(line)
+    stop = _SENTENCE_END.search(line)
+    while stop and any(a < stop.start() < b for a, b in spans):
+        stop = _SENTENCE_END.search(line, stop.end())
+    if stop:
+        at_end = False
+        line = line[: stop.start()]
+    cuts = [m for m in _LAST_IS.finditer(line) if not any(a <= m.start() < b for a, b in spans)]
+    if cuts and line[cuts[-1].end() :].strip(_STRIP):
+        line = line[cuts[-1].end() :]
+    spanned = _spans_only(line)
+    value = spanned if spanned is not None else line.strip(_STRIP)
+    return value or None, at_end
+
+
+def _phrases(text: str) -> list[_Candidate]:
+    found = []
+    for marker in _TEXT_MARKER.finditer(text):
+        rest = text[marker.end() : marker.end() + _SPAN_LIMIT]
+        value, at_end = answer_span(rest)
+        at_end = at_end and marker.end() + len(rest) >= len(text)
+        found.append(_Candidate("final_answer", value, marker.start(), at_end))
+    for m in _HASH.finditer(text):
+        value = m.group(1).strip(_STRIP) or None
+        found.append(_Candidate("hash_marker", value, m.start(), m.end() == len(text)))
+    return found
 
 
 def _last_number(text: str) -> str | None:
@@ -105,25 +278,66 @@ def _last_number(text: str) -> str | None:
     return numbers[-1][2].text if numbers else None
 
 
-def extract_maths(text: str, *, asked: tuple[str, ...], numeric: bool) -> Extraction:
+def _pick(candidates: list[_Candidate]) -> _Candidate | None:
+    """The last candidate that states an answer; a phrase stating no maths never replaces an
+    earlier box."""
+    boxed_before = False
+    chosen: _Candidate | None = None
+    for c in candidates:
+        if c.value is None:
+            continue
+        if c.rule != "boxed" and boxed_before and not _STATES_MATHS.search(c.value):
+            continue
+        boxed_before = boxed_before or c.rule == "boxed"
+        chosen = c
+    return chosen
+
+
+_WORD = re.compile(r"[A-Za-z]{3,}")
+_COMMAND = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}|\\[A-Za-z]+")
+_NOT_WORDS = frozenset({"sqrt", "sin", "cos", "tan", "log", "exp", "percent", "percentage", "pct"})
+_BARE_LIMIT = 300
+
+
+def in_words(text: str) -> bool:
+    """Whether `text` has a word of three letters or more outside LaTeX commands."""
+    words = _WORD.findall(_COMMAND.sub(" ", text))
+    return any(w.lower() not in _NOT_WORDS for w in words)
+
+
+def _bare(visible: str) -> str | None:
+    reply = visible.strip().strip("$").strip()
+    if not reply or len(reply) > _BARE_LIMIT or "\n" in reply.strip() or in_words(reply):
+        return None
+    return reply
+
+
+def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> MathsAnswer:
     """The answer of a maths reply; `asked` names the rules that follow the format the prompt
     asked for ("boxed", "final_answer", "hash_marker"); `numeric` allows the last-number
     fallback."""
     visible = normalize_text(visible_reply(text))
-    found: list[tuple[str, str | None]] = [
-        ("boxed", boxed_content(visible)),
-        ("final_answer", _text_marker(visible)),
-        ("hash_marker", _hash_marker(visible)),
-    ]
+    candidates = sorted(_box_groups(visible) + _phrases(visible), key=lambda c: c.start)
+    at_end = bool(candidates) and candidates[-1].at_end
+    chosen = _pick(candidates)
+    if chosen is not None:
+        return MathsAnswer(chosen.value, chosen.rule, chosen.rule in asked, at_end=at_end)
+    bare = _bare(visible)
+    if bare is not None:
+        return MathsAnswer(bare, "bare_answer", False, at_end=at_end)
     if numeric:
-        found.append(("last_number", _last_number(visible)))
-    for rule, value in found:
-        if value:
-            note = "fallback: no answer marker in the reply" if rule == "last_number" else ""
-            return Extraction(value, rule, rule in asked, note)
+        value = _last_number(visible)
+        if value is not None:
+            note = "fallback: no answer marker in the reply"
+            return MathsAnswer(value, "last_number", False, note, at_end=at_end)
     why = (
         "empty reply"
         if not visible.strip()
         else "no answer marker" + (" and no number" if numeric else "")
     )
-    return Extraction(None, "none", False, why)
+    return MathsAnswer(None, "none", False, why, at_end=at_end)
+
+
+def extract_maths(text: str, *, asked: tuple[str, ...], numeric: bool) -> Extraction:
+    """`find_maths_answer` as an `Extraction`."""
+    return find_maths_answer(text, asked=asked, numeric=numeric).extraction()

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from proctor.report.markdown import escape_cell, markdown_table
-from proctor.report.text import pct
+from proctor.report.text import one_line, pct
 from proctor.stats.bootstrap import DEFAULT_RESAMPLES
 from proctor.stats.metrics import NOT_SCORED
 from proctor.stats.paired import DEFAULT_ALPHA, DEFAULT_POWER, PairedComparison, compare_paired
@@ -258,10 +258,10 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
         for f in flips[:show]:
             flip_table.add_row(
                 Text(f.sample.id),
-                Text(_one_line(f.sample.input, 60)),
+                Text(one_line(f.sample.input, 60)),
                 Text(f.sample.target),
-                Text(f"{_flip_cell(f.score_a)}: {_one_line(f.answer_a, 30)}"),
-                Text(f"{_flip_cell(f.score_b)}: {_one_line(f.answer_b, 30)}"),
+                Text(f"{_flip_cell(f.score_a)}: {one_line(f.answer_a, 30)}"),
+                Text(f"{_flip_cell(f.score_b)}: {one_line(f.answer_b, 30)}"),
             )
         console.print(flip_table)
         if len(flips) > show:
@@ -291,11 +291,6 @@ def _table(title: str) -> Table:
         pad_edge=False,
         collapse_padding=True,
     )
-
-
-def _one_line(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # ---- Markdown ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from proctor.report.audit_footer import grader_audit_line
 from proctor.report.samples_csv import rule_explanation
 from proctor.report.text import (
     cell_text,
@@ -91,6 +92,7 @@ def summary_markdown(
     failures = _failures(rows, items, rules)
     if failures:
         parts += ["### Example failures", failures]
+    parts.append(f"<sub>{escape_cell(grader_audit_line(info.task))}</sub>")
     return "\n\n".join(parts) + "\n"
 
 

@@ -15,6 +15,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from proctor.report.audit_footer import grader_audit_line
 from proctor.report.text import (
     NONE,
     cell_text,
@@ -63,6 +64,7 @@ def render_report(info: RunInfo, metrics: RunMetrics, console: Console) -> None:
     if shows_tiers(info.task):
         console.print(Text("Tiers", style="bold"))
         console.print(_legend())
+    console.print(Text(grader_audit_line(info.task), style="dim"))
 
 
 def _header(info: RunInfo, pattern: str | None) -> Table:

@@ -12,6 +12,15 @@ NONE = "—"
 ALWAYS_SHOWN: tuple[Outcome, ...] = ("correct", "wrong")
 
 
+def one_line(text: str, limit: int, *, tail: bool = False) -> str:
+    """`text` on one line, cut to `limit` characters with "…" (its end kept when `tail`: where
+    a reply gives its answer)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return "…" + text[-(limit - 1) :] if tail else text[: limit - 1] + "…"
+
+
 def pct(value: float | None) -> str:
     """0.23 → "23.0 %"; nothing scored → "—"."""
     return NONE if value is None else f"{value * 100:.1f} %"

@@ -11,11 +11,42 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 
 from proctor.extract import NumberToken, read_comparison
+from proctor.extract.normalize import decimal_string
 
 FORMAT_ONLY = "format_only"
+FLOAT_ARTEFACT = "float_artefact"
+ARTEFACT_DIGITS = 12
+"""A float artefact differs from its target only past this many significant digits."""
+_ROUND_TO_ARTEFACT_DIGITS = Context(prec=ARTEFACT_DIGITS, rounding=ROUND_HALF_EVEN)
+
+
+def _significant_digits(spelled: str) -> int:
+    return len(spelled.lstrip("-").replace(".", "").lstrip("0").rstrip("0") or "0")
+
+
+def float_artefact(answer: NumberToken, target: Fraction) -> bool:
+    """A decimal answer written with more than 12 significant digits that rounds to the target at
+    12 significant digits, the target itself having fewer: 0.30000000000000004 for 0.3 and
+    2.9999999999999996 for 3 (a run of 0s or 9s past the target's digits, then binary noise)."""
+    if answer.kind != "decimal" or answer.percent or answer.value == target:
+        return False
+    spelled, wanted = decimal_string(answer.value), decimal_string(target)
+    if spelled is None or wanted is None or target == 0:
+        return False
+    if _significant_digits(spelled) <= ARTEFACT_DIGITS or _significant_digits(wanted) >= 11:
+        return False
+    return Fraction(_ROUND_TO_ARTEFACT_DIGITS.plus(Decimal(spelled))) == target
+
+
+def _artefact_verdict(answer: NumberToken, target: NumberToken) -> Verdict | None:
+    if not float_artefact(answer, target.value):
+        return None
+    why = f"a float artefact of {target.canonical} (equal to 12 significant digits)"
+    return Verdict(True, FLOAT_ARTEFACT, why, target.canonical)
 
 
 @dataclass(frozen=True)
@@ -31,6 +62,8 @@ class Verdict:
 def _format_miss(token: NumberToken, asked: str) -> Verdict | None:
     if token.percent:
         why = f"equal in value but given as a percent, {asked} was asked"
+    elif token.kind == "mixed":
+        why = f"equal in value but given as a mixed number, {asked} was asked"
     elif token.kind == "fraction" and not token.reduced:
         why = "equal in value but not in lowest terms"
     else:
@@ -49,7 +82,9 @@ def integer_equal(answer: NumberToken, target: NumberToken) -> Verdict:
         miss = _format_miss(answer, "an integer")
         if miss:
             return miss
-    return Verdict(answer.value == target.value, "integer_equal", "", answer.canonical)
+    return _artefact_verdict(answer, target) or Verdict(
+        answer.value == target.value, "integer_equal", "", answer.canonical
+    )
 
 
 def decimal_equal(answer: NumberToken, target: NumberToken) -> Verdict:
@@ -67,7 +102,9 @@ def decimal_equal(answer: NumberToken, target: NumberToken) -> Verdict:
             )
         if miss:
             return miss
-    return Verdict(answer.value == target.value, "decimal_equal", "", answer.canonical)
+    return _artefact_verdict(answer, target) or Verdict(
+        answer.value == target.value, "decimal_equal", "", answer.canonical
+    )
 
 
 def fraction_equal(answer: NumberToken, target: NumberToken) -> Verdict:
@@ -117,6 +154,7 @@ COMPARE_RULES: dict[str, str] = {
         text_equal,
     )
 }
+COMPARE_RULES[FLOAT_ARTEFACT] = " ".join((float_artefact.__doc__ or "").split())
 COMPARE_RULES[FORMAT_ONLY] = (
     "The number equals the target in value but is not written in the form the question asked"
     " for, so it is wrong."

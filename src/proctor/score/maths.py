@@ -1,49 +1,93 @@
 """Maths answers: is the extracted answer the target? Exactly for numbers, symbolically for the
-rest, and never unbounded in time.
+rest, never unbounded in time, and never "correct" for a form that has two readings.
 
-Order, first decisive step wins:
-1. same_text     equal after dropping spacing, $…$, \\left/\\right, \\dfrac→\\frac, degree and
-                 percent signs, trailing units ("5\\text{ cm}", "18 dollars"), and all but the
-                 last side of an equation when the target is none ("x = 4", "3 + 4 = 7").
-2. exact_number  both read as plain numbers (integers, decimals, fractions, \\frac{a}{b}) and
-                 compared as exact fractions: 99999999999 is not 100000000000.
-3. symbolic      math-verify (sympy) decides, in a helper process with a deadline: radicals,
-                 intervals, sets, expressions. A check that runs out of time is `unscored`,
-                 never wrong.
+Both the answer and the target are read the same way (`extract.maths_form`): wrappers, a unit,
+a percent or degree sign and a scale word are taken apart from the expression. Then, first
+decisive step wins:
 
-The helper process is shared by every thread and killed when a check overruns (math-verify's own
-timeout uses `signal.alarm`, which only the main thread may use; in the helper it is the main
-thread, and our deadline bounds it from outside too).
+1. ambiguous      a form with two readings of different value (2\\frac{3}{2}; 1,222 against
+                  1.222) is `unscored`, with the reason: never correct
+2. unit           a unit of another kind or size than the target's, or than the one the
+                  question counts in, makes the answer different (5 km is not 5 m)
+3. same_text      the same expression, percent and scale once spacing is dropped ("32, 349"
+                  stays a list and "2 1/2" a mixed number)
+4. exact_number   both are plain numbers (an answer in words: the one number it states),
+                  compared as exact fractions (99999999999 is not 100000000000, 0.333 is not
+                  1/3); a scale word multiplies (`scale`), a percent follows the stated
+                  conventions, and a float artefact of the target counts (`float_artefact`)
+5. scale          a scale word on anything but a plain number makes it different
+6. decimal_comma  1000,99 against a decimal target is read with a decimal comma
+7. symbolic       math-verify (sympy) decides: radicals, intervals, sets, matrices,
+                  expressions; decimals are handed to it as exact fractions, so a rounded
+                  decimal never equals an exact value
+
+A reply that marks no answer is read by Math-Verify's own extraction (rule `mathverify`, a
+fallback that is flagged) and then compared the same way; numeric tasks (GSM8K, AIME) have
+their own last-number fallback instead. A check that runs out of time is
+`unscored`, never wrong.
+
+Math-Verify runs in a helper process with a deadline (`score.mathverify`).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
-from proctor.extract.maths import MATHS_RULES, extract_maths
-from proctor.extract.normalize import clean_text, find_numbers, parse_number
-from proctor.sandbox.worker import BoundedWorker
+from proctor.extract.maths import (
+    MATHS_RULES,
+    find_maths_answer,
+    in_words,
+    target_boxed,
+    visible_reply,
+)
+from proctor.extract.maths_form import (
+    AnswerForm,
+    canonical,
+    dimension,
+    read_form,
+    scale_value,
+    unit_name,
+    units_named,
+)
+from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
+from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
+from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.mathverify import (
+    DEFAULT_TIMEOUT_S,
+    call,
+    fallback_text,
+    mathverify_extraction,
+)
 from proctor.types import FinishReason, Sample, Score
 
-Verdict = Literal["equal", "different", "timeout", "error"]
+Verdict = Literal["equal", "different", "ambiguous", "timeout", "error"]
 
 EQUIVALENCE_RULES: dict[str, str] = {
+    "ambiguous": "The answer (or the target) can be read two ways that differ in value, so it is"
+    " not scored: never correct.",
+    "scale": "A scale word (thousand, million, dozen, 万, 亿) multiplies the number it follows"
+    " (70 thousand is 70000, 5 million is not 5), unless the question counts in it (7 dozen"
+    " answers 'how many dozens').",
+    "unit": "The answer's unit is not the target's, or not the one the question counts in.",
     "same_text": "The answer is the target once spacing, $…$, units, degree and percent signs are"
     " dropped.",
     "exact_number": "The answer and the target are numbers and are equal as exact fractions.",
+    "float_artefact": "The answer is a float artefact of the target: more than 12 significant"
+    " digits that round to it at 12.",
+    "decimal_comma": "A comma between digits that is not a thousands separator (1000,99) is a"
+    " decimal comma when the other side is a decimal number.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
-    " interval or expression.",
+    " interval or expression (decimals taken as exact fractions).",
 }
 
 OUTCOME_RULES: dict[str, str] = {
     "call_failed": CALL_FAILED_RULE,
-    "truncated": "The reply hit max_tokens before it gave a marked final answer.",
+    "truncated": "The reply hit max_tokens before it gave a marked final answer, or inside it.",
     "no_answer": "No answer could be found in the reply.",
     "maths_timeout": "The symbolic check ran out of time, so the item is not scored (never wrong).",
     "checker_error": "The symbolic checker failed or could not read the target, so the item is"
@@ -51,8 +95,6 @@ OUTCOME_RULES: dict[str, str] = {
 }
 
 RULES: dict[str, str] = {**OUTCOME_RULES, **MATHS_RULES, **EQUIVALENCE_RULES}
-
-DEFAULT_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -63,42 +105,109 @@ class Equivalence:
     detail: str = ""
 
 
-_UNIT_WORDS = re.compile(r"^(.*?\d)\s*(?:[a-zA-Z]+\.?\s*)+$")
-_TEXT_UNIT = re.compile(r"^(.+?)\\(?:text|mbox|mathrm)\{\s*[a-zA-Z][a-zA-Z .]*\}$")
-_OPERATOR = re.compile(r"[\\^*×+=]|\d\s*[-/]\s*\d")
+_EQUALS = re.compile(r"(?<![<>!\\=:])=(?!=)")
+_VARIABLE = r"(?:[A-Za-z]|\\[a-z]+)(?:_\{?\w+\}?)?(?:\([a-z]\))?"
+_ASSIGNMENT = re.compile(rf"^\s*{_VARIABLE}\s*=\s*([^=<>]+)$")
+_ASSIGNED_TO = re.compile(rf"^([^=<>]+?)\s*=\s*{_VARIABLE}\s*$")
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
+_DECIMAL_LITERAL = re.compile(r"(?<![\d.,}])(\d+)\.(\d+)(?![\d.])")
+_E_NOTATION = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?[eE][-+]?\d{1,3}")
+"""E notation with a bounded exponent (1e999999999 would take forever to make exact)."""
+_PLAIN_ROOT = re.compile(r"sqrt\(([^()]*)\)")
 
 
-def canonical_text(text: str) -> str:
-    """A maths answer in one spelling, for a plain string comparison."""
-    s = text.strip().strip("$").strip()
-    for wrapper in (r"^\\\((.*)\\\)$", r"^\\\[(.*)\\\]$"):
-        s = re.sub(wrapper, r"\1", s, flags=re.DOTALL)
-    boxed = re.fullmatch(r"\\boxed\s*\{(.*)\}", s, flags=re.DOTALL)
-    s = boxed.group(1) if boxed else s
-    s = re.sub(r"\\[dt]frac", r"\\frac", s)
-    s = re.sub(r"\\left|\\right|\\!|\\,|\\;|\\:|\\ ", "", s)
-    s = re.sub(r"\^\s*\{?\\circ\}?|°|\\%|%", "", s)
-    s = re.sub(
-        r"\\(?:text|mbox|mathrm)\{\s*(?:degrees?|units?|cm|m|inches|feet|dollars?)\s*\}", "", s
-    )
-    unit = _TEXT_UNIT.match(s.strip())
-    s = unit.group(1) if unit else s
-    words = _UNIT_WORDS.match(s.strip())
-    s = words.group(1) if words else s
-    s = re.sub(r"\s+", "", s).rstrip(".")
-    return s
+def _equals_signs(side: str) -> list[re.Match[str]]:
+    """The "=" of `side` that are equations' signs (not those of <=, >=, != or \\leq)."""
+    return list(_EQUALS.finditer(side))
 
 
-def _strip_assignment(answer: str, target: str) -> str:
-    """ "x = 4" is 4 and "16 + 48 + 32 = 96" is 96 when the target is no equation."""
-    if "=" in target or "=" not in answer:
-        return answer
-    return answer.rsplit("=", 1)[1].strip() or answer
+def _value_side(side: str, *, reply: bool) -> str:
+    """The value an equation states: "x = 4" and "4 = x" state 4, a chain "x = 5 + 6 = 11" its
+    last member; a reply's worked sum "3 + 4 = 7" states 7; any other equation ("a + 3z = 0") is
+    itself, and so is a list of assignments ("p = 5, q = 2"), which math-verify compares."""
+    signs = _equals_signs(side)
+    if not signs or "," in side or ";" in side:
+        return side
+    m = _ASSIGNMENT.match(side) or _ASSIGNED_TO.match(side)
+    if m and len(signs) == 1:
+        return m.group(1).strip()
+    last = side[signs[-1].end() :].strip()
+    if len(signs) > 1 or (reply and not re.search(r"[A-Za-z]", side[: signs[0].start()])):
+        return last or side
+    return side
 
 
-def exact_number(text: str) -> Fraction | None:
-    token = parse_number(text)
-    return token.value if token is not None else None
+def _strip_assignment(answer: str, target: str) -> tuple[str, str]:
+    """Only one side an equation: it is read as the value it states (see `_value_side`)."""
+    answer_eq, target_eq = bool(_equals_signs(answer)), bool(_equals_signs(target))
+    if answer_eq == target_eq:
+        return answer, target
+    if answer_eq:
+        return _value_side(answer, reply=True), target
+    return answer, _value_side(target, reply=False)
+
+
+def _number(form: AnswerForm) -> NumberToken | None:
+    """The expression as one plain number ("1e3" in E notation too), else None."""
+    if not form.expression:
+        return None
+    grouped = spaced_thousands(form.expression)
+    if grouped is not None:
+        return parse_number(grouped)
+    if _E_NOTATION.fullmatch(form.expression.strip()):
+        # |exponent| < 1000 (at most three digits): an exact value of bounded size
+        value = Fraction(Decimal(form.expression.strip()))
+        return NumberToken(form.expression.strip(), value, "decimal")
+    return parse_number(form.expression)
+
+
+def _decimal_comma(expression: str) -> Fraction | None:
+    """The value of "1000,99" read with a decimal comma (None unless it has that shape and the
+    comma is no thousands separator)."""
+    text = expression.strip()
+    if not _DECIMAL_COMMA.fullmatch(text) or parse_number(text) is not None:
+        return None
+    return Fraction(text.replace(",", "."))
+
+
+def _thousands_or_decimal(expression: str) -> Fraction | None:
+    """The decimal-comma reading of a valid thousands grouping ("1,222" → 1.222), else None."""
+    text = expression.strip()
+    if not re.fullmatch(r"-?\d{1,3},\d{3}", text):
+        return None
+    return Fraction(text.replace(",", "."))
+
+
+def _value(form: AnswerForm, token: NumberToken) -> Fraction:
+    value = token.value * scale_value(form.scale)
+    return value / 100 if form.percent else value
+
+
+_ASKS_PERCENT = re.compile(
+    r"\bwhat\s+(?:\w+\s+)?percent|\bas\s+a\s+percent|\bin\s+percent|\bhow\s+many\s+percent"
+    r"|\bpercent(?:age)?\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:is|are|was|were|did|does)\b|百分之几|百分比",
+    re.IGNORECASE,
+)
+
+
+def _compare_numbers(
+    a: AnswerForm, a_num: NumberToken, t: AnswerForm, t_num: NumberToken, question: str
+) -> Equivalence:
+    spell = _spell(_value(a, a_num))
+    if _value(a, a_num) == _value(t, t_num):
+        return Equivalence("equal", "scale" if a.scale or t.scale else "exact_number", spell)
+    # A percent target X% is answered by X with the sign left out, and a reply X% answers the
+    # whole-number target X when the question asks for a percent (MATH's "what percent …?"
+    # targets drop the sign); whole numbers only, so 0.28% is never 0.28, and 2000% never
+    # answers a question about calories.
+    whole = a_num.value == t_num.value and a_num.value.denominator == 1
+    if whole and t.percent and not a.percent:
+        return Equivalence("equal", "exact_number", spell)
+    if whole and a.percent and not t.percent and _ASKS_PERCENT.search(question):
+        return Equivalence("equal", "exact_number", spell)
+    if not a.percent and not t.percent and float_artefact(a_num, t_num.value):
+        return Equivalence("equal", "float_artefact", _spell(t_num.value))
+    return Equivalence("different", "exact_number", spell)
 
 
 def _spell(value: Fraction) -> str:
@@ -107,64 +216,140 @@ def _spell(value: Fraction) -> str:
     )
 
 
-_worker_lock = threading.Lock()
-_worker: BoundedWorker | None = None
+def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> str | None:
+    """Why the answer's unit makes it a different quantity, or None."""
+    if a.unit and t.unit and unit_name(a.unit) != unit_name(t.unit):
+        a_dim, t_dim = dimension(a.unit), dimension(t.unit)
+        if a_dim is not None or t_dim is not None:
+            return f"the answer is in {a.unit}, the target in {t.unit}"
+    if a.unit and not t.unit and question:
+        a_dim = dimension(a.unit)
+        asked = {u for u in units_named(question) if dimension(u) == a_dim}
+        if a_dim is not None and asked and unit_name(a.unit).partition("^")[0] not in asked:
+            return f"the answer is in {a.unit}; the question counts in {', '.join(sorted(asked))}"
+    return None
 
 
-def _symbolic_worker() -> BoundedWorker:
-    global _worker
-    with _worker_lock:
-        if _worker is None:
-            _worker = BoundedWorker(
-                "proctor.score.maths:verify_request", size=max(1, os.cpu_count() or 1)
-            )
-        return _worker
+def stated_number(text: str) -> tuple[NumberToken | None, str]:
+    """The one number an answer in words states ("18 dollars", "Jane started 3 hours ago"), or
+    None and why not: no number, several different ones, a hedge ("18 or 19"), a rejected value
+    ("not 18")."""
+    cleaned = signed(clean_text(text))
+    numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
+    if not numbers:
+        return None, "no number"
+    offered = hedge(cleaned, numbers)
+    if offered is not None:
+        return None, f"a hedge between two values ({offered!r})"
+    values = {n[2].value for n in numbers}
+    if len(values) > 1:
+        return None, "several different numbers"
+    return numbers[0][2], ""
 
 
-def verify_request(request: dict[str, Any]) -> dict[str, Any]:
-    """Runs in the helper process: math-verify's parse and verify of one (target, answer)."""
-    import logging
+def _exact_decimals(latex: str) -> str:
+    """Decimals as exact fractions for sympy: "0.25" → "\\frac{25}{100}"."""
+    return _DECIMAL_LITERAL.sub(
+        lambda m: f"\\frac{{{m.group(1)}{m.group(2)}}}{{1{'0' * len(m.group(2))}}}", latex
+    )
 
-    from math_verify import parse, verify
 
-    logging.getLogger("math_verify").setLevel(logging.ERROR)
-    seconds = max(1, int(request.get("seconds", 5)))
-    gold = parse(f"${request['target']}$", parsing_timeout=seconds)
-    if not gold:
-        return {"verdict": "error", "detail": "math-verify could not read the target"}
-    pred = parse(f"${request['answer']}$", parsing_timeout=seconds)
-    if not pred:
-        return {"verdict": "different", "detail": "the answer could not be read as maths"}
-    same = verify(gold, pred, timeout_seconds=seconds)
-    return {"verdict": "equal" if same else "different", "normalized": str(pred[0])}
+def _for_sympy(form: AnswerForm) -> str:
+    """The expression as math-verify should read it: decimals exact, and plain-text maths
+    ("sqrt(3)", "2**(1/4)") in LaTeX."""
+    latex = form.expression
+    if "\\" not in latex:
+        latex = _PLAIN_ROOT.sub(r"\\sqrt{\1}", latex).replace("**", "^")
+    latex = _exact_decimals(latex)
+    return latex + ("\\%" if form.percent else "")
+
+
+def _prepared(target: str) -> str:
+    """A target that is a whole solution is read for its answer: all its boxes, else its marked
+    final answer; any other target is itself."""
+    boxed = target_boxed(target)
+    if boxed is not None:
+        return boxed
+    if re.search(r"answer", target, re.IGNORECASE):
+        found = find_maths_answer(target, asked=(), numeric=False)
+        if found.value is not None and found.rule not in ("none", "bare_answer"):
+            return found.value
+    return target
 
 
 def equivalent(
-    answer: str, target: str, *, numeric: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S
+    answer: str, target: str, *, question: str = "", timeout_s: float = DEFAULT_TIMEOUT_S
 ) -> Equivalence:
-    """Whether `answer` is `target` (see the module docstring for the order of the checks).
-
-    With `numeric` (GSM8K, AIME: the target is a number), an answer that is not one number on
-    its own is read as the first number it contains ("18 dollars" → 18)."""
-    a = canonical_text(_strip_assignment(answer, target))
-    t = canonical_text(target)
-    if a and a == t:
-        return Equivalence("equal", "same_text", a)
-    a_num, t_num = exact_number(a), exact_number(t)
-    if a_num is None and numeric and not _OPERATOR.search(a):
-        numbers = find_numbers(clean_text(answer))
-        a_num = numbers[0][2].value if numbers else None
+    """Whether `answer` is `target` for `question` (see the module docstring for the order of
+    the checks)."""
+    answer, target = _strip_assignment(answer, _prepared(target))
+    a, t = read_form(answer), read_form(target)
+    for side, form in (("answer", a), ("target", t)):
+        if form.ambiguity:
+            return Equivalence("ambiguous", "ambiguous", None, f"the {side} {form.ambiguity}")
+    if a.scale and re.search(rf"\b{re.escape(a.scale)}s?\b", question, re.IGNORECASE):
+        a = replace(a, scale="", unit=a.scale)  # "7 dozen" answers "how many dozens?"
+    conflict = _unit_conflict(a, t, question)
+    if conflict:
+        return Equivalence("different", "unit", None, conflict)
+    same = a.expression and canonical(a.expression) == canonical(t.expression)
+    if same and a.percent == t.percent and a.scale == t.scale:
+        return Equivalence("equal", "same_text", canonical(a.expression))
+    a_num, t_num = _number(a), _number(t)
+    if a_num is None and in_words(a.expression) and t_num is not None:
+        a_num, why = stated_number(a.expression)
+        if a_num is None and why != "no number":
+            return Equivalence("different", "exact_number", None, f"the answer gives {why}")
     if a_num is not None and t_num is not None:
-        verdict: Verdict = "equal" if a_num == t_num else "different"
-        return Equivalence(verdict, "exact_number", _spell(a_num))
-    reply = _symbolic_worker().call(
-        {"answer": a, "target": t, "seconds": max(1, int(timeout_s) - 1)}, timeout_s
-    )
-    if reply.status == "timeout":
-        return Equivalence("timeout", "maths_timeout", None, reply.detail)
-    if reply.status == "crashed":
-        return Equivalence("error", "checker_error", None, reply.detail)
-    value = reply.value
+        if _value(a, a_num) != _value(t, t_num):
+            ambiguous = _ambiguous_thousands(a, t)
+            if ambiguous is not None:
+                return ambiguous
+        return _compare_numbers(a, a_num, t, t_num, question)
+    if a.scale != t.scale:
+        said = f"{a.expression} {a.scale}".strip() if a.scale else "no scale word"
+        return Equivalence("different", "scale", None, f"the answer says {said!r}")
+    comma = _decimal_comma_verdict(a, a_num, t, t_num)
+    if comma is not None:
+        return comma
+    return _symbolic(_for_sympy(a), _for_sympy(t), timeout_s)
+
+
+def _decimal_comma_verdict(
+    a: AnswerForm, a_num: NumberToken | None, t: AnswerForm, t_num: NumberToken | None
+) -> Equivalence | None:
+    """1000,99 against a decimal target (or 1,22 as a target against a decimal answer); a valid
+    thousands grouping whose decimal reading alone matches (1,222 for 1.222) is ambiguous."""
+    for this, this_num, other_num in ((a, a_num, t_num), (t, t_num, a_num)):
+        if other_num is None or other_num.value.denominator == 1:
+            continue
+        comma = _decimal_comma(this.expression)
+        if comma is not None and this_num is None:
+            verdict: Verdict = "equal" if comma == other_num.value else "different"
+            return Equivalence(verdict, "decimal_comma", _spell(comma))
+    return None
+
+
+def _ambiguous_thousands(a: AnswerForm, t: AnswerForm) -> Equivalence | None:
+    t_num = _number(t)
+    reading = _thousands_or_decimal(a.expression)
+    if reading is not None and t_num is not None and reading == t_num.value:
+        return Equivalence(
+            "ambiguous",
+            "ambiguous",
+            None,
+            f"the answer {a.expression!r} is {a.expression.replace(',', '')} with a thousands"
+            f" comma or {reading} with a decimal comma",
+        )
+    return None
+
+
+def _symbolic(answer: str, target: str, timeout_s: float) -> Equivalence:
+    status, value, detail = call({"answer": answer, "target": target}, timeout_s)
+    if status == "timeout":
+        return Equivalence("timeout", "maths_timeout", None, detail)
+    if status == "crashed":
+        return Equivalence("error", "checker_error", None, detail)
     return Equivalence(
         value["verdict"], "symbolic", value.get("normalized"), value.get("detail", "")
     )
@@ -184,23 +369,38 @@ def grade_maths(
     """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
     if call_failed:
         return call_failed_score(error)
-    found = extract_maths(text, asked=asked, numeric=numeric)
-    if finish_reason == "length" and found.rule in ("none", "last_number"):
+    found = find_maths_answer(text, asked=asked, numeric=numeric)
+    if finish_reason == "length" and (found.at_end or found.rule in ("none", "last_number")):
         return Score("truncated", "truncated", RULES["truncated"], extracted=found.value)
-    if found.value is None:
+    rule, value, note = found.rule, found.value, found.note
+    readable = fallback_text(visible_reply(text))
+    if readable is None and rule in ("none", "last_number"):
+        why = "the reply is program code, which no fallback reads"
+        return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({why})")
+    if value is None and numeric:
         return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")
-    eq = equivalent(found.value, sample.target, numeric=numeric, timeout_s=timeout_s)
-    given = repr(found.value) + (
-        f" (read as {eq.normalized})" if eq.normalized and eq.normalized != found.value else ""
+    if value is None:
+        value, status = mathverify_extraction(readable or "", timeout_s)
+        if status != "ok":
+            rule = "maths_timeout" if status == "timeout" else "checker_error"
+            why = f"{RULES[rule]} (Math-Verify's extraction of the reply: {status})"
+            return Score("unscored", rule, why)
+        if value is None:
+            return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")
+        rule, note = "mathverify", "fallback: no answer marker in the reply"
+    eq = equivalent(value, sample.target, question=sample.input, timeout_s=timeout_s)
+    given = repr(value) + (
+        f" (read as {eq.normalized})" if eq.normalized and eq.normalized != value else ""
     )
-    via = f" Found by {found.rule}" + (f": {found.note}." if found.note else ".")
-    if eq.verdict in ("timeout", "error"):
+    via = f" Found by {rule}" + (f": {note}." if note else ".")
+    format_ok = found.format_ok and rule == found.rule
+    if eq.verdict in ("timeout", "error", "ambiguous"):
         return Score(
             "unscored",
             eq.rule,
-            f"{RULES[eq.rule]} {eq.detail}. Answer {given}, target {sample.target!r}.",
-            extracted=found.value,
-            format_ok=found.format_ok,
+            f"{RULES[eq.rule]} {eq.detail}. Answer {given}, target {sample.target!r}.{via}",
+            extracted=value,
+            format_ok=format_ok,
         )
     correct = eq.verdict == "equal"
     said = f"{given} {'equals' if correct else 'is not'} the target {sample.target!r}."
@@ -208,9 +408,9 @@ def grade_maths(
         said += f" ({eq.detail})"
     return Score(
         "correct" if correct else "wrong",
-        f"{found.rule}+{eq.rule}",
+        f"{rule}+{eq.rule}",
         said + via,
-        extracted=found.value,
+        extracted=value,
         normalized=eq.normalized,
-        format_ok=found.format_ok,
+        format_ok=format_ok,
     )

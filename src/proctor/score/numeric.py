@@ -19,6 +19,7 @@ from proctor.extract import (
     EXTRACTION_RULES,
     extract_answer,
     find_violation,
+    last_marker_is_cut,
     operand_values,
     parse_number,
     strip_reasoning,
@@ -39,7 +40,8 @@ _OUTCOME_RULES: dict[str, str] = {
     "call_failed": CALL_FAILED_RULE,
     "violation": "The reply wrote code or claimed to use a calculator, code or a tool, which the"
     " task forbids.",
-    "truncated": "The reply hit max_tokens before giving a final-answer line.",
+    "truncated": "The reply hit max_tokens before giving a final-answer line, or inside its last"
+    " one.",
     "no_answer": "No answer could be found in the reply.",
     "bad_target": "The sample's target cannot be read as its answer type, so the reply is not"
     " scored.",
@@ -94,7 +96,7 @@ def _compare(extraction: Extraction, sample: Sample) -> Verdict | None:
     if target_number is None:
         return None
     if answer_number is None:
-        return Verdict(False, f"{sample.answer_type}_equal", "not a number", None)
+        return Verdict(False, f"{sample.answer_type}_equal", "not one plain number", None)
     compare = {"integer": integer_equal, "decimal": decimal_equal, "fraction": fraction_equal}
     return compare[sample.answer_type](answer_number, target_number)
 
@@ -103,7 +105,7 @@ def _explanation(verdict: Verdict, extraction: Extraction, target: str, correct:
     given = repr(extraction.value)
     if verdict.normalized is not None and verdict.normalized != extraction.value:
         given += f" (read as {verdict.normalized})"
-    if verdict.reason and not correct:
+    if verdict.reason:
         said = f"{given} is {verdict.reason} (target {target})."
     elif correct:
         said = f"{given} equals the target {target}."
@@ -136,7 +138,9 @@ def grade(
         operands=_operands(sample),
         answer_type=sample.answer_type,
     )
-    if finish_reason == "length" and extraction.rule != "final_answer_line":
+    if finish_reason == "length" and (
+        extraction.rule not in ("final_answer_line", "answer_line") or last_marker_is_cut(text)
+    ):
         return Score("truncated", "truncated", RULES["truncated"], extracted=extraction.value)
     if extraction.value is None:
         why = f" ({extraction.note})" if extraction.note else ""

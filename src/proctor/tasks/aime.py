@@ -8,7 +8,8 @@ extract  \\boxed{} → "final answer is" / "the answer is" / "Answer:" → "####
          (a flagged fallback); reasoning traces removed first
 score    exact integer; symbolic only if the answer is an expression
 metrics  accuracy by exam; pass@k and maj@N with --samples N (in the report)
-version  1
+version  2 (1 → 2: mixed numbers, constants, lists, units and scale words are never
+         read as plain numbers; float artefacts; a truncated last answer line is truncated)
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from proctor.score.maths import RULES, grade_maths
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
 SOURCE = "builtin/aime/aime_2024_2025_matharena.jsonl (eth-sri/matharena@81f103e)"
 
 

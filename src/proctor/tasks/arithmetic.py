@@ -3,9 +3,11 @@
 dataset  seeded generator `arith-1` (integer, decimal, mixed, fraction, bigint; tiers 3:4:3),
          or the user's own JSONL/CSV in the same format
 prompt   A (answer only) or B (reason, then "Final answer: <number>"), English or Chinese
-extract  final-answer line → bare answer → \\boxed{} → "= X" ending → last number that is not
-         one of the question's operands (reported as a fallback)
-score    exact by answer type: integer, decimal (value), reduced fraction, comparison symbol
+extract  final-answer line → "Answer:" line → bare answer → \\boxed{} → "= X" ending → last
+         number that is not one of the question's operands (reported as a fallback)
+score    exact by answer type: integer, decimal (value), reduced fraction, comparison symbol;
+         a float artefact (0.30000000000000004 for 0.3) is correct, named as such
+version  2
 metrics  accuracy with Wilson interval, by category and difficulty, outcome counts
 """
 
@@ -18,7 +20,7 @@ from proctor.score.numeric import RULES, grade
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
 DEFAULT_SEED = 42
 DEFAULT_N = 50
 """Sized so the embedded model on 2 CPU cores finishes in a few minutes (see README)."""

@@ -9,7 +9,8 @@ score    exact number (big integers compared exactly), symbolic only for an expr
 metrics  accuracy by our extraction; beside it, on the same raw replies, accuracy under
          lm-evaluation-harness's strict-match and flexible-extract filters (`lmeval_metrics`,
          and each score's explanation says what those filters took)
-version  1
+version  2 (1 → 2: mixed numbers, constants, lists, units and scale words are never
+         read as plain numbers; float artefacts; a truncated last answer line is truncated)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from proctor.score.maths import grade_maths
 from proctor.tasks.base import Dataset, Task
 from proctor.types import GradedItem, Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
 SOURCE = "builtin/gsm8k/test.jsonl (openai/grade-school-math@3101c7d)"
 
 RULES: dict[str, str] = {

@@ -3,12 +3,15 @@
 dataset  500 problems (shipped: builtin/math500); category = subject, difficulty = level 1-5
 prompt   zero-shot (reason, answer in \\boxed{}) or few-shot (the 4 Minerva examples as earlier
          chat turns, "Final Answer: The final answer is $X$"); 1024 tokens
-extract  \\boxed{} → "final answer is" / "the answer is" / "Answer:" → "####"; no last-number
-         fallback (MATH answers are expressions); reasoning traces removed first
-score    same text after normalisation (spacing, $, units, degrees, percent), exact number, then
-         math-verify (sympy) in a helper process with a 10 s deadline: a timeout is unscored
+extract  the last of \\boxed{} / "final answer is" / "the answer is" / "Answer:" / "####"; a
+         reply that is one expression is its own answer; else Math-Verify's own extraction (a
+         flagged fallback); reasoning traces removed first
+score    ambiguous forms unscored; scale words and units respected; same text after
+         normalisation; exact number; then math-verify (sympy) in a helper process with a 10 s
+         deadline (decimals exact): a timeout is unscored
 metrics  accuracy by subject and level
-version  1
+version  2 (1 → 2: mixed numbers, constants, lists, units and scale words are never
+         read as plain numbers; float artefacts; a truncated last answer line is truncated)
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from proctor.score.maths import RULES, grade_maths
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
-VERSION = "1"
+VERSION = "2"
 SOURCE = "builtin/math500/test.jsonl (openai/prm800k test split)"
 
 

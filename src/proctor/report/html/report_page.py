@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from proctor.report.audit_footer import grader_audit_line
 from proctor.report.html import svg
 from proctor.report.html.page import render
 from proctor.report.html.sample_data import browser_document, script_json
@@ -109,6 +110,7 @@ def report_html(
         taxonomy_rules=[] if extras.taxonomy is not None else _taxonomy_legend(taxonomy),
         total=len(items),
         data=Markup(script_json(browser_document(items, rules, names, extras.prompts))),
+        audit=grader_audit_line(info.task),
     )
 
 
