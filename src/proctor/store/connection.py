@@ -26,7 +26,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
         raise StoreError(f"cannot open run store {db_path}: {e}") from e
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        mode = _wal(conn)
+        mode = _enter_wal(conn)
         if str(mode).lower() != "wal":
             raise StoreError(f"run store {db_path} cannot use WAL mode (got {mode!r})")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -40,17 +40,21 @@ def connect(db_path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _wal(conn: sqlite3.Connection) -> object:
-    """Switch to WAL, waiting out another process that holds the file: SQLite may answer this
-    pragma "database is locked" at once instead of calling the busy handler (seen while another
-    process creates and migrates a fresh store), so it is retried here up to the busy timeout."""
+def _enter_wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL, waiting out other processes that are creating or converting the same file.
+
+    SQLite answers "database is locked" to `PRAGMA journal_mode = WAL` at once, without calling
+    the busy handler, while another connection holds the lock the switch needs (several processes
+    opening a brand-new results folder together); so this waits here, up to the busy timeout.
+    """
     deadline = time.monotonic() + BUSY_TIMEOUT_S
-    delay = 0.005
+    pause = 0.005
     while True:
         try:
-            return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
         except sqlite3.OperationalError as e:
-            if "locked" not in str(e) or time.monotonic() + delay > deadline:
+            not_a_lock = "locked" not in str(e) and "busy" not in str(e)
+            if not_a_lock or time.monotonic() > deadline:
                 raise
-        time.sleep(delay)
-        delay = min(delay * 2, 0.2)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
