@@ -3,7 +3,9 @@ requests counted at the stub, the records read back from the store."""
 
 from __future__ import annotations
 
+import csv
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,9 +73,11 @@ def records(results: Path, run_id: str) -> dict[str, str]:
 
 
 def test_a_larger_limit_asks_only_the_new_items(stub: StubHandle, tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[models."openai-compat/*"]\ninput_per_mtok = 2.5\noutput_per_mtok = 10.0\n')
     first, asked, _ = run(stub, tmp_path, "--limit", "120")
     assert asked == 120
-    second, asked, out = run(stub, tmp_path, "--limit", "200")
+    second, asked, out = run(stub, tmp_path, "--limit", "200", PROCTOR_PRICES=str(prices))
     assert second != first
     assert asked == 80  # only the new items reached the server
     origin = records(tmp_path, second)
@@ -82,6 +86,25 @@ def test_a_larger_limit_asks_only_the_new_items(stub: StubHandle, tmp_path: Path
     assert set(records(tmp_path, first)) <= {s for s, o in origin.items() if o == first}
     assert "120 answers reused from the response cache" in out
     assert f"120 answers reused from the response cache (run {first})" in out
+    # What reuse saved: the first run's tokens at the list price; the cost, only the 80 asked.
+    with RunStore.open(tmp_path) as store:
+        paid = [r for r in store.records(second) if not r.cached_from]
+        reused = [r for r in store.records(first)]
+    spent = sum(r.usage.prompt_tokens or 0 for r in paid) * 2.5
+    spent += sum(r.usage.completion_tokens or 0 for r in paid) * 10.0
+    kept = sum(r.usage.prompt_tokens or 0 for r in reused) * 2.5
+    kept += sum(r.usage.completion_tokens or 0 for r in reused) * 10.0
+    saved = re.search(r"120 calls, [0-9,]+ prompt \+ [0-9,]+ completion tokens, \$([0-9.]+) not "
+                      r"spent \(at the list price\)", out)
+    cost = re.search(r"^cost .*tokens, \$([0-9.]+)$", out, re.M)
+    assert saved is not None and cost is not None, out
+    assert float(saved[1]) == pytest.approx(kept / 1e6, abs=5e-5) and kept > 0
+    assert float(cost[1]) == pytest.approx(spent / 1e6, abs=5e-5) and spent > 0
+    # samples.csv, the run's file of every answer, names the run each reused answer came from.
+    with (tmp_path / "runs" / second / "samples.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 200 and sum(row["cached_from"] == first for row in rows) == 120
+    assert {row["cached_from"] for row in rows} == {first, ""}
     # The grades of reused answers are the grades of the same replies.
     with RunStore.open(tmp_path) as store:
         a, b = store.scores(first), store.scores(second)

@@ -123,7 +123,9 @@ def print_costs(
         parts.append(plain(line))
         if m.reused:
             runs = ", ".join(m.sources[:3]) + (" …" if len(m.sources) > 3 else "")
+            basis = "batch" if m.saved_at_batch_price else "list"
             value = "no price" if m.saved is None else f"${m.saved:,.4f} not spent"
+            value += "" if m.saved is None else f" (at the {basis} price)"
             saved.append(
                 plain(
                     f"{label.get(m.model, m.model)}: {m.reused:,} answers reused from the "

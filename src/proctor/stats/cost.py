@@ -124,8 +124,9 @@ class ModelLedger:
     """What one model's answers in a run cost, and what reusing cached answers saved.
 
     `asked` counts the answers this run called for (failed calls included: they may have cost
-    tokens); `reused` those taken from the response cache, priced at what they cost their first
-    run (list price) — money not spent again."""
+    tokens); `reused` those taken from the response cache, priced at what asking them again in
+    this run would cost — money not spent: the list price, or the batch price when the run asked
+    its answers in batches (`saved_at_batch_price`)."""
 
     model: str
     asked: int
@@ -138,6 +139,7 @@ class ModelLedger:
     reused_prompt_tokens: int
     reused_completion_tokens: int
     saved: float | None
+    saved_at_batch_price: bool
     sources: tuple[str, ...]
     """The runs the reused answers came from, first seen first."""
 
@@ -169,7 +171,8 @@ def ledger(
             reused=t[3],
             reused_prompt_tokens=t[4],
             reused_completion_tokens=t[5],
-            saved=table.cost(m, t[4], t[5]),
+            saved=table.cost(m, t[4], t[5], batch=t[6] > 0),
+            saved_at_batch_price=t[6] > 0,
             sources=tuple(sources.get(m, {})),
         )
         for m, t in tallies.items()
