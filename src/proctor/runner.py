@@ -40,6 +40,7 @@ from proctor.providers.registry import bare_model, key_sources, make_provider, w
 from proctor.store import RunStore, new_run_id, response_cache
 from proctor.store.batches import StoreBatchLedger
 from proctor.store.response_cache import CacheEntry
+from proctor.store.run_store import DB_NAME
 from proctor.tasks.base import NOT_GRADED_YET, Task
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
@@ -443,6 +444,32 @@ def _reuse_cached(
         store.add_records(hits)
         reused[model] = len(hits)
     return left, reused
+
+
+def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[tuple[str, int]]]:
+    """Per model, the (sample id, epoch) pairs a new run of `plan` would take from the results
+    folder's response cache instead of asking (`proctor run --estimate`); reads only, creates no
+    store and marks nothing used."""
+    if not reuses(plan.cache, plan.params) or not (plan.results_dir / DB_NAME).is_file():
+        return {}
+    settings = AskSettings(
+        run_id="", task=plan.task, variant=plan.variant, lang=plan.lang, params=plan.params
+    )
+    todo = {m: [(s, e) for s in plan.samples for e in range(plan.epochs)] for m in plan.models}
+    keys = _cache_keys(settings, todo, sources)
+    found: dict[str, set[tuple[str, int]]] = {}
+    with RunStore.open(plan.results_dir) as store:
+        for model, items in todo.items():
+            wanted = [(s.id, e, keys.get((model, s.id, e))) for s, e in items]
+            asked = [k for _, _, k in wanted if k is not None]
+            if not asked:
+                continue  # not cacheable: every item is asked
+            owner = asked[0][1]
+            hits = response_cache.held(
+                store, [k for k, _ in asked], owner, any_owner=plan.cache_share_keys
+            )
+            found[model] = {(sid, e) for sid, e, k in wanted if k is not None and k[0] in hits}
+    return found
 
 
 def _todo(

@@ -145,6 +145,24 @@ def test_another_key_owner_is_not_served_unless_shared(stub: StubHandle, tmp_pat
     assert "40 answers (2 key owners)" in stats
 
 
+def test_estimate_counts_only_what_the_cache_cannot_answer(
+    stub: StubHandle, tmp_path: Path
+) -> None:
+    run(stub, tmp_path, "--limit", "30")
+    before = stub.stats().requests
+    estimate = ("run", "arithmetic", "--n", "200", "-m", stub.model, "--prompt", "A")
+    estimate += ("-r", str(tmp_path), "--limit", "50", "--estimate")
+    out = proctor(*estimate).stdout
+    assert "20 calls in all (30 answers from the response cache)" in out
+    assert "50 calls in all;" in proctor(*estimate, "--cache", "off").stdout
+    hot = (*estimate, "--temperature", "0.8")
+    assert "50 calls in all;" in proctor(*hot).stdout  # sampling: asked again
+    assert "50 calls in all;" in proctor(*hot, "--cache", "always").stdout  # another request
+    assert stub.stats().requests == before  # nothing was called
+    stats = proctor("cache", "stats", "-r", str(tmp_path)).stdout
+    assert "30 answers (1 key owner)" in stats and "reused 0 times" in stats  # nothing marked used
+
+
 def test_prune_forgets_and_the_next_run_asks_again(stub: StubHandle, tmp_path: Path) -> None:
     run(stub, tmp_path, "--limit", "10")
     kept = proctor("cache", "prune", "--older-than", "30d", "-r", str(tmp_path)).stdout

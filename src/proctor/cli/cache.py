@@ -77,7 +77,8 @@ def stats_cmd(results_dir: ResultsDir = DEFAULT_RESULTS) -> None:
         s = response_cache.stats(store)
     console = Console(highlight=False)
     console.print(
-        f"response cache of {results_dir}: {s.entries:,} answers ({s.owners} key owners), "
+        f"response cache of {results_dir}: {s.entries:,} answers ({s.owners} key "
+        f"owner{'' if s.owners == 1 else 's'}), "
         f"{s.prompt_tokens:,} prompt + {s.completion_tokens:,} completion tokens, "
         f"reused {s.hits:,} times"
     )

@@ -72,11 +72,7 @@ def lookup(
     wanted = list(dict.fromkeys(keys))
     now = _now()
     with store.transaction("read the response cache", write=True) as db:
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start : start + _CHUNK]
-            marks = ", ".join("?" for _ in chunk)
-            where = f"key IN ({marks})" + ("" if any_owner else " AND owner = ?")
-            args: tuple[object, ...] = (*chunk,) if any_owner else (*chunk, owner)
+        for where, args in _matching(wanted, owner, any_owner):
             rows = db.execute(
                 "SELECT key, owner, text, finish_reason, prompt_tokens, completion_tokens,"
                 " latency_s, reported_model, source_run FROM response_cache"
@@ -103,6 +99,30 @@ def lookup(
             ((now, c.key, c.owner) for c in found.values()),
         )
     return found
+
+
+def held(store: RunStore, keys: Sequence[str], owner: str, *, any_owner: bool = False) -> set[str]:
+    """The keys that have a stored reply (under `owner`, or any owner), marking nothing used:
+    what a run would reuse, for `proctor run --estimate`."""
+    found: set[str] = set()
+    with store.transaction("read the response cache", write=False) as db:
+        for where, args in _matching(list(dict.fromkeys(keys)), owner, any_owner):
+            rows = db.execute(f"SELECT key FROM response_cache WHERE {where}", args)
+            found.update(str(r[0]) for r in rows)
+    return found
+
+
+def _matching(
+    keys: Sequence[str], owner: str, any_owner: bool
+) -> Iterable[tuple[str, tuple[object, ...]]]:
+    """`WHERE` clauses, with their arguments, for `keys` in chunks (under `owner` unless
+    `any_owner`)."""
+    for start in range(0, len(keys), _CHUNK):
+        chunk = keys[start : start + _CHUNK]
+        where = f"key IN ({', '.join('?' for _ in chunk)})" + (
+            "" if any_owner else " AND owner = ?"
+        )
+        yield where, ((*chunk,) if any_owner else (*chunk, owner))
 
 
 def remember(store: RunStore, entries: Iterable[CacheEntry]) -> None:
