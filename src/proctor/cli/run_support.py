@@ -12,7 +12,7 @@ from rich.text import Text
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
-from proctor.runner import ModelReport, RunOutcome, RunPlan, run_keys
+from proctor.runner import ModelReport, RunOutcome, RunPlan, reusable, run_keys
 from proctor.stats.cost import PriceTable
 
 
@@ -21,38 +21,51 @@ def print_estimate(
 ) -> None:
     """Calls, tokens and cost before any model is called, and the variable each model's key
     comes from (refused here as it would be at the start). Completion tokens are counted at
-    max_tokens, so tokens and cost are upper bounds."""
+    max_tokens, so tokens and cost are upper bounds. Answers the results folder's response
+    cache holds are not counted as calls (they would be reused, for nothing); with --batch the
+    cost is at the batch price."""
     keys = run_keys(plan, {}, check_set=check_set)
-    per_pass = 0
-    for s in plan.samples:
-        prompt = plan.task.build_prompt(s, plan.variant, plan.lang)
-        per_pass += sum(estimate_tokens(m.content) for m in prompt.messages)
-    prompt_tokens = per_pass * plan.epochs
-    calls = len(plan.samples) * plan.epochs
-    completion_tokens = calls * plan.params.max_tokens
-    table = Table(title=f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}")
+    cached = reusable(plan, keys)
+    per_sample = {
+        s.id: sum(
+            estimate_tokens(m.content)
+            for m in plan.task.build_prompt(s, plan.variant, plan.lang).messages
+        )
+        for s in plan.samples
+    }
+    batch = plan.batch is not None
+    title = f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}"
+    table = Table(title=title + (" (in batches, at the batch price)" if batch else ""))
     columns = ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)")
     for col in columns:
         table.add_column(col, justify="right" if col != "model" else "left")
+    table.add_column("from the cache", justify="right")
     table.add_column("key from")
     total: float | None = 0.0
+    all_calls = all_reused = 0
     for model in plan.models:
-        cost = prices.cost(model, prompt_tokens, completion_tokens)
+        hits = cached.get(model, set())
+        left = [sid for sid in per_sample for e in range(plan.epochs) if (sid, e) not in hits]
+        calls, prompt_tokens = len(left), sum(per_sample[sid] for sid in left)
+        completion_tokens = calls * plan.params.max_tokens
+        cost = prices.cost(model, prompt_tokens, completion_tokens, batch=batch)
         total = None if cost is None or total is None else total + cost
+        all_calls, all_reused = all_calls + calls, all_reused + len(hits)
         table.add_row(
             Text(model),
             f"{calls:,}",
             f"{prompt_tokens:,}",
             f"{completion_tokens:,}",
             "no price" if cost is None else f"${cost:,.4f}",
+            f"{len(hits):,}",
             key_from(keys.get(model)),
         )
     console.print(table)
-    all_calls = calls * len(plan.models)
     spent = "unknown (a model has no price; add it with --prices FILE)"
     if total is not None:
         spent = f"at most ${total:,.4f}"
-    console.print(f"{all_calls:,} calls in all; cost {spent}. Nothing was called.")
+    reused = f" ({all_reused:,} answers from the response cache)" if all_reused else ""
+    console.print(f"{all_calls:,} calls in all{reused}; cost {spent}. Nothing was called.")
 
 
 def print_call_reports(outcome: RunOutcome, console: Console) -> None:

@@ -99,8 +99,12 @@ def _parts(stats: RunStatistics) -> dict[str, Any]:
                       "n_scored": m.n_scored}
             for m in stats.calculator.models
         }  # fmt: skip
-    if any(c.cost is not None for c in stats.cost):
-        parts["cost_usd"] = {c.model: c.cost for c in stats.cost}
+    if any(c.cost is not None or c.reused for c in stats.cost):
+        parts["cost"] = {
+            c.model: {"usd": c.cost, "batched": c.batched, "reused": c.reused,
+                      "saved_usd": c.saved, "reused_from": list(c.sources)}
+            for c in stats.cost
+        }  # fmt: skip
     return parts
 
 

@@ -182,20 +182,34 @@ def calculator(stats: RunStatistics) -> list[Section]:
 
 
 def cost(stats: RunStatistics) -> list[Section]:
-    """Tokens and, with a price table, cost per model."""
+    """Tokens and, with a price table, cost per model; the answers reused from the response
+    cache and what that saved, when some were."""
     if not stats.cost:
         return []
     priced = any(c.cost is not None for c in stats.cost)
+    reused = any(c.reused for c in stats.cost)
     rows = []
     for c in stats.cost:
         row = [c.model, f"{c.prompt_tokens:,}", f"{c.completion_tokens:,}"]
         if priced:
             row.append("no price" if c.cost is None else f"${c.cost:,.4f}")
+        if reused:
+            row.append(f"{c.reused:,}")
+            row.append(NONE if c.saved is None else f"${c.saved:,.4f}")
         rows.append(tuple(row))
-    head = ("model", "prompt tokens", "completion tokens", *(("cost",) if priced else ()))
-    unknown = sum(c.unknown_usage for c in stats.cost)
-    note = f"at least: {unknown:,} answers had unknown token counts" if unknown else ""
-    return [Section("cost", "Tokens and cost", head, tuple(rows), note)]
+    head: tuple[str, ...] = ("model", "prompt tokens", "completion tokens")
+    head += ("cost",) if priced else ()
+    head += ("reused from the cache", "not spent") if reused else ()
+    notes = []
+    unknown = sum(m.unknown_usage for m in stats.ranking)
+    if unknown:
+        notes.append(f"at least: {unknown:,} answers had unknown token counts")
+    batched = sum(c.batched for c in stats.cost)
+    if batched:
+        notes.append(f"{batched:,} answers asked in batches, at the batch price")
+    if reused:
+        notes.append("reused answers are priced at what asking them again would cost")
+    return [Section("cost", "Tokens and cost", head, tuple(rows), "; ".join(notes))]
 
 
 SECTIONS: tuple[Callable[[RunStatistics], list[Section]], ...] = (

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
 from proctor.stats.completeness import Completeness, completeness
-from proctor.stats.cost import PriceTable
+from proctor.stats.cost import ModelLedger, PriceTable, ledger
 from proctor.stats.gates import GateRow, JudgeScores, evaluate, parse_requirement
 from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked, summarize
 from proctor.stats.multiple import ranked_comparisons
@@ -147,16 +147,6 @@ class GateReport:
 
 
 @dataclass(frozen=True)
-class ModelCost:
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    unknown_usage: int
-    cost: float | None
-    """US dollars; None: the price table has no price for the model."""
-
-
-@dataclass(frozen=True)
 class RunStatistics:
     """Everything a run's reports say, built once (`build_statistics`); every part the run has
     no data for is None or empty."""
@@ -184,7 +174,8 @@ class RunStatistics:
     """Metrics of the M+calculator models, named by their bare model."""
     taxonomy: Mapping[str, Mapping[str, int]]
     size: SizeTrend | None
-    cost: tuple[ModelCost, ...]
+    cost: tuple[ModelLedger, ...]
+    """Tokens and money per model: spent, asked in batches, and saved by the response cache."""
     prompts: Mapping[str, str] | None = None
     suite: str = ""
     """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
@@ -249,7 +240,7 @@ def build_statistics(
         calculator=_calculator(items, calculator_pairs, task),
         taxonomy=taxonomy_counts(items),
         size=sizes_trend if len({p.parameters for p in sizes_trend.points}) >= 2 else None,
-        cost=tuple(_cost(m, prices) for m in metrics.models),
+        cost=tuple(ledger(items, prices or PriceTable({}), [m.model for m in metrics.models])),
         prompts=prompts,
         suite=suite,
     )
@@ -403,15 +394,6 @@ def _calculator(
         if i.record.model in bare_of
     ]
     return summarize(renamed, [bare for bare, _ in pairs], tiers=task.tiers)
-
-
-def _cost(m: ModelMetrics, prices: PriceTable | None) -> ModelCost:
-    cost = None
-    if prices is not None:
-        cost = prices.cost(m.model, m.total_prompt_tokens, m.total_completion_tokens)
-    return ModelCost(
-        m.model, m.total_prompt_tokens, m.total_completion_tokens, m.unknown_usage, cost
-    )
 
 
 def failures(stats: RunStatistics, per_model: int) -> Mapping[str, tuple[GradedItem, ...]]:
