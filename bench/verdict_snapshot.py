@@ -7,7 +7,8 @@ team suite with a fixed mix of reply forms (final-answer line, "The answer is", 
 Chinese, wrong, no answer, truncated, a calculator claim, code, a failed call), chosen per
 sample by a stable hash; each run goes through the public path (`proctor run`, then `proctor
 score`) and its samples.csv is copied to OUT_DIR/<task>.csv, with the verdict columns alone in
-OUT_DIR/<task>.verdicts.csv. Diff two OUT_DIRs (before and after) to see every flip:
+OUT_DIR/<task>.verdicts.csv (and those `proctor run` itself stored, before the re-grade, in
+OUT_DIR/<task>.run.verdicts.csv). Diff two OUT_DIRs (before and after) to see every flip:
 
     diff -r before/ after/ --include='*.verdicts.csv'
 """
@@ -110,6 +111,9 @@ def main(out: Path) -> int:
                     cmd += ["-m", m]
                 ran = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
             run_id = _last_run(results)
+            # the grades `proctor run` stored as it went, then those of `proctor score`
+            _verdicts(results / "runs" / run_id / "samples.csv", out / f"{task}.run.verdicts.csv",
+                      models)  # fmt: skip
             scored = subprocess.run(
                 [PROCTOR, "score", run_id, "-r", str(results)],
                 capture_output=True, text=True, timeout=900,

@@ -42,7 +42,8 @@ def test_results_json(run: Run, tmp_path: Path) -> None:
     assert strong["accuracy"] == expected.accuracy == 0.75
     assert (strong["ci_low"], strong["ci_high"]) == (expected.ci_low, expected.ci_high)
     assert (strong["correct"], strong["n_scored"], strong["n_items"]) == (3, 4, 4)
-    assert strong["tier"] == "B"
+    assert strong["tier"] == "?"  # 3/4: the interval 30.1–95.4 spans tiers A to D
+    assert strong["tier_label"].startswith("withheld: the 95 % interval 30.1–95.4 %")
     assert strong["retries"] == 2
     assert strong["tokens"] == {"prompt": 160, "completion": 48, "answers_with_unknown_counts": 0}
     assert set(strong["by_category"]["decimal"]) >= {"accuracy", "ci_low", "ci_high", "n"}

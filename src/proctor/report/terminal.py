@@ -66,12 +66,49 @@ def render_report(stats: RunStatistics, console: Console) -> None:
             else:
                 for table in _slices_by_model(title, rows, labels, slices, console):
                     console.print(table)
-    render_sections(result_sections(stats), console, labels)
+    shown = [section for section in result_sections(stats) if section.key != "cost"]
+    render_sections(shown, console, labels)
+    for line in cost_lines(stats, labels):
+        console.print(Text(line))
     if stats.task.tiers is not None:
         console.print(Text("Tiers", style="bold"))
         console.print(_legend(stats.task.tiers))
     if stats.task.audit:
         console.print(Text(stats.task.audit, style="dim"))
+
+
+def cost_lines(stats: RunStatistics, labels: Mapping[str, str]) -> list[str]:
+    """Tokens and cost per model, for the answers this run asked for ("cost  …"); the answers it
+    took from the response cache, and what that saved, on lines of their own ("saved …"). A
+    model with no price says so."""
+    unknown = {m.model: m.unknown_usage for m in stats.ranking}
+    spent: list[str] = []
+    saved: list[str] = []
+    for m in stats.cost:
+        name = labels.get(m.model, m.model)
+        money = "no price" if m.cost is None else f"${m.cost:,.4f}"
+        if m.batched:
+            money += f" ({m.batched:,} answers asked in batches, at the batch price)"
+        line = f"{name}: {m.prompt_tokens:,} prompt + {m.completion_tokens:,} completion tokens, "
+        line += money
+        if unknown.get(m.model):
+            # a server that sent no usable counts: the sums (and the cost) are lower bounds
+            line += f" (at least: {unknown[m.model]:,} answers had unknown token counts)"
+        spent.append(line)
+        if m.reused:
+            runs = ", ".join(m.sources[:3]) + (" …" if len(m.sources) > 3 else "")
+            basis = "batch" if m.saved_at_batch_price else "list"
+            value = "no price" if m.saved is None else f"${m.saved:,.4f} not spent"
+            value += "" if m.saved is None else f" (at the {basis} price)"
+            saved.append(
+                f"{name}: {m.reused:,} answers reused from the response cache (run {runs}): "
+                f"{m.reused:,} calls, {m.reused_prompt_tokens:,} prompt + "
+                f"{m.reused_completion_tokens:,} completion tokens, {value}"
+            )
+    lines = ["cost  " + "\n      ".join(spent)] if spent else []
+    if saved:
+        lines.append("saved " + "\n      ".join(saved))
+    return lines
 
 
 def render_sections(

@@ -3,6 +3,12 @@
 A failed call and an unscored item are left out of every denominator: they say nothing about the
 model's answer. Every other outcome that is not "correct" (wrong, no_answer, truncated, violation,
 refused) counts against the model.
+
+Intervals are 95 % Wilson intervals; when an item has several scored replies (`--samples N`)
+they are clustered by item (`clustered_wilson_interval`, Miller 2024): the replies to one item
+are not independent, so 3 items × 4 replies count for about 3 items, not 12. A tier is given
+only on a scale the task defines (`tiers`), and only when the whole interval lies in one tier;
+else it is "?" and `tier_label` says why.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from proctor.stats.intervals import wilson_interval
+from proctor.stats.intervals import clustered_wilson_interval, wilson_interval
 from proctor.stats.tiers import TIERS, Tier, tier_for
 from proctor.types import OUTCOMES, GradedItem, Outcome
 
@@ -46,7 +52,8 @@ class ModelMetrics:
     format_compliance: float | None
     """Share of scored items whose reply followed the requested answer format."""
     tier: str
-    """The tier on the task's scale; "" when the task has none."""
+    """The tier on the task's scale; "" when the task has none, "?" when withheld (the
+    interval spans two tiers: `tier_label` says so)."""
     tier_label: str
     mean_latency_s: float | None
     """Mean over calls that returned (failed calls excluded)."""
@@ -96,6 +103,37 @@ def summarize(
     )
 
 
+def scored_cell(items: Sequence[GradedItem]) -> Cell:
+    """The accuracy of the scored items, its interval clustered by sample when a sample has
+    several scored replies."""
+    scored = [item for item in items if item.score.outcome not in NOT_SCORED]
+    correct = sum(1 for item in scored if item.score.outcome == "correct")
+    clusters = [item.sample.id for item in scored]
+    if len(set(clusters)) == len(clusters):
+        return cell(correct, len(scored))
+    low, high = clustered_wilson_interval(
+        [item.score.outcome == "correct" for item in scored], clusters
+    )
+    return Cell(n=len(scored), correct=correct, accuracy=correct / len(scored), ci_low=low,
+                ci_high=high)  # fmt: skip
+
+
+def tier_of(c: Cell, tiers: Sequence[Tier] | None) -> tuple[str, str]:
+    """(tier, meaning) of a cell on a scale: the tier only when the whole interval lies in it,
+    else "?" and why it is withheld; ("", "") when there is no scale."""
+    if tiers is None:
+        return "", ""
+    if c.accuracy is None or c.ci_low is None or c.ci_high is None:
+        return tier_for(None).name, tier_for(None).label
+    low, high = tier_for(c.ci_low, tiers), tier_for(c.ci_high, tiers)
+    if low == high:
+        return low.name, low.label
+    return "?", (
+        f"withheld: the 95 % interval {c.ci_low * 100:.1f}–{c.ci_high * 100:.1f} % spans tiers "
+        f"{high.name} to {low.name} (more items would tell)"
+    )
+
+
 def ranked(metrics: RunMetrics | Iterable[ModelMetrics]) -> list[ModelMetrics]:
     """Best first: accuracy descending, nothing-scored last, ties broken by model name."""
     rows = metrics.models if isinstance(metrics, RunMetrics) else tuple(metrics)
@@ -107,12 +145,12 @@ def _model_metrics(
 ) -> ModelMetrics:
     scored = [item for item in items if item.score.outcome not in NOT_SCORED]
     correct = sum(1 for item in scored if item.score.outcome == "correct")
-    overall = cell(correct, len(scored))
+    overall = scored_cell(items)
     outcomes: dict[Outcome, int] = dict.fromkeys(OUTCOMES, 0)
     for item in items:
         outcomes[item.score.outcome] += 1
     returned = [item.record.latency_s for item in items if item.record.status == "ok"]
-    tier = tier_for(overall.accuracy, tiers) if tiers is not None else None
+    tier, tier_label = tier_of(overall, tiers)
     return ModelMetrics(
         model=model,
         n_items=len(items),
@@ -127,8 +165,8 @@ def _model_metrics(
         format_compliance=(
             sum(1 for item in scored if item.score.format_ok) / len(scored) if scored else None
         ),
-        tier=tier.name if tier is not None else "",
-        tier_label=tier.label if tier is not None else "",
+        tier=tier,
+        tier_label=tier_label,
         mean_latency_s=sum(returned) / len(returned) if returned else None,
         total_prompt_tokens=sum(item.record.usage.prompt_tokens or 0 for item in items),
         total_completion_tokens=sum(item.record.usage.completion_tokens or 0 for item in items),
@@ -148,12 +186,9 @@ def _by(
 
     A value whose items all went unscored still gets a cell, with nothing scored.
     """
-    counts: dict[str, list[int]] = {}
+    groups: dict[str, list[GradedItem]] = {}
     for item in items:
-        tally = counts.setdefault(key(item), [0, 0])
-        if item.score.outcome not in NOT_SCORED:
-            tally[0] += item.score.outcome == "correct"
-            tally[1] += 1
-    order = [value for value in first if value in counts]
-    order += [value for value in counts if value not in first]
-    return {value: cell(counts[value][0], counts[value][1]) for value in order}
+        groups.setdefault(key(item), []).append(item)
+    order = [value for value in first if value in groups]
+    order += [value for value in groups if value not in first]
+    return {value: scored_cell(groups[value]) for value in order}
