@@ -1,15 +1,10 @@
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import pytest
 
-from proctor.stats import RunMetrics, summarize
-from proctor.stats.run_statistics import RunStatistics, TaskView, build_statistics
-from proctor.stats.tiers import TIERS
+from proctor.stats import summarize
 from proctor.types import (
     GenerationParams,
     GradedItem,
@@ -21,33 +16,14 @@ from proctor.types import (
     Usage,
 )
 
+from .run_stats import Run
+
 TRICKY_RESPONSE = 'He said, "12 × 3 = 36",\r\nthen: 最终答案：36\nand a | pipe, "quoted" "" twice'
 
 RULES = {
     "final_answer_line": "The answer is read from the last 'Final answer:' line.",
     "numeric": "The number must equal the target exactly.",
 }
-
-
-@dataclass(frozen=True)
-class Run:
-    info: RunInfo
-    items: list[GradedItem]
-    metrics: RunMetrics
-    rules: dict[str, str]
-
-    @property
-    def stats(self) -> RunStatistics:
-        """The run's statistics, as `proctor report` builds them for its task."""
-        return statistics(self.info, self.items, self.rules)
-
-
-def statistics(
-    info: RunInfo, items: Sequence[GradedItem], rules: Mapping[str, str], **given: Any
-) -> RunStatistics:
-    """`build_statistics` for a task named `info.task` (the arithmetic one has its tiers)."""
-    tiers = TIERS if info.task == "arithmetic" else None
-    return build_statistics(info, items, TaskView(info.task, rules=rules, tiers=tiers), **given)
 
 
 def _item(

@@ -8,7 +8,8 @@ from dataclasses import replace
 from proctor.report.markdown import summary_markdown
 
 from .compare_runs import SAMPLES, Answer, graded, info, records, right, wrong_from
-from .conftest import build_run, statistics
+from .conftest import build_run
+from .run_stats import statistics
 
 
 def _summary(answers: dict[str, Callable[[int], Answer]], epochs: int = 1) -> str:

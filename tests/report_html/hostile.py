@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
-
-from proctor.stats import RunMetrics, summarize
-from proctor.stats.run_statistics import RunStatistics, TaskView, build_statistics
-from proctor.stats.tiers import TIERS
+from proctor.stats import summarize
 from proctor.types import (
     GenerationParams,
     GradedItem,
@@ -19,6 +13,7 @@ from proctor.types import (
     Score,
     Usage,
 )
+from report.run_stats import Run
 
 PWN = "window.__pwned=1"
 EVIL_MODEL = f"evil/<img src=x onerror={PWN}>"
@@ -47,27 +42,6 @@ MODELS = ("fake/good", "fake/bad", EVIL_MODEL)
 CATEGORIES = ("integer", "decimal", "分数", EVIL_CATEGORY)
 N_SAMPLES = 40
 RUN_ID = "2026-06-01T09-00-00-hostile"
-
-
-@dataclass(frozen=True)
-class Run:
-    info: RunInfo
-    items: list[GradedItem]
-    metrics: RunMetrics
-    rules: dict[str, str]
-
-    @property
-    def stats(self) -> RunStatistics:
-        """The run's statistics, as `proctor report` builds them for its task."""
-        return statistics(self.info, self.items, self.rules)
-
-
-def statistics(
-    info: RunInfo, items: Sequence[GradedItem], rules: Mapping[str, str], **given: Any
-) -> RunStatistics:
-    """`build_statistics` for a task named `info.task` (the arithmetic one has its tiers)."""
-    tiers = TIERS if info.task == "arithmetic" else None
-    return build_statistics(info, items, TaskView(info.task, rules=rules, tiers=tiers), **given)
 
 
 def outcome_of(model_index: int, i: int) -> Outcome:
