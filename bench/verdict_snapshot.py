@@ -138,8 +138,9 @@ def _verdicts(src: Path, dst: Path, models: list[str]) -> None:
     with dst.open("w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
         w.writerow(keep)
-        for row in sorted(rows, key=lambda r: (r.get("model", ""), r.get("sample_id", ""))):
+        for row in rows:  # renamed first: the scripted models' ports differ from run to run
             row["model"] = names.get(row.get("model", ""), row.get("model", ""))
+        for row in sorted(rows, key=lambda r: (r["model"], r["sample_id"], r["epoch"])):
             w.writerow([row.get(k, "") for k in keep])
 
 
