@@ -26,6 +26,7 @@ from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError, ProctorError, StoreError
 from proctor.executors import (
+    DEFAULT_MAX_FAILURES,
     AskSettings,
     Executor,
     LocalExecutor,
@@ -71,7 +72,7 @@ class RunPlan:
     epochs: int = 1
     """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
     limits: RateLimits = field(default_factory=RateLimits)
-    breaker_threshold: int = 25
+    breaker_threshold: int = DEFAULT_MAX_FAILURES
     deadline_s: float | None = None
     """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
     api_key_env: Mapping[str, str] = field(default_factory=dict)

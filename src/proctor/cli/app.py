@@ -34,6 +34,7 @@ from proctor.cli.run_state import (
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
+from proctor.executors.base import DEFAULT_MAX_FAILURES
 from proctor.redact import scrubbed
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
 
@@ -138,7 +139,7 @@ def run(
     ] = None,
     max_failures: Annotated[
         int, typer.Option(help="Stop a model after this many failed attempts in a row.")
-    ] = 25,
+    ] = DEFAULT_MAX_FAILURES,
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print calls, tokens and cost; call nothing.")
     ] = False,

@@ -76,7 +76,7 @@ def judge_cmd(
     """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
     missing, and writes the run's files again with the verdicts in them."""
     from proctor.cli.judge_report import print_validation, write_validation
-    from proctor.cli.suite import resolve_run, run_judge_phase, suite_info
+    from proctor.cli.suite import run_judge_phase, suite_info
     from proctor.judging import JudgePlan
     from proctor.providers.keys import parse_key_env
     from proctor.providers.registry import key_sources
@@ -93,7 +93,7 @@ def judge_cmd(
     if parse_retries < 0:
         raise typer.BadParameter("--parse-retries must be 0 or more")
     with RunStore.open(results_dir) as store:
-        run_id = resolve_run(store, run_ref)
+        run_id = store.resolve(run_ref)
         info = suite_info(store.run_config(run_id))
     kinds = tuple(kind) if kind else _stored_kinds(info)
     stored_max = info.get("judge_max_tokens")

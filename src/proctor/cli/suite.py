@@ -103,19 +103,6 @@ def suite_info(config: Mapping[str, object]) -> Mapping[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-LATEST = "latest"
-
-
-def resolve_run(store: RunStore, ref: str) -> str:
-    """A run id from `ref`: what `RunStore.resolve` accepts, or "latest" for the newest run."""
-    if ref == LATEST:
-        rows = store.list_runs()
-        if not rows:
-            raise ConfigError(f"no runs in {store.results_dir}")
-        return rows[0].run_id
-    return store.resolve(ref)
-
-
 def graded_items(store: RunStore, run_id: str) -> list[GradedItem]:
     """Every stored record of the run with its stored grade (`proctor.runs.grade.stored_items`):
     nothing is graded, nothing is written and no model is called."""

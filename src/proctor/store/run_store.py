@@ -28,6 +28,9 @@ from proctor.store.turns import UPSERT as _UPSERT_TURN
 from proctor.store.turns import to_row as _turn_row
 from proctor.types import GradedItem, Record, RunInfo, Sample, Score, Usage
 
+LATEST = "latest"
+"""The RUN that names the newest run of a results folder."""
+
 RunStatus = Literal["running", "complete", "interrupted"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 
@@ -389,8 +392,14 @@ class RunStore:
         ]
 
     def resolve(self, ref: str) -> str:
-        """The run id meant by `ref`: an id, a unique prefix of one, or a path ending in one."""
+        """The run id meant by `ref`: an id, a unique prefix of one, a path ending in one, or
+        "latest" (the newest run). Every command that takes a RUN reads it here."""
         key = ref.strip()
+        if key == LATEST:
+            newest = self.list_runs()
+            if not newest:
+                raise StoreError(f"no runs in {self.db_path}")
+            return newest[0].run_id
         is_path = "/" in key or "\\" in key
         if is_path:
             key = Path(key).name
