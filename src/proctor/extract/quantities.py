@@ -53,6 +53,7 @@ number words' in `numerals.py`, the normalisation's in `mapped.py`):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -62,9 +63,14 @@ from proctor.extract.numerals import CN_NUMERAL_CHARS
 from proctor.extract.quantity_atoms import Atom, Bound, QuantityKind, number_atoms
 from proctor.extract.quantity_forms import MONTH_NAMES, dates_and_times
 from proctor.extract.units import (
+    ABBREVIATED_SCALES,
+    CN_SCALES,
     CURRENCY_PREFIXES,
+    GLUED_SCALES,
+    MONEY_SCALES,
     PERCENT,
     PERMILLE,
+    SCALE_WORDS,
     Unit,
     unit_at,
 )
@@ -211,21 +217,21 @@ _CURRENCY_BEFORE = re.compile(
     + r")[ \t]?$"
 )
 _CURRENCY_BY_MARK = dict(CURRENCY_PREFIXES)
-_WORD_SCALE = re.compile(
-    r"(?i)[ \t]{0,2}-?(?P<w>hundred|thousand|million|billion|trillion)(?![A-Za-z])"
-)
-_ABBR_SCALE = re.compile(r"[ \t]?(?P<w>bn|bln|mn|mln|tn|trn)(?![A-Za-z])")
-_GLUED_SCALE = re.compile(r"(?P<w>[kK])(?![A-Za-z0-9])")
-_MONEY_SCALE = re.compile(r"(?P<w>[mMbBT])(?![A-Za-z0-9])")
+
+
+def _one_of(words: Iterable[str]) -> str:
+    """A regex alternative of `words`, longest first ("bln" before "bn")."""
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+_WORD_SCALE = re.compile(r"(?i)[ \t]{0,2}-?(?P<w>" + _one_of(SCALE_WORDS) + r")(?![A-Za-z])")
+_ABBR_SCALE = re.compile(r"[ \t]?(?P<w>" + _one_of(ABBREVIATED_SCALES) + r")(?![A-Za-z])")
+_GLUED_SCALE = re.compile(r"(?P<w>" + _one_of(GLUED_SCALES) + r")(?![A-Za-z0-9])")
+_MONEY_SCALE = re.compile(r"(?P<w>" + _one_of(MONEY_SCALES) + r")(?![A-Za-z0-9])")
 _CN_BIG_SCALE = re.compile(r"[万亿]")
 _CN_SCALE = re.compile(r"[ \t]?(?P<w>[十百千]?万亿|[十百千]?亿|[十百千]?万|[百千])")
-_SCALE_VALUE = {
-    "hundred": 10**2, "thousand": 10**3, "million": 10**6, "billion": 10**9,
-    "trillion": 10**12, "bn": 10**9, "bln": 10**9, "mn": 10**6, "mln": 10**6, "tn": 10**12,
-    "trn": 10**12, "k": 10**3, "K": 10**3, "m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9,
-    "T": 10**12,
-}  # fmt: skip
-_CN_SCALE_VALUE = {"十": 10, "百": 100, "千": 1000, "万": 10**4, "亿": 10**8}
+"""The runs of Chinese scale characters after a number (their values: `CN_SCALES`)."""
+_SCALE_VALUE = {**SCALE_WORDS, **ABBREVIATED_SCALES, **GLUED_SCALES, **MONEY_SCALES}
 _YEAR_WORDS = re.compile(
     r"(?i)(?<![A-Za-z])(?:in|since|until|till|during|before|after|by|from|of|year|fiscal|fy|"
     r"through|as of|early|mid|late|end of|start of)[ \t]+$"
@@ -366,10 +372,10 @@ def _scale(t: str, n: Atom, pos: int) -> int:
     if unit is not None and (unit[1] > best.end() or (unit[1] == best.end() and not n.money)):
         return pos
     word = best.group("w")
-    if word[0] in _CN_SCALE_VALUE:
+    if word[0] in CN_SCALES:
         factor = 1
         for ch in word:
-            factor *= _CN_SCALE_VALUE[ch]
+            factor *= CN_SCALES[ch]
     else:
         factor = _SCALE_VALUE.get(word, _SCALE_VALUE.get(word.lower(), 1))
     n.value, n.step, n.scale = n.value * factor, n.step * factor, n.scale * factor

@@ -290,7 +290,7 @@ _BASE_TABLE: tuple[_Entry, ...] = (
     (_u("GWh", "gigawatt-hour", "energy", 10**9), ("GWh",), ()),
     (_u("TWh", "terawatt-hour", "energy", 10**12), ("TWh",), ()),
     # ratios
-    (PERCENT, ("%", "pct", "\\%"), ("percent", "per cent")),
+    (PERCENT, ("%", "pct", "\\%"), ("percent", "per cent", "percentage")),
     (PERMILLE, ("‰",), ("per mille", "per mil")),
     (POINT, ("pp", "p.p.", "个百分点", "百分点"), ("percentage point", "percentage points")),
     (

@@ -44,17 +44,11 @@ from proctor.extract.maths import (
     target_boxed,
     visible_reply,
 )
-from proctor.extract.maths_form import (
-    AnswerForm,
-    canonical,
-    dimension,
-    read_form,
-    scale_value,
-    unit_name,
-    units_named,
-)
+from proctor.extract.maths_form import AnswerForm, canonical, form_unit, read_form, units_named
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
+from proctor.extract.quantity_match import parse_unit, unit_asked
 from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
+from proctor.extract.units import Unit, measures, same_unit, scale_named
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.score.mathverify import (
@@ -179,7 +173,7 @@ def _thousands_or_decimal(expression: str) -> Fraction | None:
 
 
 def _value(form: AnswerForm, token: NumberToken) -> Fraction:
-    value = token.value * scale_value(form.scale)
+    value = token.value * (scale_named(form.scale) or 1)
     return value / 100 if form.percent else value
 
 
@@ -216,18 +210,61 @@ def _spell(value: Fraction) -> str:
     )
 
 
-def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> str | None:
-    """Why the answer's unit makes it a different quantity, or None."""
-    if a.unit and t.unit and unit_name(a.unit) != unit_name(t.unit):
-        a_dim, t_dim = dimension(a.unit), dimension(t.unit)
-        if a_dim is not None or t_dim is not None:
-            return f"the answer is in {a.unit}, the target in {t.unit}"
-    if a.unit and not t.unit and question:
-        a_dim = dimension(a.unit)
-        asked = {u for u in units_named(question) if dimension(u) == a_dim}
-        if a_dim is not None and asked and unit_name(a.unit).partition("^")[0] not in asked:
-            return f"the answer is in {a.unit}; the question counts in {', '.join(sorted(asked))}"
+def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> Equivalence | None:
+    """Why the answer's unit makes it a different quantity (or leaves it ambiguous), or None.
+    Units are the unit table's: one unit in two spellings ("in" and "inches", "mL" and "cm³")
+    agrees, an ambiguous one ("tons" against "tonnes") is unscored; a word the table does not
+    know differs only from a unit of measure ("5 apples" is not "5 km")."""
+    if a.unit and t.unit:
+        a_unit, t_unit = form_unit(a.unit), form_unit(t.unit)
+        said = f"the answer is in {a.unit}, the target in {t.unit}"
+        if a_unit is None or t_unit is None:
+            known = a_unit or t_unit
+            return _different(said) if known is not None and measures(known) else None
+        if not (measures(a_unit) or measures(t_unit)):
+            return None  # two count nouns ("people", "cases"): the words, not the value
+        return _verdict(same_unit(a_unit, t_unit), said)
+    if a.unit and question:
+        a_unit = form_unit(a.unit)
+        if a_unit is None or not measures(a_unit):
+            return None
+        asked = [q for q in _question_units(question, a_unit) if _comparable(a_unit, q)]
+        if not asked:
+            return None
+        verdicts = [same_unit(a_unit, q) for q in asked]
+        names = ", ".join(q.name for q in asked)
+        best = True if True in verdicts else None if None in verdicts else False
+        return _verdict(best, f"the answer is in {a.unit}; the question counts in {names}")
     return None
+
+
+def _question_units(question: str, answer_unit: Unit) -> list[Unit]:
+    """The units a question counts in, for an answer in `answer_unit`: every unit of measure it
+    names ("Janet runs 5 meters…"); for money only the unit it asks in ("how many cents"), as
+    money named in passing is a price ("a 25-cent pencil"), not the unit of the answer."""
+    if not answer_unit.dimension.startswith("money:"):
+        return units_named(question)
+    spec = unit_asked(question)
+    try:
+        unit = parse_unit(spec)[1] if spec else None
+    except ValueError:
+        return []
+    return [unit] if unit is not None else []
+
+
+def _comparable(a: Unit, b: Unit) -> bool:
+    """Whether any meaning of `a` measures what a meaning of `b` does."""
+    return any(x.dimension == y.dimension for x in a.readings or (a,) for y in b.readings or (b,))
+
+
+def _different(why: str) -> Equivalence:
+    return Equivalence("different", "unit", None, why)
+
+
+def _verdict(same: bool | None, why: str) -> Equivalence | None:
+    if same is None:
+        return Equivalence("ambiguous", "ambiguous", None, f"{why}: a unit of several sizes")
+    return None if same else _different(why)
 
 
 def stated_number(text: str) -> tuple[NumberToken | None, str]:
@@ -290,8 +327,8 @@ def equivalent(
     if a.scale and re.search(rf"\b{re.escape(a.scale)}s?\b", question, re.IGNORECASE):
         a = replace(a, scale="", unit=a.scale)  # "7 dozen" answers "how many dozens?"
     conflict = _unit_conflict(a, t, question)
-    if conflict:
-        return Equivalence("different", "unit", None, conflict)
+    if conflict is not None:
+        return conflict
     same = a.expression and canonical(a.expression) == canonical(t.expression)
     if same and a.percent == t.percent and a.scale == t.scale:
         return Equivalence("equal", "same_text", canonical(a.expression))
