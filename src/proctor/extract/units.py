@@ -110,6 +110,9 @@ KUAI = Unit("kuai", "块 (yuan or pieces)", "money:CNY", _F(1), (CNY, PIECES))
 OUNCES = Unit("ounces", "ounce (mass or fluid)", "mass", _F(1), (OUNCE_MASS, FLUID_OUNCE))
 
 _DAY = 86400
+_MARKED_ONLY: dict[str, Unit] = {"in": INCH, "s": SECOND, "l": LITRE, "pt": PINT}
+"""Letters that are words of prose, units only where the text marks them as one (`unit_named`);
+their squares and cubes ("sq in", "in²") are units everywhere."""
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -341,6 +344,7 @@ def _powers(base: _Entry) -> tuple[_Entry, _Entry]:
     forms = ((2, "area", "square", "sq", "²", "平方"), (3, "volume", "cubic", "cu", "³", "立方"))
     for power, dim, word, short, sup, cn in forms:
         latin = [s for s in symbols if not is_cjk(s[0])]
+        latin += [s for s, marked in _MARKED_ONLY.items() if marked is unit]
         out.append((
             _u(f"{unit.key}{power}", f"{word} {unit.name}", dim, unit.factor**power),
             tuple(f"{s}{sup}" for s in latin) + tuple(f"{s}^{power}" for s in latin)
@@ -355,8 +359,6 @@ _LENGTHS = frozenset({"km", "m", "cm", "mm", "mi", "yd", "ft", "in"})
 _TABLE: tuple[_Entry, ...] = _BASE_TABLE + tuple(
     entry for base in _BASE_TABLE if base[0].key in _LENGTHS for entry in _powers(base)
 )
-_MARKED_ONLY: dict[str, Unit] = {"in": INCH, "s": SECOND, "l": LITRE, "pt": PINT}
-"""Letters that are words of prose, units only where the text marks them as one (`unit_named`)."""
 
 CURRENCY_PREFIXES: tuple[tuple[str, Unit], ...] = (
     ("US$", USD), ("HK$", HKD), ("NT$", TWD), ("C$", CAD), ("A$", AUD), ("S$", SGD),
