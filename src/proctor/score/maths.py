@@ -46,7 +46,8 @@ from proctor.extract.maths import (
 )
 from proctor.extract.maths_form import AnswerForm, canonical, form_unit, read_form, units_named
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
-from proctor.extract.quantity_match import parse_unit, unit_asked
+from proctor.extract.numerals import CN_NUMERAL_CHARS, ENGLISH_NUMBER
+from proctor.extract.quantity_match import parse_unit, read_answer, unit_asked
 from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
 from proctor.extract.units import Unit, measures, same_unit, scale_named
 from proctor.score.compare import float_artefact
@@ -73,6 +74,9 @@ EQUIVALENCE_RULES: dict[str, str] = {
     "exact_number": "The answer and the target are numbers and are equal as exact fractions.",
     "float_artefact": "The answer is a float artefact of the target: more than 12 significant"
     " digits that round to it at 12.",
+    "number_words": "An answer in number words or Chinese numerals (一百二十, 十二万, twenty-five)"
+    " that is one quantity and nothing else is read by the shared number reader and compared"
+    " exactly; a range, bound, hedge or several values is not the number.",
     "decimal_comma": "A comma between digits that is not a thousands separator (1000,99) is a"
     " decimal comma when the other side is a decimal number.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
@@ -226,23 +230,29 @@ def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> Equivalence |
         return _verdict(same_unit(a_unit, t_unit), said)
     if a.unit and question:
         a_unit = form_unit(a.unit)
-        if a_unit is None or not measures(a_unit):
-            return None
-        asked = [q for q in _question_units(question, a_unit) if _comparable(a_unit, q)]
-        if not asked:
-            return None
-        verdicts = [same_unit(a_unit, q) for q in asked]
-        names = ", ".join(q.name for q in asked)
-        best = True if True in verdicts else None if None in verdicts else False
-        return _verdict(best, f"the answer is in {a.unit}; the question counts in {names}")
+        return _question_conflict(a_unit, a.unit, question) if a_unit is not None else None
     return None
+
+
+def _question_conflict(unit: Unit, written: str, question: str) -> Equivalence | None:
+    """Why an answer in `unit` (for a target without one) is not in the unit the question
+    counts in, or None."""
+    if not measures(unit):
+        return None
+    asked = [q for q in _question_units(question, unit) if _comparable(unit, q)]
+    if not asked:
+        return None
+    verdicts = [same_unit(unit, q) for q in asked]
+    names = ", ".join(q.name for q in asked)
+    best = True if True in verdicts else None if None in verdicts else False
+    return _verdict(best, f"the answer is in {written}; the question counts in {names}")
 
 
 def _question_units(question: str, answer_unit: Unit) -> list[Unit]:
     """The units a question counts in, for an answer in `answer_unit`: every unit of measure it
     names ("Janet runs 5 meters…"); for money only the unit it asks in ("how many cents"), as
     money named in passing is a price ("a 25-cent pencil"), not the unit of the answer."""
-    if not answer_unit.dimension.startswith("money:"):
+    if not _money(answer_unit):
         return units_named(question)
     spec = unit_asked(question)
     try:
@@ -253,8 +263,17 @@ def _question_units(question: str, answer_unit: Unit) -> list[Unit]:
 
 
 def _comparable(a: Unit, b: Unit) -> bool:
-    """Whether any meaning of `a` measures what a meaning of `b` does."""
-    return any(x.dimension == y.dimension for x in a.readings or (a,) for y in b.readings or (b,))
+    """Whether any meaning of `a` measures what a meaning of `b` does (money is money, whatever
+    the currency: yuan for a question in cents is another unit)."""
+    return any(
+        x.dimension == y.dimension or (_money(x) and _money(y))
+        for x in a.readings or (a,)
+        for y in b.readings or (b,)
+    )
+
+
+def _money(unit: Unit) -> bool:
+    return unit.dimension.startswith("money:")
 
 
 def _different(why: str) -> Equivalence:
@@ -337,6 +356,10 @@ def equivalent(
         a_num, why = stated_number(a.expression)
         if a_num is None and why != "no number":
             return Equivalence("different", "exact_number", None, f"the answer gives {why}")
+    if a_num is None and t_num is not None and not a.scale and not a.percent:
+        by_words = _number_words(a.expression, t, _value(t, t_num), question)
+        if by_words is not None:
+            return by_words
     if a_num is not None and t_num is not None:
         if _value(a, a_num) != _value(t, t_num):
             ambiguous = _ambiguous_thousands(a, t)
@@ -350,6 +373,48 @@ def equivalent(
     if comma is not None:
         return comma
     return _symbolic(_for_sympy(a), _for_sympy(t), timeout_s)
+
+
+_CN_NUMERAL = re.compile("[" + CN_NUMERAL_CHARS + "]")
+_ANSWER_END = " \t\n.。!！"
+
+
+def _number_words(
+    expression: str, t: AnswerForm, target: Fraction, question: str
+) -> Equivalence | None:
+    """An answer in number words or Chinese numerals ("一百二十", "十二万", "twenty-five") read
+    by the shared reader when it is one quantity and nothing else, compared with a numeric
+    target; None when the answer has no number words or is more than one quantity (the other
+    rules decide)."""
+    text = expression.strip().rstrip(_ANSWER_END)
+    if "\\" in text or not (_CN_NUMERAL.search(text) or ENGLISH_NUMBER.search(text)):
+        return None
+    reading = read_answer(text)
+    q = reading.quantity
+    if q is None:
+        if not reading.ambiguous:
+            return None
+        verdict: Verdict = "different" if reading.problem.startswith("several") else "ambiguous"
+        return Equivalence(verdict, "ambiguous" if verdict == "ambiguous" else "number_words",
+                           None, f"the number reader: {reading.problem}")  # fmt: skip
+    if q.start != 0 or q.end != len(text):
+        return None  # "两个半": words the reader does not take in, so not one quantity
+    if q.kind != "number" or q.hedged:
+        why = f"the answer {q.text!r} is a range, a bound or a hedge, not one number"
+        return Equivalence("different", "number_words", None, why)
+    if q.unit is not None:
+        if q.unit.dimension in ("ratio", "percentage points"):
+            return None  # 百分之二十 against 20 or 0.2: the percent conventions decide
+        t_unit = form_unit(t.unit) if t.unit else None
+        if t_unit is not None:
+            same = same_unit(q.unit, t_unit)
+            said = f"the answer is in {q.unit.name}, the target in {t.unit}"
+            if same is not True:
+                return _verdict(same, said)
+        elif (conflict := _question_conflict(q.unit, q.unit.name, question)) is not None:
+            return conflict
+    verdict = "equal" if q.value == target else "different"
+    return Equivalence(verdict, "number_words", _spell(q.value))
 
 
 def _decimal_comma_verdict(
