@@ -1,5 +1,5 @@
-"""The table of units and scale words the number readers know (the free-text reader, the maths
-and arithmetic graders): canonical units, their dimension and their exact factor to the
+"""The table of units and scale words the number readers know (the free-text reader and the maths
+graders): canonical units, their dimension and their exact factor to the
 dimension's base unit, every spelling (English, Chinese, LaTeX) that names them, and the scale
 words that multiply a number. There is no other table of units or scale words in proctor.
 
@@ -21,7 +21,11 @@ Decisions, stated once:
   fluid ounce), "度"/"degrees"/"°"/"^\\circ" (°C, °F or an angle), "块" (yuan or pieces).
   "metric ton(s)" and "tonne(s)" are the metric tonne, "fl oz" the fluid ounce, "lb" the pound
   of mass, "°C"/"^\\circ C" Celsius. A reader compares an ambiguous unit by the reading the other
-  side names ("pounds" against "lb" is lb), and by none when no reading fits.
+  side names ("pounds" against "lb" is lb), by none when no reading fits, and calls it
+  ambiguous when its readings there disagree ("tons" against "tonnes": `same_unit` is None).
+- Two spellings are one unit when their dimension and factor agree ("mL" and "cm³"); count
+  nouns are units but not units of measure (`measures`), so an unknown word beside them
+  ("students" against "people") is no conflict.
 - Letters that are words of prose are units only where the text marks them as one (`unit_named`:
   an item's unit, a maths answer's `\\text{in}` or "5 s"), never in running text: "in" (inch),
   "s" (second), "l" (litre), "pt" (pint). "m" after a number is metres, except glued to a money
