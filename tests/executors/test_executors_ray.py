@@ -223,24 +223,13 @@ def parent_of(pid: int) -> int:
     return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
-def shard_workers() -> list[int]:
-    """Ray workers of this process's own local cluster running a shard right now."""
-    mine = os.getpid()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            title = (entry / "cmdline").read_bytes().split(b"\0")[0]
-            pid, parents = int(entry.name), []
-            while pid > 1 and len(parents) < 8:  # up to the raylet this test's ray.init started
-                pid = parent_of(pid)
-                parents.append(pid)
-        except (OSError, ValueError, IndexError):
-            continue
-        if title == b"ray::run_shard" and mine in parents:
-            found.append(int(entry.name))
-    return found
+def ours(pid: int) -> bool:
+    """Whether `pid` descends from this test process (the local cluster its ray.init started)."""
+    mine, parents = os.getpid(), []
+    while pid > 1 and len(parents) < 8:
+        pid = parent_of(pid)
+        parents.append(pid)
+    return mine in parents
 
 
 async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
@@ -250,14 +239,17 @@ async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
     expected = stored(tmp_path / "local")
     before = asked(stub)
     killed: list[int] = []
+    ray_executor = RayExecutor(shard_size=50, cpus_per_unit=0.5)
 
     def kill_one(seen: int) -> None:  # once 60 answers are stored, the worker of one shard
         if seen >= 60 and not killed:
-            for pid in shard_workers()[:1]:
+            # a worker the executor knows runs a started shard (one picked from /proc may have
+            # just been given a new shard and not yet said where it runs)
+            for _node, pid in ray_executor.running_workers()[:1]:
+                assert ours(pid), f"worker {pid} is not of this test's Ray cluster"
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
 
-    ray_executor = RayExecutor(shard_size=50, cpus_per_unit=0.5)
     outcome = await execute(plan(stub, tmp_path / "ray"), executor=Watched(ray_executor, kill_one))
     assert killed, "no shard worker was found to kill"
     assert stored(tmp_path / "ray") == expected  # every answer once, the same answers

@@ -10,11 +10,14 @@ from typing import Any
 
 
 def run_shard(payload: bytes) -> Iterator[tuple[Any, ...]]:
-    """Yields ("start", node id, node IP), then what `ray_worker.ask_shard` yields."""
+    """Yields ("start", node id, node IP, worker pid), then what `ray_worker.ask_shard`
+    yields."""
+    import os
+
     import ray
 
     context = ray.get_runtime_context()
-    yield ("start", context.get_node_id(), ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]
+    yield ("start", context.get_node_id(), ray.util.get_node_ip_address(), os.getpid())  # type: ignore[no-untyped-call]
     try:
         from proctor.executors.ray_worker import ask_shard
     except ImportError as e:

@@ -78,6 +78,8 @@ class _Shard:
     left: dict[tuple[str, int], Item]
     attempt: int = 0
     node: str = ""
+    pid: int | None = None
+    """The worker process running the shard now, once it said so."""
     started: bool = False
     finished: bool = False
     abandoned: str | None = None
@@ -117,6 +119,7 @@ class RayExecutor:
         self.connect_s: float | None = None
         """Seconds `ray.init` took (with the runtime_env's upload), once connected by us."""
         self._init_kwargs = dict(init_kwargs or {})
+        self._jobs: list[_Shard] = []
 
     def job_runtime_env(self) -> dict[str, Any] | None:
         """The runtime_env this executor connects with."""
@@ -134,6 +137,16 @@ class RayExecutor:
         # address None: RAY_ADDRESS if set, else a new local cluster (ray.init's own rule)
         ray.init(address=self.address, **kwargs)
         self.connect_s = time.monotonic() - started
+
+    def running_workers(self) -> list[tuple[str, int]]:
+        """(node, pid) of every worker that is running a shard of the current run and has said
+        where, the one with most left to ask first: for a status line, or a test that kills one
+        on purpose."""
+        running = [
+            j for j in self._jobs if j.started and j.pid is not None and j.left and not j.finished
+        ]
+        running.sort(key=lambda j: -len(j.left))  # the furthest from done first
+        return [(j.node, j.pid) for j in running if j.pid is not None]
 
     def demand(self) -> dict[str, float]:
         return {"CPU": self.cpus_per_unit, **self.resources}
@@ -164,6 +177,7 @@ class RayExecutor:
         remote = ray.remote(**options)(ray_entry.run_shard)
         counts: dict[str, int] = {}
         jobs: list[_Shard] = []
+        self._jobs = jobs
         for unit in units:
             counts[unit.model] = counts.get(unit.model, 0) + 1
             left = {(s.id, e): (s, e) for s, e in unit.items}
@@ -198,7 +212,7 @@ class RayExecutor:
         while True:
             unit = WorkUnit(job.unit.model, tuple(job.left.values()), job.unit.seed)
             payload = cloudpickle.dumps((settings, unit, self.forward_env))  # type: ignore[no-untyped-call]
-            job.started, job.node = False, ""
+            job.started, job.node, job.pid = False, "", None
             job.generator = remote.remote(payload)
             error = await self._consume(job, commit)
             if error is None or not job.left:
@@ -211,8 +225,10 @@ class RayExecutor:
                 and await _live_node_offers(self.demand())
             )
             reason = job.abandoned or _reason(error)
+            # A worker can die after Ray gave it the shard but before it said where it runs.
+            node = job.node or "unknown node (the worker died before it said where it runs)"
             job.failures.append(
-                ShardFailure(job.unit.model, job.number, len(job.left), job.node, reason, rerun)
+                ShardFailure(job.unit.model, job.number, len(job.left), node, reason, rerun)
             )
             if not rerun:
                 return
@@ -229,6 +245,7 @@ class RayExecutor:
             kind = message[0]
             if kind == "start":
                 job.started, job.node = True, f"{message[2]} (node {str(message[1])[:8]})"
+                job.pid = message[3] if len(message) > 3 else None
             elif kind == "records":
                 records = message[1]
                 await commit([(r, job.left[(r.sample_id, r.epoch)][0]) for r in records])
@@ -277,6 +294,12 @@ async def _live_node_offers(demand: Mapping[str, float]) -> bool:
     )
 
 
+async def _ended(generator: Any) -> None:
+    """Returns once the task behind a (cancelled) streaming generator has ended, however."""
+    with contextlib.suppress(Exception):
+        await generator.completed()
+
+
 def _reason(error: BaseException) -> str:
     """One line: the worker's own exception for a task error, else Ray's first sentence."""
     cause = getattr(error, "cause", None)
@@ -292,15 +315,22 @@ async def _stop(jobs: Sequence[_Shard], tasks: Sequence[asyncio.Future[Any]]) ->
     """After a deadline or an error: kill the shards still running and wait for their consumers,
     so that once the run has stopped no worker is still asking (what they had not sent is not
     stored, and a resume asks it again)."""
+    cancelled = []
     for job in jobs:
         if job.generator is not None and job.left:
             with contextlib.suppress(Exception):
                 ray.cancel(job.generator, force=True)
+                cancelled.append(job.generator)
     running = [t for t in tasks if not t.done()]
     for t in running:
         t.cancel()
     if running:
         await asyncio.wait(running, timeout=60)
+    # ray.cancel only asks: a force-cancelled worker may send a few more requests before it is
+    # killed. Wait until Ray says each task has ended, so nothing asks after the run stopped.
+    ends = [asyncio.ensure_future(_ended(g)) for g in cancelled]
+    if ends:
+        await asyncio.wait(ends, timeout=60)
     for t in tasks:
         if t.done() and not t.cancelled():
             t.exception()  # retrieved: a cancelled shard's error is expected, not news

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from proctor.errors import StoreError
@@ -25,7 +26,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
         raise StoreError(f"cannot open run store {db_path}: {e}") from e
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _enter_wal(conn)
         if str(mode).lower() != "wal":
             raise StoreError(f"run store {db_path} cannot use WAL mode (got {mode!r})")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -37,3 +38,23 @@ def connect(db_path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _enter_wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL, waiting out other processes that are creating or converting the same file.
+
+    SQLite answers "database is locked" to `PRAGMA journal_mode = WAL` at once, without calling
+    the busy handler, while another connection holds the lock the switch needs (several processes
+    opening a brand-new results folder together); so this waits here, up to the busy timeout.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    pause = 0.005
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as e:
+            not_a_lock = "locked" not in str(e) and "busy" not in str(e)
+            if not_a_lock or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
