@@ -60,7 +60,7 @@ from fractions import Fraction
 from proctor.extract.mapped import MappedText, map_text
 from proctor.extract.normalize import decimal_string
 from proctor.extract.numerals import CN_NUMERAL_CHARS
-from proctor.extract.quantity_atoms import Atom, Bound, QuantityKind, number_atoms
+from proctor.extract.quantity_atoms import HALF_WORDS, Atom, Bound, QuantityKind, number_atoms
 from proctor.extract.quantity_forms import MONTH_NAMES, dates_and_times
 from proctor.extract.units import (
     ABBREVIATED_SCALES,
@@ -68,6 +68,7 @@ from proctor.extract.units import (
     CURRENCY_PREFIXES,
     GLUED_SCALES,
     MONEY_SCALES,
+    MONTH,
     PERCENT,
     PERMILLE,
     SCALE_WORDS,
@@ -334,13 +335,11 @@ def _suffixes(t: str, n: Atom) -> None:
             n.bound, pos = n.bound or ">", m.end()
     if n.words and n.high is None and (m := _AND_A_HALF.match(t, pos)):
         n.value, n.step, pos = n.value + Fraction(1, 2), Fraction(1, 2), m.end()
-    elif (
-        n.high is None
-        and t.startswith(("个半", "半"), pos)
-        and unit_at(t, pos + (2 if t.startswith("个半", pos) else 1))
-    ):
-        pos += 2 if t.startswith("个半", pos) else 1  # 两个半小时 = 2.5 hours
+    elif n.high is None and (half := _half(t, pos)) is not None:
+        pos = half  # 两个半小时 = 2.5 hours, 两个半 = 2.5
         n.value, n.step = n.value + n.scale / 2, n.scale / 2
+        if t.startswith("月", pos) and t.startswith("个半", pos - 2):
+            n.unit, pos = MONTH, pos + 1  # 三个半月 = 3.5 months
     if t.startswith("成", pos) and not t.startswith(_CHENG_WORDS, pos):
         n.value, n.step, n.unit, pos = n.value * 10, n.step * 10, PERCENT, pos + 1
         if n.high is None and t.startswith("半", pos):
@@ -389,6 +388,17 @@ def _skip_spaces(t: str, pos: int) -> int:
     while end < len(t) and end - pos < 2 and t[end] in " \t":
         end += 1
     return end
+
+
+def _half(t: str, pos: int) -> int | None:
+    """Where a half written right after a number ends, or None: 半 before a unit ("两个半小时",
+    "三个半月"); 个半 also at the end of the text, before punctuation or before a noun ("两个半",
+    "两个半苹果"), but not in a word that starts with 半 ("一个半导体" is a semiconductor)."""
+    at = pos + 1 if t.startswith("个半", pos) else pos
+    if not t.startswith("半", at) or t.startswith(HALF_WORDS, at):
+        return None
+    after = at + 1
+    return after if at > pos or unit_at(t, after) is not None else None  # 个半 needs no unit
 
 
 def _unit(t: str, n: Atom, pos: int) -> int:

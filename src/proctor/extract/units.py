@@ -106,6 +106,7 @@ AUD = _u("AUD", "Australian dollar", "money:AUD")
 SGD = _u("SGD", "Singapore dollar", "money:SGD")
 TWD = _u("TWD", "New Taiwan dollar", "money:TWD")
 PIECES = _u("pieces", "pieces", "count:pieces")
+MONTH = _u("month", "month", "calendar")
 
 TONS = Unit("tons", "ton (short, long or metric)", "mass", _F(1), (SHORT_TON, LONG_TON, TONNE))
 POUNDS = Unit("pounds", "pound (lb or GBP)", "mass", _F(1), (POUND_MASS, GBP))
@@ -234,7 +235,7 @@ _BASE_TABLE: tuple[_Entry, ...] = (
         ("周", "星期", "个星期", "个礼拜", "礼拜"),
         ("week", "weeks"),
     ),
-    (_u("month", "month", "calendar"), ("个月",), ("month", "months")),
+    (MONTH, ("个月",), ("month", "months")),
     (_u("quarter", "quarter (3 months)", "calendar", 3), ("个季度",), ()),
     (_u("year", "year", "calendar", 12), ("yr", "yrs", "年"), ("year", "years")),
     (
