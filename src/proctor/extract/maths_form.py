@@ -49,8 +49,15 @@ _CONSTANTS = re.compile(r"\\(?:mathrm|text|textrm|operatorname)\s*\{\s*([ei])\s*
 _CURRENCY = re.compile(r"^(?:\\\$|€|£|¥|\\euro\b)\s*|(?<=\d)\s*(?:\\\$|€|£|¥)$")
 _DOLLAR = re.compile(r"^\$\s*(?=[\d.])|(?<=\d)\s*\$$")
 """A lone dollar sign before or after a number ("$18", "1,000.99$") is currency, not math."""
-_DEGREES = re.compile(r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree\b)\s*$")
+_DEGREE_SIGN = r"(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree\b)"
+_DEGREES = re.compile(r"\s*" + _DEGREE_SIGN + r"\s*$")
 """The degree sign as LaTeX writes it; "degrees" in words is the unit table's (`DEGREES`)."""
+_TEMPERATURE = re.compile(
+    r"\s*(?:"
+    + _DEGREE_SIGN
+    + r"\s*(?:\\(?:text|mathrm|textrm)\s*\{\s*([CF])\s*\}|([CF]))|([℃℉]))\s*$"
+)
+"""A degree sign with C or F: a temperature, the unit table's °C or °F ("90^\\circ\\text{C}")."""
 _PERCENT = re.compile(r"\s*(?:\\%|%)\s*$")
 """The percent sign; "percent", "pct" in words are the unit table's (`PERCENT`)."""
 _POWER = r"(?:\s*\^\s*\{?\s*([23])\s*\}?)?"
@@ -159,7 +166,11 @@ def _take_suffixes(s: str) -> tuple[str, str, bool, bool, str]:
     percent = degrees = False
     for _ in range(4):  # "5\text{ cm}^2 \text{ per year}": a few suffixes at most
         before = s
-        if m := _DEGREES.search(s):
+        if m := _TEMPERATURE.search(s):
+            letter = m.group(1) or m.group(2)
+            unit = f"°{letter}" if letter else m.group(3)
+            degrees, s = True, s[: m.start()]
+        elif m := _DEGREES.search(s):
             degrees, s = True, s[: m.start()]
         elif m := _PERCENT.search(s):
             percent, s = True, s[: m.start()]
