@@ -136,14 +136,21 @@ def form_unit(unit: str) -> Unit | None:
 _WORD_START = re.compile(r"(?<![A-Za-z])[A-Za-z]|[\u3400-\u9fff]")
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
 def units_named(text: str) -> list[Unit]:
     """Every unit written in a text (a question) as a word or a symbol of two letters or more
-    ("meters", "sq ft", "km", "平方米"; not "m" or "in", which are prose as often as units)."""
+    ("meters", "sq ft", "km", "平方米"; not "m" or "in", which are prose as often as units), and
+    the one a word inside a longer spelling names ("miles" in "miles per hour")."""
     found: list[Unit] = []
     for m in _WORD_START.finditer(text):
         hit = unit_at(text, m.start())
-        if hit is not None and hit[1] - m.start() > 1 and hit[0] not in found:
-            found.append(hit[0])
+        word = _LATIN_WORD.match(text, m.start())
+        inner = unit_at(text[: word.end()], m.start()) if word is not None else None
+        for unit_hit in (hit, inner):
+            if unit_hit is not None and unit_hit[1] - m.start() > 1 and unit_hit[0] not in found:
+                found.append(unit_hit[0])
     return found
 
 

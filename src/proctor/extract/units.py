@@ -14,7 +14,8 @@ Decisions, stated once:
 - Gallons, quarts, pints, cups, fluid ounces, tablespoons and teaspoons are US customary (the
   measures of GSM8K and MATH); an imperial gallon must say "imperial".
 - Money: "$" and "dollars" are US dollars unless another country's mark is written (C$, A$,
-  HK$, S$, NT$); "¥"/"￥", "元", "块钱" and "人民币" are Chinese yuan (a Japanese amount must write
+  HK$, S$, NT$); "sterling" alone is no currency (sterling silver: "pounds sterling" is);
+  "¥"/"￥", "元", "块钱" and "人民币" are Chinese yuan (a Japanese amount must write
   円, 日元, JPY or yen); "cents" and "¢" are US cents (1/100 dollar, the same currency).
 - Ambiguous spellings carry every meaning (`readings`): "ton(s)" (short 907.18474 kg, long
   1016.0469088 kg, or a loose metric tonne), "pound(s)" (lb or GBP), "oz"/"ounce(s)" (mass or
@@ -318,7 +319,7 @@ _BASE_TABLE: tuple[_Entry, ...] = (
     (_u("jiao", "jiao (0.1 yuan)", "money:CNY", _F(1, 10)), ("角", "毛钱"), ()),
     (KUAI, ("块",), ()),
     (EUR, ("EUR", "€", "欧元"), ("euro", "euros")),
-    (GBP, ("GBP", "£", "英镑"), ("pounds sterling", "pound sterling", "sterling")),
+    (GBP, ("GBP", "£", "英镑"), ("pounds sterling", "pound sterling")),
     (JPY, ("JPY", "円", "日元"), ("yen",)),
     (HKD, ("HKD", "HK$", "港元", "港币"), ("hong kong dollars",)),
     (CAD, ("CAD", "C$"), ("canadian dollars",)),

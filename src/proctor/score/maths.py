@@ -263,13 +263,16 @@ def _question_units(question: str, answer_unit: Unit) -> list[Unit]:
 
 
 def _comparable(a: Unit, b: Unit) -> bool:
-    """Whether any meaning of `a` measures what a meaning of `b` does (money is money, whatever
-    the currency: yuan for a question in cents is another unit)."""
-    return any(
-        x.dimension == y.dimension or (_money(x) and _money(y))
-        for x in a.readings or (a,)
-        for y in b.readings or (b,)
-    )
+    """Whether any meaning of `a` measures what a meaning of `b` does: money is money whatever
+    the currency (yuan for a question in cents is another unit), and time is time whether a
+    clock's or a calendar's (minutes for a question in years)."""
+    return any(_kind(x) == _kind(y) for x in a.readings or (a,) for y in b.readings or (b,))
+
+
+def _kind(unit: Unit) -> str:
+    if _money(unit):
+        return "money"
+    return "time" if unit.dimension in ("time", "calendar") else unit.dimension
 
 
 def _money(unit: Unit) -> bool:
