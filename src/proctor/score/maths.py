@@ -8,13 +8,17 @@ decisive step wins:
 1. ambiguous      a form with two readings of different value (2\\frac{3}{2}; 1,222 against
                   1.222) is `unscored`, with the reason: never correct
 2. unit           a unit of another kind or size than the target's, or than the one the
-                  question counts in, makes the answer different (5 km is not 5 m)
+                  question counts in, makes the answer different (5 km is not 5 m); units
+                  are the one unit table's (`score.maths_units`)
 3. same_text      the same expression, percent and scale once spacing is dropped ("32, 349"
                   stays a list and "2 1/2" a mixed number)
 4. exact_number   both are plain numbers (an answer in words: the one number it states),
                   compared as exact fractions (99999999999 is not 100000000000, 0.333 is not
                   1/3); a scale word multiplies (`scale`), a percent follows the stated
-                  conventions, and a float artefact of the target counts (`float_artefact`)
+                  conventions, and a float artefact of the target counts (`float_artefact`);
+                  an answer in number words or Chinese numerals (一百二十, 十二万) is read by
+                  the shared number reader when it is one quantity and nothing else
+                  (`number_words`)
 5. scale          a scale word on anything but a plain number makes it different
 6. decimal_comma  1000,99 against a decimal target is read with a decimal comma
 7. symbolic       math-verify (sympy) decides: radicals, intervals, sets, matrices,
@@ -44,14 +48,15 @@ from proctor.extract.maths import (
     target_boxed,
     visible_reply,
 )
-from proctor.extract.maths_form import AnswerForm, canonical, form_unit, read_form, units_named
+from proctor.extract.maths_form import AnswerForm, canonical, read_form
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
 from proctor.extract.numerals import CN_NUMERAL_CHARS, ENGLISH_NUMBER
-from proctor.extract.quantity_match import parse_unit, read_answer, unit_asked
+from proctor.extract.quantity_match import read_answer
 from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
-from proctor.extract.units import Unit, measures, same_unit, scale_named
+from proctor.extract.units import scale_named
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.maths_units import unit_conflict
 from proctor.score.mathverify import (
     DEFAULT_TIMEOUT_S,
     call,
@@ -215,78 +220,15 @@ def _spell(value: Fraction) -> str:
 
 
 def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> Equivalence | None:
-    """Why the answer's unit makes it a different quantity (or leaves it ambiguous), or None.
-    Units are the unit table's: one unit in two spellings ("in" and "inches", "mL" and "cm³")
-    agrees, an ambiguous one ("tons" against "tonnes") is unscored; a word the table does not
-    know differs only from a unit of measure ("5 apples" is not "5 km")."""
-    if a.unit and t.unit:
-        a_unit, t_unit = form_unit(a.unit), form_unit(t.unit)
-        said = f"the answer is in {a.unit}, the target in {t.unit}"
-        if a_unit is None or t_unit is None:
-            known = a_unit or t_unit
-            return _different(said) if known is not None and measures(known) else None
-        if not (measures(a_unit) or measures(t_unit)):
-            return None  # two count nouns ("people", "cases"): the words, not the value
-        return _verdict(same_unit(a_unit, t_unit), said)
-    if a.unit and question:
-        a_unit = form_unit(a.unit)
-        return _question_conflict(a_unit, a.unit, question) if a_unit is not None else None
-    return None
+    found = unit_conflict(a.unit, t.unit, question)
+    return _unit_equivalence(found) if found is not None else None
 
 
-def _question_conflict(unit: Unit, written: str, question: str) -> Equivalence | None:
-    """Why an answer in `unit` (for a target without one) is not in the unit the question
-    counts in, or None."""
-    if not measures(unit):
-        return None
-    asked = [q for q in _question_units(question, unit) if _comparable(unit, q)]
-    if not asked:
-        return None
-    verdicts = [same_unit(unit, q) for q in asked]
-    names = ", ".join(q.name for q in asked)
-    best = True if True in verdicts else None if None in verdicts else False
-    return _verdict(best, f"the answer is in {written}; the question counts in {names}")
-
-
-def _question_units(question: str, answer_unit: Unit) -> list[Unit]:
-    """The units a question counts in, for an answer in `answer_unit`: every unit of measure it
-    names ("Janet runs 5 meters…"); for money only the unit it asks in ("how many cents"), as
-    money named in passing is a price ("a 25-cent pencil"), not the unit of the answer."""
-    if not _money(answer_unit):
-        return units_named(question)
-    spec = unit_asked(question)
-    try:
-        unit = parse_unit(spec)[1] if spec else None
-    except ValueError:
-        return []
-    return [unit] if unit is not None else []
-
-
-def _comparable(a: Unit, b: Unit) -> bool:
-    """Whether any meaning of `a` measures what a meaning of `b` does: money is money whatever
-    the currency (yuan for a question in cents is another unit), and time is time whether a
-    clock's or a calendar's (minutes for a question in years)."""
-    return any(_kind(x) == _kind(y) for x in a.readings or (a,) for y in b.readings or (b,))
-
-
-def _kind(unit: Unit) -> str:
-    if _money(unit):
-        return "money"
-    return "time" if unit.dimension in ("time", "calendar") else unit.dimension
-
-
-def _money(unit: Unit) -> bool:
-    return unit.dimension.startswith("money:")
-
-
-def _different(why: str) -> Equivalence:
+def _unit_equivalence(found: tuple[str, str]) -> Equivalence:
+    verdict, why = found
+    if verdict == "ambiguous":
+        return Equivalence("ambiguous", "ambiguous", None, why)
     return Equivalence("different", "unit", None, why)
-
-
-def _verdict(same: bool | None, why: str) -> Equivalence | None:
-    if same is None:
-        return Equivalence("ambiguous", "ambiguous", None, f"{why}: a unit of several sizes")
-    return None if same else _different(why)
 
 
 def stated_number(text: str) -> tuple[NumberToken | None, str]:
@@ -401,21 +343,16 @@ def _number_words(
         return Equivalence(verdict, "ambiguous" if verdict == "ambiguous" else "number_words",
                            None, f"the number reader: {reading.problem}")  # fmt: skip
     if q.start != 0 or q.end != len(text):
-        return None  # "两个半": words the reader does not take in, so not one quantity
+        return None  # "twelve apples": words the reader leaves unread, so not one quantity
     if q.kind != "number" or q.hedged:
         why = f"the answer {q.text!r} is a range, a bound or a hedge, not one number"
         return Equivalence("different", "number_words", None, why)
     if q.unit is not None:
         if q.unit.dimension in ("ratio", "percentage points"):
             return None  # 百分之二十 against 20 or 0.2: the percent conventions decide
-        t_unit = form_unit(t.unit) if t.unit else None
-        if t_unit is not None:
-            same = same_unit(q.unit, t_unit)
-            said = f"the answer is in {q.unit.name}, the target in {t.unit}"
-            if same is not True:
-                return _verdict(same, said)
-        elif (conflict := _question_conflict(q.unit, q.unit.name, question)) is not None:
-            return conflict
+        found = unit_conflict(q.unit.name, t.unit, question, unit=q.unit)
+        if found is not None:
+            return _unit_equivalence(found)
     verdict = "equal" if q.value == target else "different"
     return Equivalence(verdict, "number_words", _spell(q.value))
 
