@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from proctor.extract.units import (
     AMBIGUOUS_SCALES,
     CN_SCALES,
+    CURRENCY_PREFIXES,
     DEGREES,
     PERCENT,
     Unit,
@@ -47,6 +48,8 @@ _THOUSANDS_LATEX = re.compile(r"(?<=\d)(?:,\\!\s*|\{,\}|\\,)(?=\d{3}(?!\d))")
 _SPACING = re.compile(r"(?<!\\)\\[!,;: ]|\\q?quad\b|~")
 _CONSTANTS = re.compile(r"\\(?:mathrm|text|textrm|operatorname)\s*\{\s*([ei])\s*\}")
 _CURRENCY = re.compile(r"^(?:\\\$|€|£|¥|\\euro\b)\s*|(?<=\d)\s*(?:\\\$|€|£|¥)$")
+_MONEY_MARKS = {m: u for m, u in CURRENCY_PREFIXES if m in ("$", "€", "£", "¥")}
+"""Money marks a maths answer writes before or after its number, read by the unit table."""
 _DOLLAR = re.compile(r"^\$\s*(?=[\d.])|(?<=\d)\s*\$$")
 """A lone dollar sign before or after a number ("$18", "1,000.99$") is currency, not math."""
 _DEGREE_SIGN = r"(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree\b)"
@@ -126,6 +129,8 @@ def _balanced(s: str) -> bool:
 def form_unit(unit: str) -> Unit | None:
     """The unit table's unit that a written unit names ("Inches^2" → square inch, "sq ft",
     "hrs."), None for a word the table does not know ("apples", "square units")."""
+    if unit in _MONEY_MARKS:
+        return _MONEY_MARKS[unit]
     for spelling in (unit, unit.rstrip("."), unit.lower()):
         found = unit_named(spelling)
         if found is not None:
@@ -220,9 +225,14 @@ def _mixed_ambiguity(s: str) -> str:
     return ""
 
 
-def _currency(s: str) -> str:
-    s = _CURRENCY.sub("", s.strip())
-    return _DOLLAR.sub("", s) if s.count("$") == 1 else s
+def _currency(s: str) -> tuple[str, str]:
+    """`s` without its money mark, and the mark ("$", "€", "£", "¥"; "" for none)."""
+    s = s.strip()
+    marks = [m.group().strip().lstrip("\\") for m in _CURRENCY.finditer(s)]
+    s = _CURRENCY.sub("", s)
+    if s.count("$") == 1 and _DOLLAR.search(s):
+        s, marks = _DOLLAR.sub("", s), [*marks, "$"]
+    return s, next((m for m in marks if m in _MONEY_MARKS), "")
 
 
 def read_form(text: str) -> AnswerForm:
@@ -233,9 +243,10 @@ def read_form(text: str) -> AnswerForm:
     s = _THOUSANDS_LATEX.sub(",", s)
     s = _SPACING.sub(" ", s)
     s = _CONSTANTS.sub(r"\1", s)
-    s = _currency(s)
+    s, mark = _currency(s)
     s, unit, percent, degrees, scale = _take_suffixes(s)
-    s = _currency(_unwrap(s))
+    s, inner_mark = _currency(_unwrap(s))
+    unit = unit or mark or inner_mark  # "\\$5" is 5 dollars: a unit like "5 dollars"
     two_scales = next((why for ch, why in AMBIGUOUS_SCALES.items() if ch in scale), "")
     return AnswerForm(s, unit, percent, degrees, scale, two_scales or _mixed_ambiguity(s))
 
