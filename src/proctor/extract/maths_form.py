@@ -152,7 +152,7 @@ def units_named(text: str) -> list[Unit]:
     for m in _WORD_START.finditer(text):
         hit = unit_at(text, m.start())
         word = _LATIN_WORD.match(text, m.start())
-        inner = unit_at(text[: word.end()], m.start()) if word is not None else None
+        inner = unit_at(text, m.start(), word.end()) if word is not None else None
         for unit_hit in (hit, inner):
             if unit_hit is not None and unit_hit[1] - m.start() > 1 and unit_hit[0] not in found:
                 found.append(unit_hit[0])

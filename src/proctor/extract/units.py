@@ -398,10 +398,11 @@ def _unit_pattern() -> tuple[re.Pattern[str], dict[str, Unit]]:
     return re.compile("|".join(a for _, a in alternatives)), by_spelling
 
 
-def unit_at(text: str, pos: int) -> tuple[Unit, int] | None:
-    """The unit spelled at `pos` of normalised text and where its spelling ends, else None."""
+def unit_at(text: str, pos: int, end: int | None = None) -> tuple[Unit, int] | None:
+    """The unit spelled at `pos` of normalised text (before `end`) and where its spelling ends,
+    else None."""
     pattern, by_spelling = _unit_pattern()
-    m = pattern.match(text, pos)
+    m = pattern.match(text, pos) if end is None else pattern.match(text, pos, end)
     if m is None:
         return None
     written = " ".join(m.group().split())
