@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from proctor.extract.units import (
     AMBIGUOUS_SCALES,
-    CN_SCALES,
+    CN_SCALE_RUN,
     CURRENCY_PREFIXES,
     DEGREES,
     PERCENT,
@@ -76,8 +76,9 @@ _SPACED_LETTER = re.compile(r"(?<=\d)\s+([mgslh])" + _POWER + r"\s*$")
 """Of the letters the unit table knows, those a maths answer writes as a unit after a number
 and a space ("5 m", "3 s", "2 h"); any other letter there is a variable ("2 t", "3 x")."""
 _CJK_SCALE = re.compile(
-    r"(?<=\d)\s*([" + "".join(CN_SCALES) + "".join(AMBIGUOUS_SCALES) + r"]+)\s*$"
+    r"(?<=\d)\s*(" + CN_SCALE_RUN + "|[十百千]|" + "|".join(AMBIGUOUS_SCALES) + r")\s*$"
 )
+"""One Chinese scale after digits; a run that is no one scale ("5亿万") is left unread."""
 _IMPROPER_MIXED = re.compile(r"(?<![\d.])(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 _MIXED_ANY = re.compile(
     r"(?<![\d.])(\d+)\s*\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"

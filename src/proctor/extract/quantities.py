@@ -64,6 +64,7 @@ from proctor.extract.quantity_atoms import HALF_WORDS, Atom, Bound, QuantityKind
 from proctor.extract.quantity_forms import MONTH_NAMES, dates_and_times
 from proctor.extract.units import (
     ABBREVIATED_SCALES,
+    CN_SCALE_RUN,
     CN_SCALES,
     CURRENCY_PREFIXES,
     GLUED_SCALES,
@@ -230,7 +231,7 @@ _ABBR_SCALE = re.compile(r"[ \t]?(?P<w>" + _one_of(ABBREVIATED_SCALES) + r")(?![
 _GLUED_SCALE = re.compile(r"(?P<w>" + _one_of(GLUED_SCALES) + r")(?![A-Za-z0-9])")
 _MONEY_SCALE = re.compile(r"(?P<w>" + _one_of(MONEY_SCALES) + r")(?![A-Za-z0-9])")
 _CN_BIG_SCALE = re.compile(r"[万亿]")
-_CN_SCALE = re.compile(r"[ \t]?(?P<w>[十百千]?万亿|[十百千]?亿|[十百千]?万|[百千])")
+_CN_SCALE = re.compile(r"[ \t]?(?P<w>" + CN_SCALE_RUN + "|[百千])")
 """The runs of Chinese scale characters after a number (their values: `CN_SCALES`)."""
 _SCALE_VALUE = {**SCALE_WORDS, **ABBREVIATED_SCALES, **GLUED_SCALES, **MONEY_SCALES}
 _YEAR_WORDS = re.compile(

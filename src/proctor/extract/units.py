@@ -478,6 +478,9 @@ MONEY_SCALES: dict[str, int] = {"m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9, 
 """Letters that scale a money amount they are glued to ("$5m", "$1.2B"); elsewhere "m" is metres."""
 CN_SCALES: dict[str, int] = {"十": 10, "百": 100, "千": 1000, "万": 10**4, "亿": 10**8}
 """Chinese scale characters; a run of them multiplies ("十万" = 10⁵, "万亿" = 10¹²)."""
+CN_SCALE_RUN = "[十百千]?万亿|[十百千]?亿|[十百千]?万"
+"""The runs of Chinese scale characters that are one scale with 万 or 亿 (十万, 千亿, 万亿; not
+"亿万", a vague "myriads"); 十, 百 and 千 alone are scales too where a reader says so."""
 AMBIGUOUS_SCALES: dict[str, str] = {
     "兆": "兆 is 10⁶ (the metric prefix of 兆瓦, 兆字节) or 10¹² (万亿 in Taiwan and older usage)",
 }
@@ -495,7 +498,7 @@ def scale_named(word: str) -> int | None:
         return SCALE_WORDS[lower.removesuffix("s") if lower not in SCALE_WORDS else lower]
     if w in ABBREVIATED_SCALES:
         return ABBREVIATED_SCALES[w]
-    if all(ch in CN_SCALES for ch in w):
+    if re.fullmatch(CN_SCALE_RUN + "|[十百千]", w):
         value = 1
         for ch in w:
             value *= CN_SCALES[ch]

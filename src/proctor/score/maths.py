@@ -50,10 +50,10 @@ from proctor.extract.maths import (
 )
 from proctor.extract.maths_form import AnswerForm, canonical, read_form
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
-from proctor.extract.numerals import CN_NUMERAL_CHARS, ENGLISH_NUMBER
+from proctor.extract.numerals import CN_NUMERAL_CHARS, CN_SCALE_CHARS, ENGLISH_NUMBER
 from proctor.extract.quantity_match import read_answer
 from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
-from proctor.extract.units import scale_named
+from proctor.extract.units import AMBIGUOUS_SCALES, scale_named
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.score.maths_units import unit_conflict
@@ -314,6 +314,10 @@ def equivalent(
     if a.scale != t.scale:
         said = f"{a.expression} {a.scale}".strip() if a.scale else "no scale word"
         return Equivalence("different", "scale", None, f"the answer says {said!r}")
+    for side, form in (("answer", a), ("target", t)):
+        if m := _UNREAD_SCALE.search(form.expression):
+            why = f"the {side} has {m.group()!r}, Chinese scale characters that are no one scale"
+            return Equivalence("ambiguous", "ambiguous", None, why)  # sympy would drop them
     comma = _decimal_comma_verdict(a, a_num, t, t_num)
     if comma is not None:
         return comma
@@ -321,6 +325,8 @@ def equivalent(
 
 
 _CN_NUMERAL = re.compile("[" + CN_NUMERAL_CHARS + "]")
+_UNREAD_SCALE = re.compile(r"\d\s*[" + CN_SCALE_CHARS + "".join(AMBIGUOUS_SCALES) + "]+")
+"""Digits before Chinese scale characters left in an expression ("5亿万", "5千兆")."""
 _ANSWER_END = " \t\n.。!！"
 
 
