@@ -5,6 +5,7 @@
     openai-compat/NAME@URL             any /v1/chat/completions endpoint at base URL
     openai/NAME                        OpenAI's API
     anthropic/NAME                     Anthropic's Messages API
+    anthropic/NAME@URL                 the same API served at base URL (e.g. a test server)
     fake/const:TEXT                    a scripted reply, for trying the pipe without a model
     M+calculator                       model M with a calculator tool offered (function calling)
 
@@ -76,7 +77,7 @@ class ModelSpec:
         """What the key rule needs to know of this model (`proctor.providers.keys`)."""
         if self.kind not in KEYED_KINDS:
             return KeyTarget(model, self.name, "", official=False)
-        if self.kind == "anthropic":  # no URL in the string: always Anthropic's own API
+        if self.kind == "anthropic" and not self.base_url:  # anthropic/NAME: Anthropic's own
             return KeyTarget(model, self.name, ANTHROPIC_HOST, official=True)
         host = host_of(self.base_url)
         return KeyTarget(model, self.name, host, official=is_official(self.base_url, host))
@@ -111,7 +112,14 @@ def parse_model(spec: str) -> ModelSpec:
     if kind == "openai":
         return ModelSpec(kind="openai", name=rest, base_url=OPENAI_BASE_URL)
     if kind == "anthropic":
-        return ModelSpec(kind="anthropic", name=rest)
+        # anthropic/NAME, or anthropic/NAME@URL: a server that speaks Anthropic's API elsewhere
+        name, at, url = rest.rpartition("@")
+        if not at:
+            return ModelSpec(kind="anthropic", name=rest)
+        parsed = urlparse(url)
+        if not name or parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ConfigError(f"bad model string {spec!r}: expected anthropic/NAME[@URL]")
+        return ModelSpec(kind="anthropic", name=name, base_url=url)
     if kind == "fake":
         return ModelSpec(kind="fake", name=rest)
     raise ConfigError(
@@ -219,6 +227,8 @@ def make_provider(
 
         if not secret:
             raise ConfigError(_needs_a_key(model, source, "ANTHROPIC_API_KEY"))
+        if spec.base_url:
+            return AnthropicProvider(model, spec.name, secret, base_url=spec.base_url)
         return AnthropicProvider(model, spec.name, secret)
     from proctor.providers.fake import FakeProvider, constant_reply
 

@@ -346,6 +346,10 @@ class StubApp:
                 return
             await _send_bytes(send, 200, payload, [_JSON])
 
+    def reply_text(self, prompt: str) -> str:
+        """What the stub answers a prompt whose last user message is `prompt` (batches too)."""
+        return self._reply_text(prompt)
+
     async def _hostile(
         self, fault: ReplyFault, scope: Scope, prompt: str, receive: Receive, send: Send
     ) -> None:
