@@ -21,6 +21,7 @@ from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.new import new_app
 from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.run_state import (
     exit_for,
@@ -430,6 +431,10 @@ def list_(
             table.add_column(col)
         for t in TASKS.values():
             table.add_row(Text(t.name), Text(t.version), Text(t.description))
+        from proctor.tasks.registry import TASK_PLUGINS
+
+        for name in TASK_PLUGINS.names():  # named, not loaded: a listing runs no plugin code
+            table.add_row(Text(name), Text("plugin"), Text(TASK_PLUGINS.origin(name)))
         console.print(table)
     if what in ("all", "runs"):
         if not (results_dir / "proctor.db").exists():
@@ -468,6 +473,11 @@ def _list_models() -> None:
         table.add_column(col)
     for form in MODEL_FORMS:
         table.add_row(*form)
+    from proctor.providers.registry import BUILTIN_KINDS, PROVIDERS
+
+    for kind in PROVIDERS.names():
+        if kind not in BUILTIN_KINDS:
+            table.add_row(Text(f"{kind}/NAME[@URL]"), Text(PROVIDERS.origin(kind)), "as PLUGIN")
     console.print(table)
     console.print(KEY_RULE)
     console.print("A run whose one variable would go to two hosts is refused before any call.")
@@ -632,6 +642,7 @@ app.command(name="judge")(judge_cmd)
 app.command(name="view")(view_cmd)
 app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
+app.add_typer(new_app, name="new")
 
 
 def main() -> None:
