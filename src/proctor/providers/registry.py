@@ -281,8 +281,16 @@ def make_provider(
     if factory is None:  # parse_model found it a moment ago
         raise ConfigError(f"unknown provider {spec.kind!r} in {model!r}")
     source = key or key_sources([model])[model]
-    secret = source.read(environ)
     target = spec.key_target(model)
+    if source.host and target.host and source.host != target.host:
+        # The key was planned for another host (a base-URL variable differs between the machine
+        # that started the run and this one, e.g. a Ray worker): it must not go here.
+        raise ConfigError(
+            f"{model} would be asked at {target.host}, but its key was planned for "
+            f"{source.host} (OPENAI_BASE_URL / ANTHROPIC_BASE_URL differ between the machine "
+            "that started the run and this one?): refused, so the key goes nowhere else"
+        )
+    secret = source.read(environ)
     if spec.kind in _OFFICIAL_VARS and target.official and not secret:
         raise ConfigError(_needs_a_key(model, source, _OFFICIAL_VARS[spec.kind]))
     if spec.kind in BUILTIN_KINDS:
