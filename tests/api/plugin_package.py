@@ -47,6 +47,10 @@ class Oracle:
             with open(log, "a") as f:
                 f.write(text.split("[", 1)[1].split("]", 1)[0] + "\\n")
         ticket = text.split("]: ", 1)[1].split("\\n", 1)[0].lower()
+        if self.name == "acme/flaky" and "[t05]" in text:
+            raise RuntimeError("the vendor SDK exploded")
+        if self.name == "acme/junk":
+            return "Label: BUG"
         label = next((lab for word, lab in RULES if word in ticket), "question")
         if "student discount" in ticket:
             label = "refund"

@@ -214,6 +214,28 @@ def test_a_plugin_that_fails_is_one_line_and_exit_2(
     assert not (tmp_path / "res").exists(), "a refused run wrote something"
 
 
+@pytest.mark.parametrize(
+    ("model", "failed", "reason"),
+    [
+        ("acme/flaky", 1, "plugin 'acme' raised RuntimeError: the vendor SDK exploded"),
+        ("acme/junk", N, "plugin 'acme' returned str, not a Completion"),
+    ],
+)
+def test_a_plugin_provider_that_misbehaves_fails_calls_not_the_run(
+    site: Path, tmp_path: Path, model: str, failed: int, reason: str
+) -> None:
+    code, out = proctor_cli(["run", "acme-triage", "-m", model, "-r", "res"], tmp_path,
+                            child_env(site))  # fmt: skip
+    assert code == 4, out  # calls failed: `--retry-errors RUN` asks them again
+    assert "Traceback" not in out
+    (folder,) = (tmp_path / "res" / "runs").iterdir()
+    (m,) = json.loads((folder / "results.json").read_text())["models"]
+    # A failed call is never a wrong answer: only the ticket labelled wrong on purpose is.
+    assert m["outcomes"].get("call_failed") == failed
+    assert m["outcomes"].get("wrong", 0) == (1 if failed < N else 0)
+    assert reason in (folder / "samples.csv").read_text()
+
+
 def test_listing_names_plugins_without_loading_them(site: Path, tmp_path: Path) -> None:
     code, out = proctor_cli(["list", "tasks"], tmp_path, child_env(site))
     assert code == 0, out

@@ -296,7 +296,7 @@ def make_provider(
     if spec.kind in BUILTIN_KINDS:
         return factory(spec, secret)
     try:
-        return factory(spec, secret)
+        made = factory(spec, secret)
     except ProctorError:
         raise
     # A plugin's factory is other people's code: its failure is a usage error of that plugin.
@@ -305,6 +305,9 @@ def make_provider(
             f"plugin {spec.kind!r} failed to make a provider for {model!r}: "
             f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
         ) from None
+    from proctor.providers.plugin import PluginProvider
+
+    return PluginProvider(spec.kind, made)
 
 
 _OFFICIAL_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

@@ -69,7 +69,8 @@ def get_task(name: str) -> Task:
         known = ", ".join([*sorted(TASKS), *TASK_PLUGINS.names()])
         raise ConfigError(
             f"unknown task {name!r}: known tasks are {known} "
-            "(or PATH.py:NAME for a task in your own file)"
+            "(or PATH.py:NAME for a task in your own file; a task made in Python is known by "
+            "name only to the process that made it)"
         )
     return found if found.name == name else replace(found, name=name)
 
