@@ -4,6 +4,7 @@ The Python API (`proctor.api`), loaded on first use so that `import proctor` and
 --help` stay fast:
 
     evaluate(task, models, ...) -> Run      ask, store, grade, report (proctor.api)
+    await evaluate_async(task, models, ...) the same, inside an event loop (a notebook)
     load_run(RUN) -> Run                    a stored run's records, grades and statistics
     define_task(name, samples=, prompt=, scorer=, version=) -> Task
     scorer(rule=...)                        a function (record, sample) -> bool | Score
@@ -18,7 +19,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from proctor.api import Run, evaluate, load_run
+    from proctor.api import Run, evaluate, evaluate_async, load_run
     from proctor.providers.base import Provider
     from proctor.providers.registry import ModelSpec
     from proctor.score.custom import Scorer, scorer
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 _PUBLIC: dict[str, str] = {
     "evaluate": "proctor.api",
+    "evaluate_async": "proctor.api",
     "load_run": "proctor.api",
     "Run": "proctor.api",
     "define_task": "proctor.tasks.custom",
@@ -52,6 +54,7 @@ __all__ = [
     "Task",
     "define_task",
     "evaluate",
+    "evaluate_async",
     "load_run",
     "scorer",
 ]

@@ -2,7 +2,7 @@
 
     import proctor
 
-    run = proctor.evaluate("arithmetic", ["local"], limit=10)
+    run = proctor.evaluate("arithmetic", ["local"], limit=10)  # in a loop: await evaluate_async
     run.accuracy("local"), run.folder          # statistics; results.json, report.html...
     again = proctor.load_run(run.id)            # the stored records and grades, any time later
 
@@ -16,9 +16,11 @@ wrong answer."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
@@ -38,6 +40,8 @@ from proctor.tasks.registry import (
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Score
 
 DEFAULT_RESULTS = Path("proctor-results")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class Run:
         return self.model(model).accuracy
 
 
-def evaluate(
+async def evaluate_async(
     task: Task | str,
     models: Sequence[str] | str = ("local",),
     *,
@@ -144,8 +148,29 @@ def evaluate(
         epochs=samples,
         api_key_env=dict(api_key_env or {}),
     )
-    outcome = asyncio.run(execute(plan, resume=resume))
+    outcome = await execute(plan, resume=resume)
     return _graded(Path(results_dir), outcome.run_id, chosen, save=True)
+
+
+def _blocking(run: Callable[P, Coroutine[object, object, R]]) -> Callable[P, R]:
+    """`run` for code that has no event loop of its own (one copy of the path, two doors)."""
+
+    @functools.wraps(run)
+    def blocking(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(run(*args, **kwargs))
+        raise ConfigError(
+            "proctor.evaluate was called inside a running event loop (a notebook, an async "
+            "app): use `await proctor.evaluate_async(...)` there"
+        )
+
+    return blocking
+
+
+evaluate = _blocking(evaluate_async)
+"""`evaluate_async` for code without an event loop (scripts, tests): the same arguments."""
 
 
 def load_run(

@@ -126,3 +126,12 @@ def test_proctor_new_task_writes_a_template_whose_test_passes(tmp_path: Path) ->
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert again.returncode == 2 and "exists already" in again.stderr
+
+
+async def test_inside_an_event_loop_evaluate_says_to_await_evaluate_async(tmp_path: Path) -> None:
+    task = proctor.define_task("loop-cities", samples=[PARIS], prompt="{input}", scorer=city,
+                               version="1")  # fmt: skip
+    with pytest.raises(ConfigError, match="evaluate_async"):
+        proctor.evaluate(task, ["fake/const:Paris"], results_dir=tmp_path)
+    run = await proctor.evaluate_async(task, ["fake/const:Paris"], results_dir=tmp_path)
+    assert run.accuracy() == 1.0 and run.complete
