@@ -135,3 +135,35 @@ async def test_inside_an_event_loop_evaluate_says_to_await_evaluate_async(tmp_pa
         proctor.evaluate(task, ["fake/const:Paris"], results_dir=tmp_path)
     run = await proctor.evaluate_async(task, ["fake/const:Paris"], results_dir=tmp_path)
     assert run.accuracy() == 1.0 and run.complete
+
+
+@pytest.mark.parametrize(
+    ("source", "fragment"),
+    [
+        ("raise RuntimeError('db is down')", "failed to load: RuntimeError: db is down"),
+        ("x = (", "failed to load: SyntaxError"),
+        ("import sys\nsys.exit(3)", "failed to load: SystemExit: 3"),
+        ("t = 42", "is int, not a proctor Task"),
+        ("import proctor\nother = 1", "no task named 't'"),
+        (
+            "import dataclasses, proctor\nfrom proctor import Sample\n"
+            "@proctor.scorer(rule='Same.')\ndef s(r, x): return True\n"
+            "t = dataclasses.replace(proctor.define_task('n', samples=[Sample('a', 'b', 'c')],"
+            " prompt='{input}', scorer=s, version='1'), rules={})",
+            "states no rules",
+        ),
+    ],
+)
+def test_a_task_file_that_fails_is_one_line_naming_it(
+    tmp_path: Path, source: str, fragment: str
+) -> None:
+    path = tmp_path / "bad_tasks.py"
+    path.write_text(source)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", "run", f"{path}:t", "-m", "fake/const:1", "-r", "res"],
+        cwd=tmp_path, env={**env, "COLUMNS": "300"}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert fragment in " ".join(done.stderr.split()) and "bad_tasks.py" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "res").exists()

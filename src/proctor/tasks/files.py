@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from proctor.errors import ConfigError
-from proctor.tasks.base import Task
+from proctor.tasks.base import Task, checked_task
 
 _LOADED: dict[str, Task] = {}
 
@@ -45,7 +45,10 @@ def load_task_file(reference: str) -> Task:
             f"{where}:{attr} is {type(made).__name__}, not a proctor Task "
             "(make one with proctor.define_task)"
         )
-    task = replace(made, name=absolute)
+    try:
+        task = replace(checked_task(made), name=absolute)
+    except ValueError as e:
+        raise ConfigError(f"{where}:{attr}: {e}") from None
     _LOADED[absolute] = task
     return task
 

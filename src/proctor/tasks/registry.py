@@ -10,7 +10,7 @@ from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
 from proctor.plugins import TASK_GROUP, PluginTable
 from proctor.tasks import aime, arithmetic, gpqa, gsm8k, humaneval, math500, mbpp, structured, suite
-from proctor.tasks.base import Dataset, Task, first_n_balanced
+from proctor.tasks.base import Dataset, Task, checked_task, first_n_balanced
 from proctor.tasks.files import load_task_file
 
 TASKS: dict[str, Task] = {
@@ -37,7 +37,7 @@ def _check_task(loaded: object) -> Task:
     made = loaded() if callable(loaded) and not isinstance(loaded, Task) else loaded
     if not isinstance(made, Task):
         raise TypeError(f"expected a proctor Task (or a function returning one), got {type(made)}")
-    return made
+    return checked_task(made)
 
 
 TASK_PLUGINS: PluginTable[Task] = PluginTable(TASK_GROUP, "task", _check_task)
