@@ -31,6 +31,7 @@ from proctor.stats.metrics import ModelMetrics, RunMetrics, summarize
 from proctor.store import RunStore
 from proctor.tasks.base import Task
 from proctor.tasks.registry import (
+    default_max_tokens,
     get_task,
     is_file_reference,
     load_for_run,
@@ -108,7 +109,7 @@ async def evaluate_async(
     lang: str = "en",
     max_tokens: int | None = None,
     temperature: float = 0.0,
-    timeout_s: float = 60.0,
+    timeout_s: float = 120.0,
     samples: int = 1,
     concurrency: int | None = None,
     max_attempts: int = 4,
@@ -137,7 +138,7 @@ async def evaluate_async(
         lang=lang,
         params=GenerationParams(
             temperature=temperature,
-            max_tokens=max_tokens or chosen.max_tokens.get(variant) or 512,
+            max_tokens=max_tokens or default_max_tokens(chosen, variant),
             timeout_s=timeout_s,
         ),
         results_dir=Path(results_dir),

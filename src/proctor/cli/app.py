@@ -187,7 +187,7 @@ def run(
     from proctor.providers.keys import parse_key_env
     from proctor.runner import RunPlan, execute, run_keys
     from proctor.stats.cost import load_price_table
-    from proctor.tasks.registry import get_task, load_for_run, resolve_variant
+    from proctor.tasks.registry import default_max_tokens, get_task, load_for_run, resolve_variant
 
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
@@ -219,7 +219,7 @@ def run(
     variant = resolve_variant(t, prompt)
     params = GenerationParams(
         temperature=temperature,
-        max_tokens=max_tokens or t.max_tokens.get(variant) or t_default_max_tokens(variant),
+        max_tokens=max_tokens or default_max_tokens(t, variant),
         timeout_s=timeout,
         max_reply_bytes=max_reply_bytes,
     )
@@ -364,10 +364,6 @@ def _with_sandbox_limits(task: Task, profile: str | None) -> Task:
         raise typer.BadParameter(
             f"--sandbox-limits: unknown limits {profile!r}: use reference or strict"
         ) from None
-
-
-def t_default_max_tokens(variant: str) -> int:
-    return 32 if variant.upper() == "A" else 256
 
 
 @app.command()

@@ -93,6 +93,12 @@ def resolve_variant(task: Task, variant: str | None) -> str:
     )
 
 
+def default_max_tokens(task: Task, variant: str) -> int:
+    """max_tokens when none is asked for: the task's for the variant, else 32 for an answer-only
+    prompt (A) and 256 for one that reasons."""
+    return task.max_tokens.get(variant) or (32 if variant.upper() == "A" else 256)
+
+
 def load_for_run(
     task: Task,
     *,
