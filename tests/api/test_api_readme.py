@@ -57,3 +57,19 @@ def test_the_readme_task_runs_as_written_through_the_python_api(tmp_path: Path) 
     ]  # fmt: skip
     assert run.task.name == f"{tmp_path.resolve()}/my_tasks.py:refund_policy"
     assert proctor.load_run(run.folder).accuracy() == run.accuracy() == 1 / 3
+
+
+def test_a_run_left_unfinished_by_the_cli_is_finished_by_the_api(tmp_path: Path) -> None:
+    (tmp_path / "my_tasks.py").write_text(snippet(), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", "run", "my_tasks.py:refund_policy", "-m",
+         "fake/const:NO", "-r", "res", "--deadline", "0"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr  # incomplete: nothing asked yet
+    (folder,) = (tmp_path / "res" / "runs").iterdir()
+    run = proctor.evaluate(
+        f"{tmp_path}/my_tasks.py:refund_policy", ["fake/const:NO"], results_dir=tmp_path / "res"
+    )
+    assert run.id == folder.name and run.complete and run.accuracy() == 2 / 3
