@@ -24,6 +24,7 @@ from typing import ParamSpec, TypeVar
 
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
+from proctor.providers.base import Provider
 from proctor.report.files import write_run_files
 from proctor.runner import RunPlan, execute, grade_run, shown_items
 from proctor.stats.completeness import Completeness, completeness
@@ -98,7 +99,7 @@ class Run:
 
 async def evaluate_async(
     task: Task | str,
-    models: Sequence[str] | str = ("local",),
+    models: Sequence[str | Provider] | str = ("local",),
     *,
     results_dir: str | Path = DEFAULT_RESULTS,
     dataset: str | Path | None = None,
@@ -119,9 +120,11 @@ async def evaluate_async(
     """Ask `models` the task's samples (or `dataset`'s), store every reply, grade, write the
     report files, and return the run. The same call again finds an unfinished run and asks only
     what is missing. `task`: a Task (`proctor.define_task`), a built-in task's name, PATH.py:NAME
-    or an installed plugin's task; `api_key_env`: model → the name of the variable its key is in
+    or an installed plugin's task; `models`: model strings, or Provider objects of your own (the
+    run names each by its `name`); `api_key_env`: model → the name of the variable its key is in
     (the key rule of `proctor list models` holds, exactly as in the CLI)."""
     chosen = _task(task)
+    names, given = _models((models,) if isinstance(models, str) else models)
     if samples < 1:
         raise ConfigError("samples must be at least 1")
     data = load_for_run(
@@ -133,7 +136,7 @@ async def evaluate_async(
         samples=data.samples,
         dataset_hash=data.content_hash,
         generator_version=data.generator_version,
-        models=(models,) if isinstance(models, str) else tuple(models),
+        models=tuple(names),
         variant=variant,
         lang=lang,
         params=GenerationParams(
@@ -149,7 +152,7 @@ async def evaluate_async(
         epochs=samples,
         api_key_env=dict(api_key_env or {}),
     )
-    outcome = await execute(plan, resume=resume)
+    outcome = await execute(plan, resume=resume, providers=given)
     return _graded(Path(results_dir), outcome.run_id, chosen, save=True)
 
 
@@ -215,6 +218,25 @@ def _graded(results_dir: Path, ref: str, task: Task | None, *, save: bool) -> Ru
         statistics=metrics,
         state=completeness(items, info.models, per_model),
     )
+
+
+def _models(models: Sequence[str | Provider]) -> tuple[list[str], dict[str, Provider]]:
+    """Model strings, and the user's own Provider objects by name (held to the provider
+    contract as a plugin's are: what else they raise is a failed call, never a traceback)."""
+    from proctor.providers.plugin import PluginProvider
+
+    names: list[str] = []
+    given: dict[str, Provider] = {}
+    for m in models:
+        if isinstance(m, str):
+            names.append(m)
+            continue
+        name = str(getattr(m, "name", ""))
+        if not name.strip():
+            raise ConfigError(f"a provider object ({type(m).__name__}) needs a name")
+        names.append(name)
+        given[name] = PluginProvider(f"provider {name!r}", m)
+    return names, given
 
 
 def _task(task: Task | str) -> Task:

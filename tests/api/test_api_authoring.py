@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import proctor
+import proctor.types
 from proctor.errors import ConfigError
 from proctor.types import FinishReason, Record, Sample, Usage
 
@@ -167,3 +168,32 @@ def test_a_task_file_that_fails_is_one_line_naming_it(
     assert done.returncode == 2, done.stdout + done.stderr
     assert fragment in " ".join(done.stderr.split()) and "bad_tasks.py" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "res").exists()
+
+
+class CapitalBot:
+    """A provider of the user's own, handed to evaluate as an object."""
+
+    name = "my-bot"
+    max_concurrency = 2
+
+    async def complete(self, prompt: proctor.types.Prompt, params: object) -> object:
+        text = prompt.messages[-1].content
+        if "Japan" in text:
+            raise RuntimeError("bot crashed")
+        return proctor.types.Completion("Paris", "stop", Usage(3, 1), self.name, 0.0)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_evaluate_takes_a_provider_object_held_to_the_contract(tmp_path: Path) -> None:
+    tokyo = Sample(id="jp", input="Japan", target="Tokyo", answer_type="text")
+    task = proctor.define_task("bot-cities", samples=[PARIS, tokyo], prompt="{input}",
+                               scorer=city, version="1")  # fmt: skip
+    run = proctor.evaluate(task, [CapitalBot()], results_dir=tmp_path)  # type: ignore[list-item]
+    assert run.models == ("my-bot",)
+    outcomes = {i.sample.id: (i.score.outcome, i.record.error) for i in run.items}
+    assert outcomes["fr"] == ("correct", "")
+    assert outcomes["jp"][0] == "call_failed"  # never a wrong answer, never a traceback
+    assert "provider 'my-bot' raised RuntimeError: bot crashed" in outcomes["jp"][1]
+    assert not run.complete and run.accuracy() == 1.0

@@ -18,14 +18,15 @@ _NEEDS = ("name", "max_concurrency", "complete", "aclose")
 class PluginProvider:
     """A plugin's provider, with its failures made proctor's failed calls."""
 
-    def __init__(self, kind: str, inner: Provider) -> None:
+    def __init__(self, who: str, inner: Provider) -> None:
+        """`who` names the code in messages: "plugin 'acme'", "provider 'my-bot'"."""
         missing = [a for a in _NEEDS if not hasattr(inner, a)]
         if missing:
             raise ConfigError(
-                f"plugin {kind!r} made {type(inner).__name__}, not a provider: it has no "
+                f"{who} made {type(inner).__name__}, not a provider: it has no "
                 f"{', '.join(missing)} (see the README's 'Extending proctor')"
             )
-        self._kind = kind
+        self._who = who
         self._inner = inner
         self.supports_tools = bool(getattr(inner, "supports_tools", True))
 
@@ -46,12 +47,10 @@ class PluginProvider:
         # Its code, not ours: one failed call that names it; the run and the other calls go on.
         except Exception as e:
             raise ProviderError(
-                f"plugin {self._kind!r} raised {type(e).__name__}: {' '.join(str(e).split())[:300]}"
+                f"{self._who} raised {type(e).__name__}: {' '.join(str(e).split())[:300]}"
             ) from e
         if not isinstance(reply, Completion):
-            raise ProviderError(
-                f"plugin {self._kind!r} returned {type(reply).__name__}, not a Completion"
-            )
+            raise ProviderError(f"{self._who} returned {type(reply).__name__}, not a Completion")
         return reply
 
     async def aclose(self) -> None:

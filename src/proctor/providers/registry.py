@@ -307,7 +307,7 @@ def make_provider(
         ) from None
     from proctor.providers.plugin import PluginProvider
 
-    return PluginProvider(spec.kind, made)
+    return PluginProvider(f"plugin {spec.kind!r}", made)
 
 
 _OFFICIAL_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
