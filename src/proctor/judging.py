@@ -71,6 +71,13 @@ class JudgePlan:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     key: KeySource | None = None
     """Where the judge's key comes from (`registry.key_sources`); None: the judge alone."""
+    label: str = ""
+    """The name the verdicts are stored under (default: `judge`): a repeat of the same judge
+    (`proctor judge --repeats`) is stored as JUDGE#2, JUDGE#3, …"""
+
+    @property
+    def stored_as(self) -> str:
+        return self.label or self.judge
 
 
 @dataclass(frozen=True)
@@ -234,7 +241,7 @@ async def _ask(caller: ModelCaller, run_id: str, job: _Job, plan: JudgePlan) -> 
         model=job.model,
         sample_id=job.sample.id,
         epoch=job.epoch,
-        judge=plan.judge,
+        judge=plan.stored_as,
         ordering=job.ordering,
         status=status,
         reply=replies[-1] if replies else "",
@@ -274,7 +281,7 @@ async def judge_run(
                 jobs, skipped = _pointwise_jobs(samples, records, plan, grade)
             have = {
                 (j.model, j.sample_id, j.epoch, j.ordering)
-                for j in store.judgements(run_id, plan.judge)
+                for j in store.judgements(run_id, plan.stored_as)
                 if j.status != "call_failed"
             }
             todo = [j for j in jobs if (j.model, j.sample.id, j.epoch, j.ordering) not in have]
@@ -293,7 +300,7 @@ async def judge_run(
                     group.create_task(one(job))
             return JudgeOutcome(
                 run_id=run_id,
-                judge=plan.judge,
+                judge=plan.stored_as,
                 stored=len(jobs) - len(todo),
                 asked=len(todo),
                 ok=counts["ok"],

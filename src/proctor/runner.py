@@ -14,23 +14,36 @@ import gc
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from proctor.calling.batching import BatchAnswer, BatchItem, BatchPolicy, ask_in_batches
+from proctor.calling.cache_key import CachePolicy, ModelKeyer, cacheable, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError, ProctorError, StoreError
-from proctor.executors import AskSettings, Executor, LocalExecutor, ModelCalls, ShardFailure
+from proctor.executors import (
+    AskSettings,
+    Executor,
+    LocalExecutor,
+    ModelCalls,
+    ShardFailure,
+    request_for,
+)
 from proctor.providers.base import Provider, supports_tools
+from proctor.providers.batch import BatchProvider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import bare_model, key_sources, make_provider, with_calculator
-from proctor.store import RunStore, new_run_id
+from proctor.store import RunStore, new_run_id, response_cache
+from proctor.store.batches import StoreBatchLedger
+from proctor.store.response_cache import CacheEntry
+from proctor.store.run_store import DB_NAME
 from proctor.tasks.base import NOT_GRADED_YET, Task
 from proctor.tasks.registry import get_task
-from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score
+from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
 from proctor.untrusted import repair_text
 
 OnResult = Callable[[str, Score], None]
@@ -64,6 +77,13 @@ class RunPlan:
     """`--api-key-env`: model string or name → the variable its key is read from (names only)."""
     also_calls: tuple[str, ...] = ()
     """Other models the same command calls (a judge): their hosts count in the key rule."""
+    cache: CachePolicy = "deterministic"
+    """When an answer stored in the results folder's response cache stands for a call
+    (`proctor.calling.cache_key`); every answer asked is remembered unless "off"."""
+    cache_share_keys: bool = False
+    """Reuse answers paid with another API key too (by default each key's owner has its own)."""
+    batch: BatchPolicy | None = None
+    """Ask through the providers' batch APIs (half price, hours not seconds); None: live calls."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +112,8 @@ class RunOutcome:
     deadline_hit: bool = False
     keys: Mapping[str, KeySource] = field(default_factory=dict)
     """Where each model's key came from (a judge's included): names, never values."""
+    reused: Mapping[str, int] = field(default_factory=dict)
+    """Per model, answers taken from the response cache in this session instead of asked."""
 
 
 def fingerprint(plan: RunPlan) -> str:
@@ -174,6 +196,82 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
     return run_id, False
 
 
+def check_batchable(providers: Mapping[str, Provider]) -> None:
+    """Refuse --batch, before any call, for a model whose provider has no batch API."""
+    for model, provider in providers.items():
+        if with_calculator(model) or not isinstance(provider, BatchProvider):
+            raise ConfigError(
+                f"model {model!r} cannot be asked in batches: --batch needs openai/, "
+                "openai-compat/ (a server with the OpenAI Batch API) or anthropic/ models, "
+                "without tools"
+            )
+
+
+async def _ask_in_batches(
+    plan: RunPlan,
+    settings: AskSettings,
+    todo: Mapping[str, Sequence[tuple[Sample, int]]],
+    providers: Mapping[str, Provider],
+    commit: Callable[[Sequence[tuple[Record, Sample]]], Awaitable[None]],
+) -> dict[str, ModelCalls]:
+    """Every model's missing items through its provider's batch API (`calling.batching`); the
+    batches are remembered in the store through a connection of their own (the group commit
+    writes records from its thread)."""
+    assert plan.batch is not None
+    policy = plan.batch
+    calls: dict[str, ModelCalls] = {}
+    with RunStore.open(plan.results_dir) as own:
+        ledger = StoreBatchLedger(own, settings.run_id)
+
+        async def one(model: str) -> None:
+            provider = providers[model]
+            assert isinstance(provider, BatchProvider)
+            samples = {(s.id, e): s for s, e in todo[model]}
+            items = [
+                BatchItem(s.id, e, *request_for(settings, model, s, e)) for s, e in todo[model]
+            ]
+
+            async def on_answers(answers: Sequence[BatchAnswer]) -> None:
+                await commit([
+                    (_batch_record(settings, model, a), samples[(a.sample_id, a.epoch)])
+                    for a in answers if (a.sample_id, a.epoch) in samples
+                ])  # fmt: skip
+
+            stats = await ask_in_batches(provider.batches(), ledger, model, items, on_answers,
+                                         policy)  # fmt: skip
+            calls[model] = ModelCalls(
+                CallStats(
+                    calls=len(items),
+                    attempts=stats.requests_submitted,
+                    failures_by_type=dict(stats.failures_by_type),
+                )
+            )
+
+        async with asyncio.TaskGroup() as group:
+            for model in plan.models:
+                if todo.get(model):
+                    group.create_task(one(model))
+    return calls
+
+
+def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Record:
+    c = answer.result.completion
+    if c is None:
+        return Record(
+            run_id=settings.run_id, model=model, sample_id=answer.sample_id,
+            status="call_failed", text="", finish_reason="unknown", usage=Usage(),
+            latency_s=0.0, attempts=1, prompt_variant=settings.variant, lang=settings.lang,
+            error=f"BatchError: {answer.result.error}", epoch=answer.epoch,
+            batch_id=answer.batch_id,
+        )  # fmt: skip
+    return Record(
+        run_id=settings.run_id, model=model, sample_id=answer.sample_id, status="ok",
+        text=c.text, finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
+        attempts=1, prompt_variant=settings.variant, lang=settings.lang,
+        reported_model=c.model, epoch=answer.epoch, batch_id=answer.batch_id,
+    )  # fmt: skip
+
+
 def check_capabilities(providers: Mapping[str, Provider]) -> None:
     """Refuse, before the first call, a model that cannot do what the run asks of it."""
     for model, provider in providers.items():
@@ -206,10 +304,13 @@ class _GroupCommit:
     acknowledged (nor graded, nor its worker given a new item) before it is stored. Grading for
     the progress display runs on the writer's thread too, after the commit."""
 
-    def __init__(self, store: RunStore, task: Task, on_result: OnResult | None) -> None:
+    def __init__(
+        self, store: RunStore, task: Task, on_result: OnResult | None, keys: _Keys | None = None
+    ) -> None:
         self._store = store
         self._task = task
         self._on_result = on_result
+        self._keys = keys or {}
         self._queue: list[tuple[Sequence[tuple[Record, Sample]], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -261,13 +362,114 @@ class _GroupCommit:
 
     def _write(self, pairs: Sequence[tuple[Record, Sample]]) -> list[tuple[str, Score]] | Exception:
         # Committed before it is graded: the raw answer is never lost to a grading bug.
-        self._store.add_records([r for r, _ in pairs])
+        records = [r for r, _ in pairs]
+        self._store.add_records(records)
+        if self._keys:
+            # After the records' own commit: a kill in between costs a cache entry, never an
+            # answer; so does a cache that cannot be written (a full disk says so at the next
+            # records' commit), which is then given up for the rest of the run.
+            try:
+                response_cache.remember(
+                    self._store,
+                    (CacheEntry(*self._keys[k], r) for r in records
+                     if (k := (r.model, r.sample_id, r.epoch)) in self._keys),
+                )  # fmt: skip
+            except StoreError:
+                self._keys = {}
         if self._on_result is None:
             return []
         try:
             return [(r.model, self._task.grade(r, s)) for r, s in pairs]
         except Exception as e:  # handed to the waiting worker, which raises it
             return e
+
+
+_Keys = dict[tuple[str, str, int], tuple[str, str]]
+"""(model, sample id, epoch) → (response cache key, key owner) of each request to be asked."""
+
+
+def _cache_keys(
+    settings: AskSettings,
+    todo: Mapping[str, Sequence[tuple[Sample, int]]],
+    sources: Mapping[str, KeySource],
+) -> _Keys:
+    keys: _Keys = {}
+    for model, items in todo.items():
+        source = sources.get(model)
+        secret = source.read() if source is not None else None
+        if not items or not cacheable(model) or (source is not None and source.var and not secret):
+            continue  # a key this process cannot read has an owner it cannot name: no cache
+        keyer, owner = ModelKeyer.of(model), key_owner(secret)
+        for sample, epoch in items:
+            prompt, params = request_for(settings, model, sample, epoch)
+            keys[(model, sample.id, epoch)] = (keyer.key(prompt, params, epoch), owner)
+    return keys
+
+
+def _reuse_cached(
+    store: RunStore,
+    settings: AskSettings,
+    todo: Mapping[str, list[tuple[Sample, int]]],
+    keys: _Keys,
+    any_owner: bool,
+) -> tuple[dict[str, list[tuple[Sample, int]]], dict[str, int]]:
+    """Store, as this run's records, the cached answer of every item the cache holds; what is
+    left to ask, and per model how many were reused."""
+    left: dict[str, list[tuple[Sample, int]]] = {}
+    reused: dict[str, int] = {}
+    for model, items in todo.items():
+        if not all((model, s.id, e) in keys for s, e in items):
+            left[model] = list(items)  # not cacheable: asked as always
+            continue
+        wanted = [keys[(model, s.id, e)] for s, e in items]
+        owner = wanted[0][1] if wanted else ""
+        found = response_cache.lookup(store, [k for k, _ in wanted], owner, any_owner=any_owner)
+        hits: list[Record] = []
+        left[model] = []
+        for (sample, epoch), (key, _) in zip(items, wanted, strict=True):
+            cached = found.get(key)
+            if cached is None:
+                left[model].append((sample, epoch))
+                continue
+            hits.append(
+                Record(
+                    run_id=settings.run_id, model=model, sample_id=sample.id, status="ok",
+                    text=cached.text, finish_reason=cached.finish_reason, usage=cached.usage,
+                    latency_s=cached.latency_s, attempts=0, prompt_variant=settings.variant,
+                    lang=settings.lang,
+                    reported_model=cached.reported_model, epoch=epoch,
+                    cached_from=cached.source_run,
+                )
+            )  # fmt: skip
+        store.add_records(hits)
+        reused[model] = len(hits)
+    return left, reused
+
+
+def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[tuple[str, int]]]:
+    """Per model, the (sample id, epoch) pairs a new run of `plan` would take from the results
+    folder's response cache instead of asking (`proctor run --estimate`); reads only, creates no
+    store and marks nothing used."""
+    if not reuses(plan.cache, plan.params) or not (plan.results_dir / DB_NAME).is_file():
+        return {}
+    settings = AskSettings(
+        run_id="", task=plan.task, variant=plan.variant, lang=plan.lang, params=plan.params
+    )
+    todo = {m: [(s, e) for s in plan.samples for e in range(plan.epochs)] for m in plan.models}
+    keys = _cache_keys(settings, todo, sources)
+    found: dict[str, set[tuple[str, int]]] = {}
+    with RunStore.open(plan.results_dir) as store:
+        for model, items in todo.items():
+            wanted = [(s.id, e, keys.get((model, s.id, e))) for s, e in items]
+            asked = [k for _, _, k in wanted if k is not None]
+            if not asked:
+                continue  # not cacheable: every item is asked
+            owner = asked[0][1]
+            hits = response_cache.held(
+                store, [k for k, _ in asked], owner, any_owner=plan.cache_share_keys
+            )
+            found[model] = {(sid, e) for sid, e, k in wanted if k is not None and k[0] in hits}
+    return found
 
 
 def _todo(
@@ -314,6 +516,8 @@ async def execute(
             # string, a missing key or a model that cannot do the run writes nothing.
             built = _providers(plan, given, own, keys, chosen.asks_here)
             check_capabilities(built)
+            if plan.batch is not None:
+                check_batchable(built)
         with RunStore.open(plan.results_dir) as store:
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
@@ -322,26 +526,39 @@ async def execute(
                 keys = run_keys(plan, given, check_set=check_set)
                 built = _providers(plan, given, own, keys, chosen.asks_here)
                 check_capabilities(built)
-            counts = store.count_records(run_id)
+                if plan.batch is not None:
+                    check_batchable(built)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
-            if on_plan is not None:
-                on_plan(
-                    run_id,
-                    {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
-                     for m in plan.models},
-                )  # fmt: skip
             settings = AskSettings(
                 run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
                 params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
                 limits=plan.limits, breaker_threshold=plan.breaker_threshold,
                 keys={m: keys[m] for m in plan.models if m in keys},
             )  # fmt: skip
-            sink = _GroupCommit(store, plan.task, on_result)
+            cache_keys: _Keys = {}
+            reused: dict[str, int] = {}
+            if plan.cache != "off":
+                cache_keys = _cache_keys(settings, todo, keys)
+            if reuses(plan.cache, plan.params):
+                todo, reused = _reuse_cached(
+                    store, settings, todo, cache_keys, plan.cache_share_keys
+                )
+            counts = store.count_records(run_id)
+            if on_plan is not None:
+                on_plan(
+                    run_id,
+                    {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
+                     for m in plan.models},
+                )  # fmt: skip
+            sink = _GroupCommit(store, plan.task, on_result, cache_keys)
             store.set_status(run_id, "running")
             deadline_hit = False
             calls: dict[str, ModelCalls] = {}
             try:
-                work = chosen.run(settings, todo, built, sink.commit)
+                if plan.batch is not None:
+                    work = _ask_in_batches(plan, settings, todo, built, sink.commit)
+                else:
+                    work = chosen.run(settings, todo, built, sink.commit)
                 remaining = None
                 if plan.deadline_s is not None:
                     remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
@@ -369,7 +586,7 @@ async def execute(
                 for m, c in calls.items()
             )
             return RunOutcome(
-                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, keys
+                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, keys, reused
             )
     finally:
         for p in own:

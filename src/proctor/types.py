@@ -170,6 +170,12 @@ class Record:
     epoch: int = 0
     notes: str = ""
     """What was changed in the reply before it was stored (see `Completion.notes`)."""
+    cached_from: str = ""
+    """The run whose stored answer this is, when it came from the results folder's response
+    cache instead of a call ("" when it was asked for this run): nothing was spent on it."""
+    batch_id: str = ""
+    """The provider's batch this answer was asked in (`proctor run --batch`; billed at the batch
+    price), "" for a call of its own."""
 
 
 @dataclass(frozen=True)

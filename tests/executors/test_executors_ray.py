@@ -51,6 +51,14 @@ def stub() -> Iterator[StubHandle]:
         yield handle
 
 
+@pytest.fixture(scope="module")
+def slow_stub() -> Iterator[StubHandle]:
+    """The same replies, 50 ms each: a worker cannot race through its shard far ahead of what
+    the driver has stored, so the worker a test kills still has answers it has not sent."""
+    with run_stub(StubConfig(seed=5, correct_rate=0.7, latency_s=0.05)) as handle:
+        yield handle
+
+
 def plan(stub: StubHandle, results: Path) -> RunPlan:
     return RunPlan(
         task=TASK, samples=SAMPLES, dataset_hash="ray-test", generator_version="t",
@@ -233,8 +241,9 @@ def ours(pid: int) -> bool:
 
 
 async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
-    cluster: None, stub: StubHandle, tmp_path: Path
+    cluster: None, slow_stub: StubHandle, tmp_path: Path
 ) -> None:
+    stub = slow_stub
     await execute(plan(stub, tmp_path / "local"))
     expected = stored(tmp_path / "local")
     before = asked(stub)
@@ -253,7 +262,9 @@ async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
     outcome = await execute(plan(stub, tmp_path / "ray"), executor=Watched(ray_executor, kill_one))
     assert killed, "no shard worker was found to kill"
     assert stored(tmp_path / "ray") == expected  # every answer once, the same answers
-    ((model, failure),) = [(m, f) for m in outcome.models for f in m.shard_failures]
+    failures = [(m, f) for m in outcome.models for f in m.shard_failures]
+    assert len(failures) == 1, f"killed worker {killed}: shard failures {failures}"
+    ((model, failure),) = failures
     assert failure.rerun and failure.unanswered > 0 and failure.node, failure
     assert "Worker" in failure.reason or "died" in failure.reason, failure.reason
     assert outcome.asked == 2 * N and model.left_missing == 0

@@ -14,11 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from proctor.cli.audit import audit_cmd
+from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.console import SafeConsole, plain
 from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
+from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.new import new_app
@@ -171,6 +173,31 @@ def run(
         ),
     ] = DEFAULT_MAX_REPLY_BYTES,
     sandbox_limits: SandboxLimits = None,
+    cache: Annotated[
+        str,
+        typer.Option(
+            help="Reuse answers stored by earlier runs of this results folder: deterministic "
+            "(temperature 0 or a fixed seed), always (sampling too), or off."
+        ),
+    ] = "deterministic",
+    cache_share_keys: Annotated[
+        bool,
+        typer.Option(
+            "--cache-share-keys", help="Reuse answers paid with another API key too."
+        ),
+    ] = False,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Ask through the providers' batch APIs (OpenAI Batch, Anthropic Message "
+            "Batches): batch prices, results within hours; a restart never submits twice.",
+        ),
+    ] = False,
+    batch_size: Annotated[int, typer.Option(help="Requests per batch with --batch.")] = 10_000,
+    batch_poll: Annotated[
+        float, typer.Option(help="Seconds before the first poll of a batch (then ×1.5, ≤ 300).")
+    ] = 5.0,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report.
@@ -204,6 +231,18 @@ def run(
         raise typer.BadParameter("--max-attempts must be at least 1")
     if max_reply_bytes < 1:
         raise typer.BadParameter("--max-reply-bytes must be at least 1")
+    from proctor.cli.cache import check_policy
+
+    cache_policy = check_policy(cache)
+    batch_policy = None
+    if batch:
+        from proctor.calling.batching import BatchPolicy
+
+        if batch_size < 1 or batch_poll <= 0:
+            raise typer.BadParameter("--batch-size must be at least 1, --batch-poll above 0")
+        if executor != "local":
+            raise typer.BadParameter("--batch asks from this machine: drop --executor")
+        batch_policy = BatchPolicy(size=batch_size, first_poll_s=batch_poll)
     chosen = _executor(
         executor, ray_address, shard_size, ray_runtime_env, ray_forward_env, ray_resources
     )
@@ -241,6 +280,9 @@ def run(
         limits=RateLimits(requests_per_minute=rpm, tokens_per_minute=tpm),
         breaker_threshold=max_failures,
         deadline_s=deadline,
+        cache=cache_policy,
+        cache_share_keys=cache_share_keys,
+        batch=batch_policy,
         api_key_env=named_keys,
         also_calls=(judge_model,) if judge_model else (),
     )
@@ -288,6 +330,10 @@ def run(
         what = "failed or missing" if retry_errors is not None else "missing"
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
     print_call_reports(outcome, console)
+    if any(outcome.reused.values()):
+        from proctor.cli.cache import print_reused
+
+        print_reused(outcome, console)
     if suite_run is not None or judge is not None:
         from proctor.cli.suite import judge_after_run
 
@@ -569,7 +615,7 @@ def _grade_and_report(
     render_report(info, metrics, console)
     if task.grading_note is not None:
         console.print(task.grading_note())
-    print_costs(metrics, prices, console)
+    print_costs(metrics, prices, console, items)
     calculator = calculator_metrics(items, info.models)
     print_calculator_gaps(metrics, calculator, console)
     if info.task == "suite":
@@ -632,6 +678,8 @@ def _regrade_turns(store: RunStore, run_id: str, kind: str) -> int:
 
 
 app.command(name="audit")(audit_cmd)
+app.add_typer(cache_app, name="cache")
+app.add_typer(import_app, name="import")
 app.command(name="compare")(compare_cmd)
 app.command(name="gate")(gate_cmd)
 app.command(name="judge")(judge_cmd)

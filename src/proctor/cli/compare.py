@@ -58,6 +58,17 @@ def compare_cmd(
     markdown: Annotated[
         Path | None, typer.Option(help="Also write the comparison as Markdown to this file.")
     ] = None,
+    imported: Annotated[
+        bool,
+        typer.Option(
+            "--imported",
+            help="An imported run: its harness's verdicts (A) against proctor's grades (B).",
+        ),
+    ] = False,
+    grader: Annotated[
+        str | None,
+        typer.Option(help="With --imported: which of their graders (default: the first)."),
+    ] = None,
 ) -> None:
     """Compare two models on the same items: flipped items and whether the difference is real.
 
@@ -76,7 +87,9 @@ def compare_cmd(
     from proctor.tasks.registry import get_task
 
     _check_options(confidence, alpha, power, detect, resamples, show)
-    if run_b is None and models is None:
+    if imported and (run_b is not None or models is not None):
+        raise typer.BadParameter("--imported compares the two graders of one run: name one run")
+    if run_b is None and models is None and not imported:
         raise typer.BadParameter("compare two runs, or one run with --models A B")
 
     def load(ref: str) -> tuple[RunInfo, list[GradedItem]]:
@@ -94,9 +107,14 @@ def compare_cmd(
     wanted = models or (None, None)
     model_a = _pick_model(info_a, wanted[0], "A")
     model_b = _pick_model(info_b, wanted[1], "B")
-    if info_a.run_id == info_b.run_id and model_a == model_b:
+    if imported:
+        folder = _results_dir_of(run_a, results_dir)
+        label_a, items_a = _imported_side(folder, info_a, items_a, grader)
+        label_b = f"proctor {info_a.task}"
+    elif info_a.run_id == info_b.run_id and model_a == model_b:
         raise ConfigError(f"A and B are the same model of the same run: {model_a}")
-    label_a, label_b = side_labels(model_a, model_b, info_a.run_id, info_b.run_id)
+    else:
+        label_a, label_b = side_labels(model_a, model_b, info_a.run_id, info_b.run_id)
     comparison = compare_runs(
         items_a,
         items_b,
@@ -120,6 +138,42 @@ def compare_cmd(
         raise ProctorError("no item was scored on both sides: nothing to compare")
     if comparison.b_significantly_worse:
         raise typer.Exit(EXIT_WORSE)
+
+
+def _imported_side(
+    folder: Path, info: RunInfo, items: list[GradedItem], grader: str | None
+) -> tuple[str, list[GradedItem]]:
+    """The imported grader's name and the run's items graded by its stored verdicts."""
+    from dataclasses import replace
+
+    from proctor.store import RunStore
+    from proctor.store.imported import verdicts
+
+    with RunStore.open(folder) as store:
+        stored = verdicts(store, info.run_id)
+    graders = list(dict.fromkeys(v.grader for v in stored))
+    if not graders:
+        raise ConfigError(f"run {info.run_id} was not imported: it has no other grader")
+    name = grader or graders[0]
+    if name not in graders:
+        raise ConfigError(f"no grader {name!r} in run {info.run_id}: {', '.join(graders)}")
+    by_key = {(v.model, v.sample_id, v.epoch): v for v in stored if v.grader == name}
+    theirs = []
+    for item in items:
+        r = item.record
+        v = by_key.get((r.model, r.sample_id, r.epoch))
+        if v is None:
+            continue
+        score = replace(
+            item.score,
+            outcome=v.outcome,
+            rule=name,
+            explanation=v.explanation,
+            extracted=v.extracted,
+            normalized=None,
+        )
+        theirs.append(GradedItem(item.sample, r, score))
+    return name, theirs
 
 
 def _check_options(

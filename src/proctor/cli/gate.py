@@ -104,7 +104,10 @@ def gate_cmd(
         if any(r.metric in _JUDGE_METRICS for r in requirements):
             judgements = [j for j in store.judgements(run_id) if j.ordering == "single"]
             scores = judge_scores(judgements, only_judge(judgements, judge))
-        rows = evaluate(requirements, items, models, scores)
+        kappa = None
+        if any(r.metric == "judge_kappa" for r in requirements):
+            kappa = _judge_kappa(store.run_dir(run_id), judge)
+        rows = evaluate(requirements, items, models, scores, kappa)
         if baseline is not None:
             base_id = resolve_run(store, baseline)
             base_info = store.run_info(base_id)
@@ -135,6 +138,21 @@ def gate_cmd(
         console.print(f"[red]gate failed:[/] {failed} of {len(rows)} checks")
         raise typer.Exit(EXIT_FAILED)
     console.print(f"[green]gate passed:[/] {len(rows)} checks")
+
+
+def _judge_kappa(run_dir: Path, judge: str | None) -> dict[str, tuple[float | None, int]]:
+    """Kappa per model (and "" overall) from the run's judge_validation.json."""
+    from proctor.judge_validation import stored_kappa
+
+    found = stored_kappa(run_dir, judge)
+    if found is None:
+        return {}
+    out: dict[str, tuple[float | None, int]] = {}
+    overall = found.get("overall") or {}
+    out[""] = (overall.get("kappa"), int(overall.get("n") or 0))
+    for model, a in (found.get("per_model") or {}).items():
+        out[str(model)] = (a.get("kappa"), int(a.get("n") or 0))
+    return out
 
 
 def _requirements(
@@ -202,6 +220,8 @@ def _value(row: GateRow) -> str:
         return "—"
     if row.metric == "judge_mean":
         return f"{row.value:.2f}"
+    if row.metric == "judge_kappa":
+        return f"{row.value:.3f}"
     if row.metric == "n":
         return f"{row.value:.0f}"
     if row.metric == "baseline":

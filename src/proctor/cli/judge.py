@@ -5,6 +5,8 @@
     proctor judge RUN --judge M --pairwise              the run's two models (or its one model
                                                         against the standard answer), both orders
     proctor judge RUN --judge M --pairwise --models A B
+    proctor judge RUN --judge M --against LABELS.csv    validate the judge against human verdicts
+        [--pairwise] [--repeats 3 --temperature 0.7] [--pass-score 6]
 
 Verdicts already stored are not asked again; every raw judge reply is stored, and `proctor score`
 reads them again without calling the judge.
@@ -12,6 +14,7 @@ reads them again without calling the judge.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -52,6 +55,20 @@ def judge_cmd(
     timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
     concurrency: Annotated[int | None, typer.Option(help="Judge requests in flight.")] = None,
     api_key_env: ApiKeyEnv = None,
+    against: Annotated[
+        Path | None,
+        typer.Option(
+            help="Human verdicts (CSV: id, label[, model, epoch]): report the judge's agreement "
+            "with them, Cohen's kappa, base rates, position bias, self-consistency."
+        ),
+    ] = None,
+    repeats: Annotated[
+        int, typer.Option(help="Ask the judge this many times per answer (self-consistency).")
+    ] = 1,
+    temperature: Annotated[float, typer.Option(help="The judge's sampling temperature.")] = 0.0,
+    pass_score: Annotated[
+        int, typer.Option(help="With --against: a pointwise score at least this is a pass.")
+    ] = 6,
     results_dir: Annotated[
         Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
     ] = DEFAULT_RESULTS,
@@ -94,10 +111,40 @@ def judge_cmd(
         concurrency=concurrency,
         key=key_sources([judge], parse_key_env(api_key_env or []))[judge],
     )
+    if repeats < 1 or not 1 <= pass_score <= 10 or temperature < 0:
+        raise typer.BadParameter(
+            "--repeats must be at least 1, --pass-score 1 to 10, --temperature 0 or more"
+        )
+    labels = None
+    if against is not None:
+        from proctor.datasets.labels import load_labels
+
+        labels = load_labels(against, pairwise=pairwise)  # read before any judge call
+    if temperature:
+        plan = replace(plan, params=replace(plan.params, temperature=temperature))
     outcome = run_judge_phase(results_dir, run_id, plan, console)
+    for r in range(2, repeats + 1):
+        again = replace(plan, label=f"{judge}#{r}", params=replace(plan.params, seed=r))
+        run_judge_phase(results_dir, run_id, again, console)
     with RunStore.open(results_dir) as store:
         items = graded_items(store, outcome.run_id)
         print_suite_summary(store, outcome.run_id, items, console)
+        if labels is not None and against is not None:
+            from proctor.cli.judge_report import print_validation, write_validation
+            from proctor.judge_validation import validate
+
+            result = validate(
+                store,
+                run_id,
+                judge,
+                labels,
+                labels_file=str(against),
+                pairwise=pairwise,
+                pass_score=pass_score,
+                repeats=repeats,
+            )
+            print_validation(result, console)
+            console.print(f"  {write_validation(store.run_dir(run_id), result)}")
 
 
 def _stored_kinds(info: object) -> tuple[str, ...] | None:

@@ -5,6 +5,11 @@ after, every answer whose verdict (outcome) flipped is printed (old → new, wit
 an excerpt of the reply), then a paired test of the new grader against the old one on the
 answers both scored (exact McNemar on correct / not correct), and the same is written to
 `grader_diff.json` in the run folder. The store records the new grader version (`gradings`).
+
+A run imported from another harness (`proctor import`) is always diffed against that harness's
+own verdicts (its first grader), whatever proctor stored before: the diff is then every answer
+the two harnesses grade differently, correct against not correct (their "wrong" stands for any
+of proctor's other scored outcomes).
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class GradingBefore:
     run_id: str
     grader_version: str | None
     scores: dict[Key, Score]
+    coarse: bool = False
+    """Compare correct / not correct / unscored only (another harness's verdicts)."""
 
 
 def score_with_diff(
@@ -64,7 +71,35 @@ def _diff(before: GradingBefore, results_dir: Path, console: Console) -> None:
 
 def grading_before(store: RunStore, run_ref: str) -> GradingBefore:
     run_id = store.resolve(run_ref)
+    theirs = _imported_grades(store, run_id)
+    if theirs is not None:
+        return theirs
     return GradingBefore(run_id, store.grader_version(run_id), store.scores(run_id))
+
+
+def _imported_grades(store: RunStore, run_id: str) -> GradingBefore | None:
+    from proctor.store.imported import verdicts
+
+    stored = verdicts(store, run_id)
+    if not stored:
+        return None
+    grader = stored[0].grader
+    origin = store.run_config(run_id).get("imported")
+    if isinstance(origin, dict) and isinstance(origin.get("graders"), list) and origin["graders"]:
+        grader = str(origin["graders"][0])
+    scores = {
+        (v.model, v.sample_id, v.epoch): Score(v.outcome, grader, v.explanation, v.extracted)
+        for v in stored
+        if v.grader == grader
+    }
+    return GradingBefore(run_id, grader, scores, coarse=True)
+
+
+def _differs(old: Score, new: Score, coarse: bool) -> bool:
+    if not coarse:
+        return old.outcome != new.outcome
+    side = {"correct": "correct", "unscored": "unscored", "call_failed": "unscored"}
+    return side.get(old.outcome, "not correct") != side.get(new.outcome, "not correct")
 
 
 def _paired(old: dict[Key, Score], new: dict[Key, Score]) -> dict[str, object]:
@@ -103,7 +138,7 @@ def report_grading_diff(before: GradingBefore, store: RunStore, console: Console
     new = store.scores(before.run_id)
     texts = {(r.model, r.sample_id, r.epoch): r.text for r in store.records(before.run_id)}
     old = before.scores
-    flipped = [k for k in sorted(new) if k in old and old[k].outcome != new[k].outcome]
+    flipped = [k for k in sorted(new) if k in old and _differs(old[k], new[k], before.coarse)]
     old_name = before.grader_version or "never graded"
     console.print(
         Text(f"Grader change: {old_name} → {new_version} ({len(new)} answers re-graded)", "bold")

@@ -15,6 +15,7 @@ from proctor.executors.base import (
     ask_items,
     make_caller,
     merge_calls,
+    request_for,
 )
 from proctor.executors.local import LocalExecutor
 
@@ -29,4 +30,5 @@ __all__ = [
     "ask_items",
     "make_caller",
     "merge_calls",
+    "request_for",
 ]

@@ -17,7 +17,7 @@ from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import with_calculator
 from proctor.tasks.base import Task
-from proctor.types import GenerationParams, Record, Sample, Usage
+from proctor.types import GenerationParams, Prompt, Record, Sample, Usage
 
 Item = tuple[Sample, int]
 """One question to ask: a sample and its epoch."""
@@ -159,9 +159,11 @@ async def ask_items(
     return len(items)
 
 
-async def answer(
-    settings: AskSettings, caller: ModelCaller, model: str, sample: Sample, epoch: int
-) -> Record:
+def request_for(
+    settings: AskSettings, model: str, sample: Sample, epoch: int
+) -> tuple[Prompt, GenerationParams]:
+    """The prompt and parameters `model` is asked `sample`'s epoch `epoch` with (the response
+    cache keys the same request)."""
     s = settings
     prompt = s.task.build_prompt(sample, s.variant, s.lang)
     params = s.params
@@ -171,6 +173,15 @@ async def answer(
         params = replace(params, seed=(params.seed or 0) + epoch)
     if with_calculator(model):
         prompt = replace(prompt, tools=(CALCULATOR,))
+    return prompt, params
+
+
+async def answer(
+    settings: AskSettings, caller: ModelCaller, model: str, sample: Sample, epoch: int
+) -> Record:
+    s = settings
+    prompt, params = request_for(settings, model, sample, epoch)
+    if with_calculator(model):
         result = await call_with_calculator(caller, prompt, params)
     else:
         result = await caller.call(prompt, params)

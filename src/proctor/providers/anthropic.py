@@ -15,7 +15,8 @@ ours; nothing else. System messages go to the top-level `system` field, as the A
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -23,6 +24,7 @@ from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Tr
 from proctor.providers.http import (
     _RAW,
     HttpReply,
+    is_loopback,
     json_client,
     parse_json_reply,
     parse_retry_after,
@@ -34,6 +36,9 @@ from proctor.providers.http import (
 )
 from proctor.redact import register_secret
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
+
+if TYPE_CHECKING:
+    from proctor.providers.anthropic_batch import AnthropicBatches
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -70,7 +75,7 @@ class AnthropicProvider:
         if api_key:
             headers["x-api-key"] = api_key
         self._client = json_client(
-            base_url, headers, transport=transport, trust_env=True,
+            base_url, headers, transport=transport, trust_env=not is_loopback(base_url),
             max_connections=max_concurrency * 2,
         )  # fmt: skip
 
@@ -91,6 +96,15 @@ class AnthropicProvider:
             raise redacted(e, self._secret) from e.__cause__
 
     async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        body = self.request_body(prompt, params)
+        resp, latency = await post_json(
+            self._client, "messages", body, params.timeout_s, params.max_reply_bytes
+        )
+        raise_for_status(resp)
+        return _parse(resp, self._model, latency)
+
+    def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
+        """The Messages API body of one request (a batch request's `params` too)."""
         system = "\n\n".join(m.content for m in prompt.messages if m.role == "system")
         body: dict[str, Any] = {
             "model": self._model,
@@ -104,11 +118,13 @@ class AnthropicProvider:
         }
         if system:
             body["system"] = system
-        resp, latency = await post_json(
-            self._client, "messages", body, params.timeout_s, params.max_reply_bytes
-        )
-        _raise_for_status(resp)
-        return _parse(resp, self._model, latency)
+        return body
+
+    def batches(self) -> AnthropicBatches:
+        """Anthropic's Message Batches API, for `proctor run --batch`."""
+        from proctor.providers.anthropic_batch import AnthropicBatches
+
+        return AnthropicBatches(self._client, self._model, self._secret, self.request_body)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -125,7 +141,7 @@ def _error(resp: HttpReply) -> tuple[str, str]:
     return "", str(data)[:_RAW]
 
 
-def _raise_for_status(resp: HttpReply) -> None:
+def raise_for_status(resp: HttpReply) -> None:
     raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
@@ -143,9 +159,14 @@ def _raise_for_status(resp: HttpReply) -> None:
 
 
 def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    data = parse_json_reply(resp)
+    completion = parse_message(parse_json_reply(resp), model, latency, f"HTTP {resp.status_code}")
+    return replace(completion, notes=reply_notes(resp))
+
+
+def parse_message(data: object, model: str, latency: float, where: str) -> Completion:
+    """A Messages API reply (a response body, or a batch result's `message`) as a Completion."""
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        raise Transient(f"HTTP {resp.status_code}: response has no content blocks")
+        raise Transient(f"{where}: response has no content blocks")
     text = "".join(
         str(block.get("text") or "")
         for block in data["content"]
@@ -157,5 +178,4 @@ def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
         usage=parse_usage(data.get("usage"), "input_tokens", "output_tokens"),
         model=data["model"] if isinstance(data.get("model"), str) and data["model"] else model,
         latency_s=latency,
-        notes=reply_notes(resp),
     )

@@ -74,6 +74,18 @@ class JsonClient(Protocol):
         self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
     ) -> HttpReply: ...
 
+    async def send(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        content_type: str,
+        timeout_s: float,
+        max_bytes: int,
+    ) -> HttpReply:
+        """Any request (a batch API's GET, a file upload); failures as `post`'s."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -131,13 +143,28 @@ class AiohttpJsonClient:
     async def post(
         self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
     ) -> HttpReply:
+        return await self.send(
+            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
+        )
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        content_type: str,
+        timeout_s: float,
+        max_bytes: int,
+    ) -> HttpReply:
         session = self._get_session()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
+        headers = {"Content-Type": content_type} if content is not None else {}
         try:
-            async with session.post(
+            async with session.request(
+                method,
                 URL(self._root + path, encoded=True),
-                data=encode_body(body),
-                headers={"Content-Type": "application/json"},
+                data=content,
+                headers=headers,
                 timeout=timeout,
                 allow_redirects=False,
             ) as resp:
@@ -187,11 +214,24 @@ class HttpxJsonClient:
     async def post(
         self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
     ) -> HttpReply:
+        return await self.send(
+            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
+        )
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        content_type: str,
+        timeout_s: float,
+        max_bytes: int,
+    ) -> HttpReply:
         request = self._client.build_request(
-            "POST",
+            method,
             path,
-            content=encode_body(body),
-            headers={"Content-Type": "application/json"},
+            content=content,
+            headers={"Content-Type": content_type} if content is not None else {},
             timeout=httpx.Timeout(timeout_s),
         )
         try:
@@ -280,6 +320,11 @@ def connect_failure(host: str, port: int | None, error: OSError | None) -> str:
     if isinstance(error, OSError) and error.strerror:
         return f"cannot connect to {where}: {error.strerror}"
     return f"cannot connect to {where}: {error}"
+
+
+def json_object(value: object) -> dict[str, Any]:
+    """A received JSON object, or {} for anything else: a reader never trusts a body's shape."""
+    return value if isinstance(value, dict) else {}
 
 
 def is_loopback(url: str) -> bool:

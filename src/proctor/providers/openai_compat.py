@@ -7,7 +7,8 @@ request header: it never appears in a stored record or an error message."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -34,6 +35,9 @@ from proctor.types import (
     Prompt,
     ToolCall,
 )
+
+if TYPE_CHECKING:
+    from proctor.providers.openai_batch import OpenAIBatches
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -111,6 +115,15 @@ class OpenAICompatProvider:
             raise redacted(e, self._secret) from e.__cause__
 
     async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        body = self.request_body(prompt, params)
+        resp, latency = await post_json(
+            self._client, "chat/completions", body, params.timeout_s, params.max_reply_bytes
+        )
+        raise_for_status(resp)
+        return _parse(resp, self._model, latency)
+
+    def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
+        """The chat/completions body of one request (a batch line's `body` too)."""
         body: dict[str, Any] = {
             "model": self._model,
             "messages": [wire_message(m) for m in prompt.messages],
@@ -125,11 +138,13 @@ class OpenAICompatProvider:
             if unknown:
                 raise BadRequest(f"unknown tool(s): {', '.join(unknown)}")
             body["tools"] = [TOOL_SCHEMAS[t] for t in prompt.tools]
-        resp, latency = await post_json(
-            self._client, "chat/completions", body, params.timeout_s, params.max_reply_bytes
-        )
-        _raise_for_status(resp)
-        return _parse(resp, self._model, latency)
+        return body
+
+    def batches(self) -> OpenAIBatches:
+        """This endpoint's Batch API (files upload, /batches), for `proctor run --batch`."""
+        from proctor.providers.openai_batch import OpenAIBatches
+
+        return OpenAIBatches(self._client, self._model, self._secret, self.request_body)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -173,7 +188,7 @@ def _tool_calls(message: object) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-def _raise_for_status(resp: HttpReply) -> None:
+def raise_for_status(resp: HttpReply) -> None:
     raise_for_redirect(resp)
     code = resp.status_code
     if code < 400:
@@ -206,10 +221,18 @@ def _error_detail(resp: HttpReply) -> str:
 
 
 def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    data = parse_json_reply(resp)
+    completion = parse_completion(
+        parse_json_reply(resp), model, latency, f"HTTP {resp.status_code}"
+    )
+    return replace(completion, notes=reply_notes(resp))
+
+
+def parse_completion(data: object, model: str, latency: float, where: str) -> Completion:
+    """A chat completion document (a reply's body, or a batch result line's) as a Completion;
+    Transient when it holds no reply."""
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise Transient(f"HTTP {resp.status_code}: response has no choices")
+        raise Transient(f"{where}: response has no choices")
     choice = choices[0]
     message = choice.get("message")
     text = message.get("content") if isinstance(message, dict) else None
@@ -217,6 +240,7 @@ def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
         text = ""
     if not isinstance(text, str):
         raise Transient("response message content is not text")
+    assert isinstance(data, dict)
     return Completion(
         text=text,
         finish_reason=_FINISH.get(str(choice.get("finish_reason")), "unknown"),
@@ -224,7 +248,6 @@ def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
         model=_reported_model(data.get("model"), model),
         latency_s=latency,
         tool_calls=_tool_calls(message),
-        notes=reply_notes(resp),
     )
 
 

@@ -36,6 +36,8 @@ COLUMNS: tuple[str, ...] = (
     "completion_tokens",
     "error",
     "notes",
+    "cached_from",
+    "batch_id",
 )
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
@@ -118,4 +120,6 @@ def _row(item: GradedItem, rules: Mapping[str, str]) -> list[str]:
         _count(record.usage.completion_tokens),
         record.error,
         record.notes,
+        record.cached_from,  # the run whose answer this is (the response cache); "" when asked
+        record.batch_id,  # the provider batch it was asked in (billed at the batch price)
     ]

@@ -7,6 +7,9 @@ to run here; add paid models from a TOML file (`--prices FILE` or $PROCTOR_PRICE
     input_per_mtok = 2.50
     output_per_mtok = 10.00
 
+    batch_input_per_mtok = 1.25       # optional: the batch price (default: half the list)
+    batch_output_per_mtok = 5.00
+
     [models."openai-compat/*"]        # glob patterns are allowed; the most specific match wins
     input_per_mtok = 0
     output_per_mtok = 0
@@ -18,22 +21,36 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.errors import ConfigError
+from proctor.types import GradedItem
 from proctor.untrusted import Refused, loads_toml_bounded, read_input_file
+
+BATCH_SHARE = 0.5
+"""The batch price as a share of the list price when a table gives none: OpenAI's Batch API and
+Anthropic's Message Batches both bill half."""
 
 
 @dataclass(frozen=True)
 class Price:
     input_per_mtok: float
     output_per_mtok: float
+    batch_input_per_mtok: float | None = None
+    batch_output_per_mtok: float | None = None
+    """The batch prices; None: `BATCH_SHARE` of the list price."""
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        spent = prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok
-        return spent / 1e6
+    def cost(self, prompt_tokens: int, completion_tokens: int, *, batch: bool = False) -> float:
+        if batch:
+            per_in = self.batch_input_per_mtok
+            per_out = self.batch_output_per_mtok
+            per_in = self.input_per_mtok * BATCH_SHARE if per_in is None else per_in
+            per_out = self.output_per_mtok * BATCH_SHARE if per_out is None else per_out
+        else:
+            per_in, per_out = self.input_per_mtok, self.output_per_mtok
+        return (prompt_tokens * per_in + completion_tokens * per_out) / 1e6
 
 
 BUILTIN_PRICES: dict[str, Price] = {
@@ -56,9 +73,14 @@ class PriceTable:
             return None
         return self.prices[max(matches, key=len)]
 
-    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    def cost(
+        self, model: str, prompt_tokens: int, completion_tokens: int, *, batch: bool = False
+    ) -> float | None:
         price = self.price_for(model)
-        return None if price is None else price.cost(prompt_tokens, completion_tokens)
+        return None if price is None else price.cost(prompt_tokens, completion_tokens, batch=batch)
+
+
+_BATCH_FIELDS = ("batch_input_per_mtok", "batch_output_per_mtok")
 
 
 def load_price_table(path: Path | None) -> PriceTable:
@@ -80,13 +102,82 @@ def load_price_table(path: Path | None) -> PriceTable:
     for name, entry in models.items():
         if not isinstance(entry, dict):
             raise ConfigError(f"{path}: models.{name!r} must be a table")
-        values: list[float] = []
-        for field in ("input_per_mtok", "output_per_mtok"):
+        values: list[float | None] = []
+        for field in ("input_per_mtok", "output_per_mtok", *_BATCH_FIELDS):
             value = entry.get(field)
+            if value is None and field in _BATCH_FIELDS:
+                values.append(None)
+                continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ConfigError(
                     f"{path}: models.{name!r} field '{field}': expected a number ≥ 0, got {value!r}"
                 )
             values.append(float(value))
-        prices[name] = Price(values[0], values[1])
+        list_in, list_out, batch_in, batch_out = values
+        assert list_in is not None and list_out is not None
+        prices[name] = Price(list_in, list_out, batch_in, batch_out)
     return PriceTable(prices)
+
+
+@dataclass(frozen=True)
+class ModelLedger:
+    """What one model's answers in a run cost, and what reusing cached answers saved.
+
+    `asked` counts the answers this run called for (failed calls included: they may have cost
+    tokens); `reused` those taken from the response cache, priced at what asking them again in
+    this run would cost — money not spent: the list price, or the batch price when the run asked
+    its answers in batches (`saved_at_batch_price`)."""
+
+    model: str
+    asked: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    batched: int
+    """Of `asked`, the answers asked in a provider batch (priced at the batch price)."""
+    reused: int
+    reused_prompt_tokens: int
+    reused_completion_tokens: int
+    saved: float | None
+    saved_at_batch_price: bool
+    sources: tuple[str, ...]
+    """The runs the reused answers came from, first seen first."""
+
+
+def ledger(
+    items: Sequence[GradedItem], table: PriceTable, models: Sequence[str] = ()
+) -> list[ModelLedger]:
+    """Per model (in `models` order, then first appearance), spent and saved tokens and money."""
+    # asked live (n, prompt, completion) | reused from the cache | asked in batches
+    tallies: dict[str, list[int]] = {m: [0] * 9 for m in models}
+    sources: dict[str, dict[str, None]] = {m: {} for m in models}
+    for item in items:
+        r = item.record
+        t = tallies.setdefault(r.model, [0] * 9)
+        at = 3 if r.cached_from else 6 if r.batch_id else 0
+        t[at] += 1
+        t[at + 1] += r.usage.prompt_tokens or 0  # an unknown count: the sums are lower bounds
+        t[at + 2] += r.usage.completion_tokens or 0
+        if r.cached_from:
+            sources.setdefault(r.model, {})[r.cached_from] = None
+    return [
+        ModelLedger(
+            model=m,
+            asked=t[0] + t[6],
+            prompt_tokens=t[1] + t[7],
+            completion_tokens=t[2] + t[8],
+            cost=_sum(table.cost(m, t[1], t[2]), table.cost(m, t[7], t[8], batch=True)),
+            batched=t[6],
+            reused=t[3],
+            reused_prompt_tokens=t[4],
+            reused_completion_tokens=t[5],
+            saved=table.cost(m, t[4], t[5], batch=t[6] > 0),
+            saved_at_batch_price=t[6] > 0,
+            sources=tuple(sources.get(m, {})),
+        )
+        for m, t in tallies.items()
+    ]
+
+
+def _sum(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b

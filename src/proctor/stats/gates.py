@@ -25,6 +25,10 @@ from proctor.stats.repeats import repeat_metrics
 from proctor.stats.scores import item_scores
 from proctor.types import GradedItem
 
+JudgeKappa = Mapping[str, tuple[float | None, int]]
+"""Model → (the judge's kappa against human verdicts on its answers, labelled answers compared);
+"" holds the overall figure (a pairwise validation has only that)."""
+
 JudgeScores = Mapping[tuple[str, str, int], float | None]
 """(model, sample id, epoch) → the judge's score (1–10), or None when the judge left it
 unscored; a reply that was not judged is absent."""
@@ -34,6 +38,7 @@ METRICS: dict[str, str] = {
     "consistency": "share of cases whose repeated replies all read the same (needs --samples 2+)",
     "judge_mean": "mean judge score (1-10) over the replies the judge scored",
     "judge_unscored": "share of judged replies the judge left unscored",
+    "judge_kappa": "Cohen's kappa of the judge against human verdicts (proctor judge --against)",
     "format": "share of scored replies in the requested format (valid JSON for extraction)",
     "failed": "share of replies whose call failed",
     "n": "number of scored replies",
@@ -164,6 +169,7 @@ def evaluate(
     items: Sequence[GradedItem],
     models: Sequence[str],
     judge: JudgeScores | None = None,
+    kappa: JudgeKappa | None = None,
 ) -> list[GateRow]:
     """One row per requirement and model (the model named by a model filter, else each)."""
     rows: list[GateRow] = []
@@ -174,10 +180,21 @@ def evaluate(
         named = [v for k, v in req.filters if k == "model"]
         for model in named or list(models):
             mine = by_model.get(model, [])
-            value, n, note = measure(req.metric, _selected(mine, req.filters), judge or {})
+            if req.metric == "judge_kappa":
+                value, n, note = _kappa_of(kappa or {}, model)
+            else:
+                value, n, note = measure(req.metric, _selected(mine, req.filters), judge or {})
             passed = value is not None and _OPS[req.op](value, req.threshold)
             rows.append(GateRow(req.text, model, req.metric, value, n, passed, note))
     return rows
+
+
+def _kappa_of(kappa: JudgeKappa, model: str) -> tuple[float | None, int, str]:
+    found = kappa.get(model) or kappa.get("")
+    if found is None:
+        return None, 0, "no judge validation: run proctor judge RUN --judge M --against LABELS.csv"
+    value, n = found
+    return value, n, "" if value is not None else "kappa is undefined (one label on both sides)"
 
 
 def not_worse_than(

@@ -154,6 +154,8 @@ RECORD_COLUMNS = (
     "reported_model",
     "error",
     "notes",
+    "cached_from",
+    "batch_id",
     "created_at",
 )
 
@@ -194,6 +196,8 @@ def record_to_row(record: Record, created_at: str) -> tuple[object, ...]:
         storable(record.reported_model),
         storable(record.error),
         storable(record.notes),
+        record.cached_from,
+        record.batch_id,
         created_at,
     )
 
@@ -225,7 +229,9 @@ def record_from_row(row: Sequence[Any]) -> Record:
         reported_model,
         error,
         notes,
-    ) = row[:16]
+        cached_from,
+        batch_id,
+    ) = row[:18]
     return Record(
         run_id,
         model,
@@ -242,6 +248,8 @@ def record_from_row(row: Sequence[Any]) -> Record:
         error,
         epoch,
         notes,
+        cached_from,
+        batch_id,
     )
 
 

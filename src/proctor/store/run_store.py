@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -228,6 +228,11 @@ class RunStore:
         if self._conn is None:
             raise StoreError(f"run store {self.db_path} is closed")
         return self._conn
+
+    def transaction(self, what: str, *, write: bool) -> AbstractContextManager[sqlite3.Connection]:
+        """One transaction on the store's connection, for the store's other tables' modules
+        (`response_cache`, ...); errors become StoreError saying `what` failed."""
+        return self._tx(what, write=write)
 
     @contextmanager
     def _tx(self, what: str, *, write: bool) -> Iterator[sqlite3.Connection]:

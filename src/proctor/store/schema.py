@@ -170,6 +170,83 @@ def _m4_conversation_turns(conn: sqlite3.Connection) -> None:
         )
         """
     )
+def _m5_response_cache(conn: sqlite3.Connection) -> None:
+    """The response cache shared by every run of the results folder: one reply per request key
+    (a hash of everything that decides the reply, `proctor.calling.cache_key`) and key owner (a
+    fingerprint of the API key, never the key), with the run that asked for it; and, on each
+    record, the run whose cached answer it is ("" when it was asked for its own run)."""
+    conn.execute(
+        """
+        CREATE TABLE response_cache (
+            key               TEXT NOT NULL,  -- sha256 of the canonical request
+            owner             TEXT NOT NULL,  -- fingerprint of the API key's owner; "" no key
+            model             TEXT NOT NULL,  -- the model string that asked
+            text              TEXT NOT NULL,
+            finish_reason     TEXT NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            latency_s         REAL NOT NULL,
+            reported_model    TEXT NOT NULL,
+            source_run        TEXT NOT NULL,  -- the run that asked (and paid)
+            source_sample     TEXT NOT NULL,
+            source_epoch      INTEGER NOT NULL,
+            created_at        TEXT NOT NULL,
+            last_used_at      TEXT NOT NULL,
+            hits              INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (key, owner)
+        )
+        """
+    )
+    conn.execute("CREATE INDEX response_cache_by_use ON response_cache (last_used_at)")
+    conn.execute("ALTER TABLE records ADD COLUMN cached_from TEXT NOT NULL DEFAULT ''")
+
+
+def _m6_imported_verdicts(conn: sqlite3.Connection) -> None:
+    """The verdicts of another harness on a run imported from its log (`proctor import`): a
+    second grader beside proctor's, one row per answer and grader of theirs."""
+    conn.execute(
+        """
+        CREATE TABLE imported_verdicts (
+            run_id      TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model       TEXT NOT NULL,
+            sample_id   TEXT NOT NULL,
+            epoch       INTEGER NOT NULL,
+            grader      TEXT NOT NULL,  -- e.g. "lm-eval strict-match exact_match"
+            outcome     TEXT NOT NULL CHECK (outcome IN ('correct', 'wrong', 'unscored')),
+            value       TEXT NOT NULL,  -- their value as logged ("1", "C", "P")
+            credit      REAL,           -- the value as they average it; NULL when they do not
+            extracted   TEXT NOT NULL,  -- what their extraction took from the reply
+            explanation TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, sample_id, epoch, grader)
+        )
+        """
+    )
+
+
+def _m7_provider_batches(conn: sqlite3.Connection) -> None:
+    """Batches submitted to a provider's batch API (`proctor run --batch`): one row per batch,
+    written before it is submitted (state "submitting", with the token sent along) and given the
+    provider's id as soon as the submit answers, so a run killed at any moment and started again
+    finds every batch it sent and submits none of its requests twice; and, on each record, the
+    batch it was asked in (its cost is the batch price)."""
+    conn.execute(
+        """
+        CREATE TABLE provider_batches (
+            run_id     TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model      TEXT NOT NULL,
+            token      TEXT NOT NULL,             -- ours, sent with the batch
+            batch_id   TEXT NOT NULL DEFAULT '',  -- the provider's; '' until the submit answered
+            requests   TEXT NOT NULL,             -- JSON [[custom_id, sample_id, epoch], ...]
+            state      TEXT NOT NULL
+                       CHECK (state IN ('submitting', 'submitted', 'collected', 'abandoned')),
+            detail     TEXT NOT NULL DEFAULT '',  -- how it ended, in words
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, model, token)
+        )
+        """
+    )
+    conn.execute("ALTER TABLE records ADD COLUMN batch_id TEXT NOT NULL DEFAULT ''")
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -177,6 +254,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m2_judgements,
     _m3_record_notes,
     _m4_conversation_turns,
+    _m5_response_cache,
+    _m6_imported_verdicts,
+    _m7_provider_batches,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

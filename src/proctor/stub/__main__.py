@@ -14,11 +14,18 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+from proctor.stub.batches import BatchFaults, BatchStubApp
 from proctor.stub.config import ALL_FAULTS, ANSWER_MODES, DEFAULT_FAULTS, AnyFault, StubConfig
 from proctor.stub.server import run_stub
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
+    config, port, _ = parse_all(argv)
+    return config, port
+
+
+def parse_all(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaults | None]:
+    """The stub's config, its port, and its batch APIs' faults (None: no batch APIs)."""
     p = argparse.ArgumentParser(
         prog="python -m proctor.stub",
         description="An OpenAI-compatible stub server on 127.0.0.1 for tests and benchmarks.",
@@ -61,6 +68,16 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
         help="JSON file {marker: reply}: answer each prompt with the reply of the longest marker "
         "its last user message contains (sets --mode script)",
     )
+    p.add_argument(
+        "--batches",
+        action="store_true",
+        help="serve OpenAI's Batch API and Anthropic's Message Batches too (proctor.stub.batches)",
+    )
+    p.add_argument("--batch-end-after", type=float, default=0.5, help="seconds a batch takes")
+    p.add_argument(
+        "--batch-error-rate", type=float, default=0.0, help="share of batch requests errored"
+    )
+    p.add_argument("--batch-expire", action="store_true", help="batches expire half done")
     a = p.parse_args(argv)
     kinds = [k.strip() for k in a.faults.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in ALL_FAULTS]
@@ -87,7 +104,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
         )
     except ValueError as e:
         p.error(str(e))
-    return config, int(a.port)
+    batches = None
+    if a.batches:
+        batches = BatchFaults(a.batch_end_after, a.batch_error_rate, a.batch_expire)
+    return config, int(a.port), batches
 
 
 def _key_from(p: argparse.ArgumentParser, var: str | None) -> str | None:
@@ -114,7 +134,7 @@ def _replies(path: str) -> tuple[tuple[str, str], ...]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, port = parse_args(argv)
+    config, port, batches = parse_all(argv)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -122,7 +142,8 @@ def main(argv: list[str] | None = None) -> None:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    with run_stub(config, port=port) as stub:
+    app = None if batches is None else BatchStubApp(config, batches)
+    with run_stub(config, port=port, app=app) as stub:
         print(stub.base_url, flush=True)
         while not stop.wait(1.0):
             pass

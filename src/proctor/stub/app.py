@@ -351,6 +351,10 @@ class StubApp:
                 return
             await _send_bytes(send, 200, payload, [_JSON])
 
+    def reply_text(self, prompt: str) -> str:
+        """What the stub answers a prompt whose last user message is `prompt` (batches too)."""
+        return self._reply_text(prompt)
+
     async def _hostile(
         self, fault: ReplyFault, scope: Scope, prompt: str, receive: Receive, send: Send
     ) -> None:
@@ -368,10 +372,6 @@ class StubApp:
             )
         finally:
             left.cancel()
-
-    def reply_text(self, prompt: str) -> str:
-        """What the stub answers a prompt whose last user message is `prompt`."""
-        return self._reply_text(prompt)
 
     def count_request(self, credential: str | None) -> None:
         """Count one request of another API (/v1/messages) and the credential it carried."""

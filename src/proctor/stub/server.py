@@ -84,15 +84,20 @@ def uvicorn_config(app: StubApp) -> uvicorn.Config:
 
 @contextmanager
 def run_stub(
-    config: StubConfig | None = None, *, port: int = 0, startup_timeout_s: float = 10.0
+    config: StubConfig | None = None,
+    *,
+    port: int = 0,
+    startup_timeout_s: float = 10.0,
+    app: StubApp | None = None,
 ) -> Iterator[StubHandle]:
     """Serve a stub on 127.0.0.1:`port` from a daemon thread until the block ends.
 
     The socket is bound before the thread starts, so `handle.base_url` is known at once and
     connections made before uvicorn is up wait in the backlog; the block is entered only once
-    uvicorn is serving. On exit hanging requests are dropped and the thread is joined."""
-    cfg = config or StubConfig()
-    app = StubApp(cfg)
+    uvicorn is serving. On exit hanging requests are dropped and the thread is joined. `app`:
+    serve this app (e.g. a `BatchStubApp`) instead of a plain one made from `config`."""
+    cfg = app.config if app is not None else config or StubConfig()
+    app = app or StubApp(cfg)
     sock = bind_loopback(port)
     server = uvicorn.Server(uvicorn_config(app))
     thread = threading.Thread(

@@ -1,0 +1,112 @@
+"""`proctor cache stats|prune`: the response cache of a results folder.
+
+    proctor cache stats                      entries, tokens they hold, reuses, per model
+    proctor cache prune --older-than 30d     forget entries not used for 30 days (s, m, h, d, w)
+
+Runs keep every record they stored; pruning only means a later run asks again."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from proctor.calling.cache_key import CACHE_POLICIES, CachePolicy
+from proctor.errors import ConfigError
+
+if TYPE_CHECKING:
+    from proctor.runner import RunOutcome
+    from proctor.store import RunStore
+
+DEFAULT_RESULTS = Path("proctor-results")
+ResultsDir = Annotated[
+    Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
+]
+
+cache_app = typer.Typer(
+    help="The response cache shared by the runs of a results folder.", no_args_is_help=True
+)
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_AGE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*")
+
+
+def check_policy(value: str) -> CachePolicy:
+    for policy in CACHE_POLICIES:
+        if value.strip().lower() == policy:
+            return policy
+    raise typer.BadParameter(f"unknown --cache {value!r}: use {', '.join(CACHE_POLICIES)}")
+
+
+def parse_age(text: str) -> timedelta:
+    """"30d", "12h", "90m", "2w", "45s"; a bare number is days."""
+    match = _AGE.fullmatch(text)
+    if match is None:
+        raise typer.BadParameter(
+            f"bad --older-than {text!r}: a number and a unit s, m, h, d or w (e.g. 30d)"
+        )
+    return timedelta(seconds=float(match[1]) * _UNITS[match[2] or "d"])
+
+
+def print_reused(outcome: RunOutcome, console: Console) -> None:
+    for model, n in outcome.reused.items():
+        if n:
+            console.print(Text(f"{model}: {n:,} answers reused from the response cache"))
+
+
+def _open(results_dir: Path) -> RunStore:
+    from proctor.store import RunStore
+
+    if not (results_dir / "proctor.db").exists():
+        raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
+    return RunStore.open(results_dir)
+
+
+@cache_app.command("stats")
+def stats_cmd(results_dir: ResultsDir = DEFAULT_RESULTS) -> None:
+    """How many answers the cache holds, the tokens they took, and how often they were reused."""
+    from proctor.store import response_cache
+
+    with _open(results_dir) as store:
+        s = response_cache.stats(store)
+    console = Console(highlight=False)
+    console.print(
+        f"response cache of {results_dir}: {s.entries:,} answers ({s.owners} key "
+        f"owner{'' if s.owners == 1 else 's'}), "
+        f"{s.prompt_tokens:,} prompt + {s.completion_tokens:,} completion tokens, "
+        f"reused {s.hits:,} times"
+    )
+    if s.entries:
+        console.print(f"last used between {s.oldest_use} and {s.newest_use}")
+        table = Table()
+        for col in ("model", "answers", "reused"):
+            table.add_column(col, justify="left" if col == "model" else "right")
+        for model, (entries, hits) in s.by_model.items():
+            table.add_row(Text(model), f"{entries:,}", f"{hits:,}")
+        console.print(table)
+
+
+@cache_app.command("prune")
+def prune_cmd(
+    older_than: Annotated[
+        str, typer.Option("--older-than", help="Forget entries not used for this long (30d).")
+    ],
+    results_dir: ResultsDir = DEFAULT_RESULTS,
+) -> None:
+    """Forget cached answers not used (written or reused) for longer than --older-than."""
+    from proctor.store import response_cache
+
+    cutoff = datetime.now(UTC) - parse_age(older_than)
+    with _open(results_dir) as store:
+        gone = response_cache.prune(store, cutoff)
+        left = response_cache.stats(store).entries
+    Console(highlight=False).print(
+        f"pruned {gone:,} cached answers not used since {cutoff.isoformat(timespec='seconds')};"
+        f" {left:,} left"
+    )

@@ -1,0 +1,245 @@
+"""Inspect AI's eval logs, log format version 2 (read and tested with inspect-ai 0.3.285): the
+`.json` log (one JSON document: `eval`, `plan`, `results`, `samples`, ...) and the `.eval` log (a
+zip archive: `header.json` with the same header, one `samples/<id>_epoch_<n>.json` per sample),
+read with the standard library. A `.eval` compressed with Zstandard (what Inspect writes today)
+needs Python 3.14's `zipfile`; on older Pythons it is refused with the command that converts it
+to `.json`; deflate-compressed `.eval` files are read everywhere.
+
+A sample gives its `id`, `epoch` (from 1), `input` (a string or chat messages: the last user
+message is the question), `target`, `output` (`completion`, `choices[0].stop_reason`, `usage`,
+`time`, `model`), `scores` ({scorer: {value, answer, explanation}}) and `error` when the sample
+failed. Score values: "C" correct, "I" incorrect, "N" no answer (all as Inspect's accuracy
+counts them: 1, 0, 0), "P" partial (0.5, unscored here), numbers 1 / 0 (other numbers unscored).
+
+Not read (yet): logs of format version 1, samples whose scorer value is a dict (several
+values per sample), agent transcripts with tool calls (only the final completion is kept), and
+tasks proctor has no grader for unless `--task` names one."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import DatasetError
+from proctor.imports.foreign import (
+    ForeignAnswer,
+    ForeignOutcome,
+    ForeignRun,
+    ForeignVerdict,
+    check_size,
+    gsm8k_sample,
+    proctor_task_for,
+    read_json,
+    text_of,
+)
+from proctor.providers.http import json_object as obj
+from proctor.types import FinishReason, Sample, Usage
+
+LOG_VERSION = 2
+_STOP: dict[str, FinishReason] = {
+    "stop": "stop",
+    "max_tokens": "length",
+    "model_length": "length",
+    "tool_calls": "tool_calls",
+    "content_filter": "content_filter",
+}
+_LETTER: dict[str, tuple[ForeignOutcome, float | None]] = {
+    "C": ("correct", 1.0),
+    "I": ("wrong", 0.0),
+    "N": ("wrong", 0.0),
+    "P": ("unscored", 0.5),
+}
+_MAX_MEMBER = 256 << 20
+
+
+def _verdict(score: object) -> ForeignVerdict:
+    if not isinstance(score, dict):
+        return ForeignVerdict("unscored", repr(score), None, explanation="not a score object")
+    value = score.get("value")
+    answer = score.get("answer")
+    extracted = answer if isinstance(answer, str) else "" if answer is None else str(answer)
+    explanation = score.get("explanation")
+    why = explanation if isinstance(explanation, str) else ""
+    if isinstance(value, str) and value in _LETTER:
+        letter, credit = _LETTER[value]
+        reason = "partial credit" if value == "P" else why
+        return ForeignVerdict(letter, value, credit, extracted, reason)
+    if isinstance(value, bool):
+        value = float(value)
+    if isinstance(value, int | float):
+        v = float(value)
+        outcome: ForeignOutcome = "correct" if v == 1.0 else "wrong" if v == 0.0 else "unscored"
+        return ForeignVerdict(outcome, f"{v:g}", v, extracted, why)
+    return ForeignVerdict(
+        "unscored", repr(value)[:200], None, extracted, "a value proctor cannot read"
+    )
+
+
+def _question(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        users = [m for m in value if isinstance(m, dict) and m.get("role") == "user"]
+        if users:
+            return text_of(users[-1].get("content"))
+    return ""
+
+
+def _target(value: object) -> str:
+    if isinstance(value, list):
+        return " | ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _answer(path: Path, where: str, raw: object, task: str) -> ForeignAnswer:
+    if not isinstance(raw, dict):
+        raise DatasetError(str(path), None, where, "expected a sample object")
+    sample_id = raw.get("id")
+    epoch = raw.get("epoch", 1)
+    if not isinstance(sample_id, str | int) or isinstance(sample_id, bool):
+        raise DatasetError(str(path), None, f"{where}.id", "expected a string or an integer")
+    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 1:
+        raise DatasetError(str(path), None, f"{where}.epoch", "expected an integer from 1")
+    question = _question(raw.get("input"))
+    target = _target(raw.get("target"))
+    if proctor_task_for(task) == "gsm8k":
+        sample = gsm8k_sample(question, target, str(sample_id))
+    else:
+        sample = Sample(id=str(sample_id), input=question, target=target, answer_type="text")
+    output = obj(raw.get("output"))
+    choices = output.get("choices") if isinstance(output.get("choices"), list) else []
+    first = choices[0] if choices and isinstance(choices[0], dict) else {}
+    usage = obj(output.get("usage"))
+    error = raw.get("error")
+    message = ""
+    if error:
+        message = text_of(error.get("message")) if isinstance(error, dict) else str(error)
+        message = f"Inspect logged an error: {message or 'no message'}"[:400]
+    scores = obj(raw.get("scores"))
+    latency = output.get("time")
+    return ForeignAnswer(
+        sample=sample,
+        epoch=epoch - 1,
+        text=text_of(output.get("completion")),
+        finish_reason=_STOP.get(str(first.get("stop_reason")), "unknown"),
+        usage=Usage(_count(usage.get("input_tokens")), _count(usage.get("output_tokens"))),
+        latency_s=float(latency) if isinstance(latency, int | float) and latency >= 0 else 0.0,
+        reported_model=str(output.get("model") or ""),
+        error=message,
+        verdicts={f"inspect {name}": _verdict(s) for name, s in scores.items()},
+    )
+
+
+def _count(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return 0
+    return value
+
+
+def _read_zip(path: Path) -> tuple[dict[str, Any], list[object]]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+
+            def member(name: str) -> object:
+                info = archive.getinfo(name)
+                if info.file_size > _MAX_MEMBER:
+                    raise DatasetError(str(path), None, name, "member too large")
+                try:
+                    text = archive.read(name).decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise DatasetError(
+                        str(path), None, name, f"not UTF-8 (byte {e.start})"
+                    ) from None
+                return read_json(path, text)
+
+            if "header.json" not in names:
+                raise DatasetError(
+                    str(path), None, None, "no header.json: an unfinished or not an Inspect log"
+                )
+            methods = {i.compress_type for i in archive.infolist()}
+            if ZSTD in methods and not _reads_zstd():
+                raise DatasetError(
+                    str(path),
+                    None,
+                    None,
+                    "compressed with Zstandard (newer Inspect versions write it), which this "
+                    "Python's standard library cannot read (3.14 can): convert it with `inspect "
+                    "log convert --to json --output-dir DIR LOG` and import the .json",
+                )
+            header = member("header.json")
+            samples = [member(n) for n in sorted(names) if n.startswith("samples/")]
+    except zipfile.BadZipFile as e:
+        raise DatasetError(str(path), None, None, f"not a zip archive: {e}") from None
+    if not isinstance(header, dict):
+        raise DatasetError(str(path), None, "header.json", "expected a JSON object")
+    return header, samples
+
+
+ZSTD = 93
+"""The zip compression method of Zstandard."""
+
+
+def _reads_zstd() -> bool:
+    return getattr(zipfile, "ZIP_ZSTANDARD", None) == ZSTD
+
+
+def read_inspect(path: Path) -> ForeignRun:
+    """The run in an Inspect `.json` or `.eval` log."""
+    check_size(path)
+    if path.suffix == ".eval":
+        header, samples = _read_zip(path)
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise DatasetError(str(path), None, None, f"not UTF-8 text (byte {e.start})") from None
+        header = read_json(path, text)
+        if not isinstance(header, dict):
+            raise DatasetError(str(path), None, None, "expected a JSON object")
+        samples = header.get("samples") or []
+        if not isinstance(samples, list):
+            raise DatasetError(str(path), None, "samples", "expected a list")
+    version = header.get("version")
+    if version != LOG_VERSION:
+        raise DatasetError(
+            str(path),
+            None,
+            "version",
+            f"Inspect log format {version!r}: proctor reads version {LOG_VERSION}",
+        )
+    ev = obj(header.get("eval"))
+    task = str(ev.get("task") or "")
+    packages = obj(ev.get("packages"))
+    answers = [_answer(path, f"samples[{i}]", s, task) for i, s in enumerate(samples)]
+    if not answers:
+        raise DatasetError(str(path), None, "samples", "no samples in the log")
+    scorers = [f"inspect {s.get('name')}" for s in ev.get("scorers") or [] if isinstance(s, dict)]
+    seen = {g for a in answers for g in a.verdicts}
+    graders = tuple(dict.fromkeys([*(g for g in scorers if g in seen), *sorted(seen)]))
+    reported: dict[str, float] = {}
+    results = obj(header.get("results"))
+    for score in results.get("scores") or []:
+        if not isinstance(score, dict):
+            continue
+        metrics = obj(score.get("metrics"))
+        accuracy = metrics.get("accuracy")
+        value = accuracy.get("value") if isinstance(accuracy, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            reported[f"inspect {score.get('name')}"] = float(value)
+    notes = []
+    if header.get("status") != "success":
+        notes.append(f"the log's status is {header.get('status')!r}, not 'success'")
+    return ForeignRun(
+        harness="inspect",
+        harness_version=str(packages.get("inspect_ai") or ""),
+        their_task=task,
+        model=str(ev.get("model") or "unknown"),
+        source=str(path),
+        graders=graders,
+        answers=tuple(answers),
+        reported=reported,
+        proctor_task=proctor_task_for(task),
+        notes=tuple(notes),
+    )

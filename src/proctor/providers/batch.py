@@ -1,0 +1,149 @@
+"""The providers' batch APIs (OpenAI's Batch API, Anthropic's Message Batches), as one small
+interface: submit many requests at once, ask how the batch is going, read its results.
+
+An adapter only translates (requests to the batch's wire format, results back to Completions or
+failure reasons) and classifies errors; when to submit, how often to poll, what a restart may
+submit again: all of that is `proctor.calling.batching`, once, for both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from proctor.errors import ProviderError, Transient
+from proctor.providers.http import HttpReply, JsonClient, redacted
+from proctor.types import Completion, GenerationParams, Prompt
+
+BATCH_TIMEOUT_S = 120.0
+"""Per request of a batch API (an upload of 10,000 requests takes a while)."""
+BATCH_MAX_BYTES = 1 << 30
+"""The largest reply of a batch API read: a results file holds every answer of the batch (50,000
+answers of a few kilobytes each), far more than one chat reply's cap."""
+
+BatchEnd = Literal["completed", "expired", "cancelled", "failed"]
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    custom_id: str
+    """Ours; ^[A-Za-z0-9_-]{1,64}$ (what both APIs accept)."""
+    prompt: Prompt
+    params: GenerationParams
+
+
+@dataclass(frozen=True)
+class BatchState:
+    batch_id: str
+    ended: BatchEnd | None
+    """None while the provider is still working on it."""
+    done: int
+    total: int
+    detail: str = ""
+    """The provider's own word for its state ("in_progress", "finalizing", ...)."""
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    custom_id: str
+    completion: Completion | None
+    error: str = ""
+    """Why there is no completion (the provider's error, "expired", "cancelled")."""
+
+
+@dataclass(frozen=True)
+class LedgerBatch:
+    """A batch of a run as the store remembers it (`proctor.store.batches`)."""
+
+    token: str
+    batch_id: str
+    """"" while its submit has not been answered."""
+    requests: tuple[tuple[str, str, int], ...]
+    """(custom id, sample id, epoch) of each request in it."""
+
+
+@runtime_checkable
+class BatchAPI(Protocol):
+    async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
+        """Submit one batch; its id. `token` is stored with it where the API allows (OpenAI's
+        metadata) or in its custom ids, so `find` can tell whether a submit went through."""
+        ...
+
+    async def find(self, token: str, size: int) -> str | None:
+        """The id of the batch submitted with `token` (of `size` requests), if the provider has
+        one: how a restart learns whether a submit it never heard back from went through."""
+        ...
+
+    async def state(self, batch_id: str) -> BatchState: ...
+
+    async def results(self, batch_id: str) -> list[BatchResult]:
+        """Every result the ended batch holds (succeeded and failed requests)."""
+        ...
+
+    async def cancel(self, batch_id: str) -> None: ...
+
+
+BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
+"""The live adapter's request body for a prompt (a batch sends the same body)."""
+
+
+class BatchAdapter:
+    """What both batch adapters hold: the live adapter's client, model, key and body maker."""
+
+    def __init__(self, client: JsonClient, model: str, secret: str, body_of: BodyOf) -> None:
+        self._client = client
+        self._model = model
+        self._secret = secret
+        self._body_of = body_of
+
+
+@runtime_checkable
+class BatchProvider(Protocol):
+    def batches(self) -> BatchAPI: ...
+
+
+async def batch_call(
+    client: JsonClient,
+    secret: str,
+    check: Callable[[HttpReply], None],
+    method: str,
+    path: str,
+    content: bytes | None = None,
+    content_type: str = "application/json",
+    *,
+    text: bool = False,
+) -> Any:
+    """One request of a batch API: the reply's JSON (its text with `text`), errors classified by
+    the adapter's `check` and the key redacted from them."""
+    try:
+        resp = await client.send(
+            method, path, content, content_type, BATCH_TIMEOUT_S, BATCH_MAX_BYTES
+        )
+        check(resp)
+    except ProviderError as e:
+        raise redacted(e, secret) from e.__cause__
+    if text:
+        return resp.text
+    try:
+        return resp.json()
+    except ValueError as e:
+        raise Transient(f"{method} {path}: HTTP {resp.status_code}: body is not JSON") from e
+
+
+def created_id(reply: object) -> str:
+    """The id of a batch (or file) a create answered with; Transient when it holds none."""
+    found = reply.get("id") if isinstance(reply, dict) else None
+    if not isinstance(found, str):
+        raise Transient("the batch API answered a create without an id")
+    return found
+
+
+def count(value: object) -> int:
+    """A count from a batch's request counts; anything else is 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def failure(custom_id: str, reason: str, secret: str) -> BatchResult:
+    """A request's failure, its reason cut and the key redacted (servers echo what they got)."""
+    clean = reason.replace(secret, "[redacted]") if secret else reason
+    return BatchResult(custom_id, None, clean[:400])

@@ -1,0 +1,165 @@
+"""OpenAI's Batch API (and any endpoint that serves it): the requests as a JSONL file uploaded to
+`/files` (purpose "batch"), a batch created on `/batches` for `/v1/chat/completions`, its state
+read from `/batches/{id}`, its results from the output and error files' content.
+
+Translation and error classification only (see `proctor.providers.batch`)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from proctor.errors import ProviderError, Transient
+from proctor.providers.batch import (
+    BatchAdapter,
+    BatchEnd,
+    BatchRequest,
+    BatchResult,
+    BatchState,
+    batch_call,
+    count,
+    created_id,
+    failure,
+)
+from proctor.providers.http import encode_body, json_object
+from proctor.providers.openai_compat import parse_completion, raise_for_status
+
+TOKEN_KEY = "proctor_token"
+_ENDED: dict[str, BatchEnd] = {
+    "completed": "completed",
+    "expired": "expired",
+    "cancelled": "cancelled",
+    "failed": "failed",
+}
+_LIST_PAGES = 20
+
+
+class OpenAIBatches(BatchAdapter):
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None = None,
+        content_type: str = "application/json",
+    ) -> Any:
+        return await batch_call(
+            self._client,
+            self._secret,
+            raise_for_status,
+            method,
+            path,
+            content,
+            content_type,
+            text=path.endswith("/content"),
+        )
+
+    async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
+        lines = [
+            encode_body(
+                {
+                    "custom_id": r.custom_id,
+                    "method": "POST",
+                    "url": "/v1/chat/completions",
+                    "body": self._body_of(r.prompt, r.params),
+                }
+            )
+            for r in requests
+        ]
+        boundary = "proctor-" + secrets.token_hex(12)
+        form = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n'
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename='
+                f'"proctor-{token}.jsonl"\r\nContent-Type: application/jsonl\r\n\r\n'
+            ).encode()
+            + b"\n".join(lines)
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        uploaded = await self._call(
+            "POST", "files", form, f"multipart/form-data; boundary={boundary}"
+        )
+        file_id = created_id(uploaded)
+        batch = await self._call(
+            "POST",
+            "batches",
+            encode_body(
+                {
+                    "input_file_id": file_id,
+                    "endpoint": "/v1/chat/completions",
+                    "completion_window": "24h",
+                    "metadata": {TOKEN_KEY: token},
+                }
+            ),
+        )
+        batch_id = created_id(batch)
+        return batch_id
+
+    async def find(self, token: str, size: int) -> str | None:
+        after = ""
+        for _ in range(_LIST_PAGES):
+            page = await self._call(
+                "GET", "batches?limit=100" + (f"&after={after}" if after else "")
+            )
+            data = page.get("data") if isinstance(page, dict) else None
+            if not isinstance(data, list):
+                return None
+            for batch in data:
+                meta = batch.get("metadata") if isinstance(batch, dict) else None
+                if isinstance(meta, dict) and meta.get(TOKEN_KEY) == token:
+                    return str(batch.get("id"))
+            if not page.get("has_more") or not data:
+                return None
+            after = str(data[-1].get("id")) if isinstance(data[-1], dict) else ""
+        return None
+
+    async def state(self, batch_id: str) -> BatchState:
+        batch = await self._call("GET", f"batches/{batch_id}")
+        if not isinstance(batch, dict):
+            raise Transient(f"batch {batch_id}: the state is not an object")
+        status = str(batch.get("status"))
+        counts = json_object(batch.get("request_counts"))
+        done = count(counts.get("completed")) + count(counts.get("failed"))
+        return BatchState(batch_id, _ENDED.get(status), done, count(counts.get("total")), status)
+
+    async def results(self, batch_id: str) -> list[BatchResult]:
+        batch = await self._call("GET", f"batches/{batch_id}")
+        out: list[BatchResult] = []
+        for key in ("output_file_id", "error_file_id"):
+            file_id = batch.get(key) if isinstance(batch, dict) else None
+            if not isinstance(file_id, str) or not file_id:
+                continue
+            text = await self._call("GET", f"files/{file_id}/content")
+            for line in str(text).splitlines():
+                if line.strip():
+                    out.append(self._result(line))
+        return out
+
+    def _result(self, line: str) -> BatchResult:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            return BatchResult("", None, "a result line is not JSON")
+        if not isinstance(data, dict):
+            return BatchResult("", None, "a result line is not an object")
+        custom_id = str(data.get("custom_id") or "")
+        response = json_object(data.get("response"))
+        error = data.get("error")
+        status = response.get("status_code")
+        body = response.get("body")
+        if status == 200 and not error:
+            try:
+                return BatchResult(custom_id, parse_completion(body, self._model, 0.0, "batch"))
+            except ProviderError as e:
+                return BatchResult(custom_id, None, str(e))
+        if isinstance(error, dict):
+            reason = f"{error.get('code') or 'error'}: {error.get('message') or ''}".strip(": ")
+        elif isinstance(body, dict) and isinstance(body.get("error"), dict):
+            reason = f"HTTP {status}: {body['error'].get('message') or ''}"
+        else:
+            reason = f"HTTP {status}: no result"
+        return failure(custom_id, reason, self._secret)
+
+    async def cancel(self, batch_id: str) -> None:
+        await self._call("POST", f"batches/{batch_id}/cancel", b"{}")
