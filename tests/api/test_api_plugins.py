@@ -23,8 +23,8 @@ from tests.api.plugin_package import TICKETS, WRONG, write_plugins
 import proctor
 from proctor.errors import ConfigError
 from proctor.providers.registry import PROVIDERS
-from proctor.score.custom import SCORERS
 from proctor.store import RunStore
+from proctor.tasks.custom import SCORERS
 from proctor.tasks.registry import TASK_PLUGINS
 from proctor.testing import assert_run
 

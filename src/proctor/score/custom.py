@@ -1,5 +1,6 @@
 """Scorers a user writes: one signature and a one-sentence rule, whether the scorer lives in a
-task file, a test suite or a package's entry point (group "proctor.scorers").
+task file, a test suite or a package's entry point (group "proctor.scorers", found by name in
+`proctor.tasks.custom`: grading stays pure and imports no plugin).
 
 A scorer is a function of one answered reply (the stored `Record`: its text, finish reason,
 usage) and its `Sample`, returning True (correct), False (wrong) or a full `Score`. It never
@@ -18,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from proctor.errors import ConfigError
-from proctor.plugins import SCORER_GROUP, PluginTable
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
 from proctor.types import Record, Sample, Score
 
@@ -102,24 +101,3 @@ def scorer(
 def _one_sentence(rule: str) -> bool:
     text = rule.strip()
     return bool(text) and len(text) <= 400 and "\n\n" not in text
-
-
-def _check_scorer(loaded: object) -> Scorer:
-    if isinstance(loaded, Scorer):
-        return loaded
-    raise TypeError(
-        f"expected a proctor Scorer (made with @proctor.scorer(rule=...)), got {type(loaded)}"
-    )
-
-
-SCORERS: PluginTable[Scorer] = PluginTable(SCORER_GROUP, "scorer", _check_scorer)
-"""Scorers by name: those a process registers, then installed packages' entry points."""
-
-
-def get_scorer(name: str) -> Scorer:
-    """The scorer of that name; ConfigError when none has it, or its plugin fails to load."""
-    found = SCORERS.get(name)
-    if found is None:
-        known = ", ".join(SCORERS.names()) or "none installed"
-        raise ConfigError(f"unknown scorer {name!r}: known scorers are {known}")
-    return found

@@ -20,7 +20,8 @@ from pathlib import Path
 from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
-from proctor.score.custom import Scorer, get_scorer
+from proctor.plugins import SCORER_GROUP, PluginTable
+from proctor.score.custom import Scorer
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Message, Prompt, Sample
 
@@ -112,3 +113,24 @@ def _render(prompt: PromptSource, sample: Sample) -> str | Prompt:
         )  # fmt: skip
     except (KeyError, IndexError, ValueError) as e:
         raise ConfigError(f"prompt template {prompt[:60]!r}: {type(e).__name__}: {e}") from None
+
+
+def _check_scorer(loaded: object) -> Scorer:
+    if isinstance(loaded, Scorer):
+        return loaded
+    raise TypeError(
+        f"expected a proctor Scorer (made with @proctor.scorer(rule=...)), got {type(loaded)}"
+    )
+
+
+SCORERS: PluginTable[Scorer] = PluginTable(SCORER_GROUP, "scorer", _check_scorer)
+"""Scorers by name: those a process registers, then installed packages' entry points."""
+
+
+def get_scorer(name: str) -> Scorer:
+    """The scorer of that name; ConfigError when none has it, or its plugin fails to load."""
+    found = SCORERS.get(name)
+    if found is None:
+        known = ", ".join(SCORERS.names()) or "none installed"
+        raise ConfigError(f"unknown scorer {name!r}: known scorers are {known}")
+    return found
