@@ -26,6 +26,10 @@ Commit = Callable[[Sequence[tuple[Record, Sample]]], Awaitable[None]]
 """Stores records (with their samples, for grading) and returns once they are committed."""
 
 
+DEFAULT_MAX_FAILURES = 25
+"""Failed attempts in a row after which a model is stopped (`--max-failures`): the one default
+of the CLI, `RunPlan` and `AskSettings` (the README says it; a test checks)."""
+
 @dataclass(frozen=True)
 class AskSettings:
     """Everything a worker needs to ask and to build records; picklable (Ray ships it)."""
@@ -38,7 +42,7 @@ class AskSettings:
     concurrency: int | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     limits: RateLimits = field(default_factory=RateLimits)
-    breaker_threshold: int = 10
+    breaker_threshold: int = DEFAULT_MAX_FAILURES
     keys: Mapping[str, KeySource] = field(default_factory=dict)
     """Per model, the variable its key is read from: names only, a worker reads its own env."""
 

@@ -6,21 +6,13 @@ always text, never markup.
 """
 
 from proctor.report.html.page import content_security_policy
-from proctor.report.html.report_page import (
-    Links,
-    ReportExtras,
-    calibration_of,
-    report_html,
-    samples_html,
-)
+from proctor.report.html.report_page import Links, report_html, samples_html
 from proctor.report.html.viewer_pages import RunListing, RunView, compare_html, runs_html
 
 __all__ = [
     "Links",
-    "ReportExtras",
     "RunListing",
     "RunView",
-    "calibration_of",
     "compare_html",
     "content_security_policy",
     "report_html",
