@@ -5,8 +5,8 @@
 
 The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each turn is
 committed as it is answered, so the same command after a kill asks no answered turn again.
-Prints each turn's stage, score and contradictions, writes the whole dialogue (turns, fact
-graph, contradictions, scores) as `dialogue.json` in the run folder, and exits 0 when the
+Prints each turn's stage, score and contradictions, stores its grade and writes the run's files
+(results.json with the whole graded dialogue, summary.md, report.html) like any run's, and exits 0 when the
 dialogue ran to its end, 4 when a call failed (the same command asks it again), 6 when the
 model's answers left the tree no way on.
 """
@@ -86,7 +86,7 @@ def dialogue_cmd(
     tree = read_tree(tree_ref)
     params = GenerationParams(max_tokens=max_tokens, timeout_s=timeout)
 
-    async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], Path]:
+    async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], list[Path]]:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:

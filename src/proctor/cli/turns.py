@@ -31,9 +31,13 @@ def interrupted(kind: str, started: Sequence[str], results_dir: Path) -> None:
     )
 
 
-def print_run_end(console: Console, run_id: str, written: Path, *, failed: str = "") -> None:
-    """The run's id and file; when a call failed, how to ask it again (`failed`: turn or step)."""
-    console.print(f"run {run_id} · written {written}", markup=False)
+def print_run_end(
+    console: Console, run_id: str, written: Sequence[Path], *, failed: str = ""
+) -> None:
+    """The run's id and files; when a call failed, how to ask it again (`failed`: turn or step)."""
+    console.print(f"run {run_id} · folder {written[0].parent if written else ''}", markup=False)
+    for path in written:
+        console.print(f"  {path}", markup=False)
     if failed:
         console.print(f"  the same command (or --resume {run_id}) asks the failed {failed} again")
 

@@ -10,8 +10,8 @@
 The recording is FILE with `.replay.jsonl` in place of `.json` unless --recording names one.
 The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each step is
 committed as it ends, so the same command after a kill asks no finished step again. Prints the
-steps, the limit that stopped it (if any) and the failed checks, writes `workflow.json` in the
-run folder, and exits with the outcome's code: 0 complete, 4 call_failed, 5 incomplete (budget),
+steps, the limit that stopped it (if any) and the failed checks, stores its grade and writes the
+run's files (results.json, summary.md, report.html) like any run's, and exits with the outcome's code: 0 complete, 4 call_failed, 5 incomplete (budget),
 6 invalid_output.
 """
 
@@ -108,7 +108,7 @@ def workflow_cmd(
     tools = ToolBox(mode, standard_tools(flow.documents), recording or default_recording)
     params = GenerationParams(timeout_s=timeout)
 
-    async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], Path]:
+    async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], list[Path]]:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:
