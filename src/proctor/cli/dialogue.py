@@ -5,10 +5,10 @@
 
 The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each turn is
 committed as it is answered, so the same command after a kill asks no answered turn again.
-Prints each turn's stage, score and contradictions, stores its grade and writes the run's files
-(results.json with the whole graded dialogue, summary.md, report.html) like any run's, and exits 0 when the
-dialogue ran to its end, 4 when a call failed (the same command asks it again), 6 when the
-model's answers left the tree no way on.
+Prints each turn's stage, score and contradictions, stores its grade and writes the run's
+files like any run's (results.json with the whole graded dialogue, summary.md, report.html),
+and exits 0 when the dialogue ran to its end, 4 when a call failed (the same command asks it
+again), 6 when the model's answers left the tree no way on.
 """
 
 from __future__ import annotations

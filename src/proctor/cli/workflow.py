@@ -11,8 +11,8 @@ The recording is FILE with `.replay.jsonl` in place of `.json` unless --recordin
 The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each step is
 committed as it ends, so the same command after a kill asks no finished step again. Prints the
 steps, the limit that stopped it (if any) and the failed checks, stores its grade and writes the
-run's files (results.json, summary.md, report.html) like any run's, and exits with the outcome's code: 0 complete, 4 call_failed, 5 incomplete (budget),
-6 invalid_output.
+run's files like any run's (results.json, summary.md, report.html), and exits with the
+outcome's code: 0 complete, 4 call_failed, 5 incomplete (budget), 6 invalid_output.
 """
 
 from __future__ import annotations
