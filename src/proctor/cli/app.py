@@ -220,6 +220,13 @@ def run(
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
     resume = resume or retry_errors
+    if resume is not None and retry_errors is None and (results_dir / "proctor.db").exists():
+        kind, run_id = _turn_run_kind(results_dir, resume)
+        if kind:  # a dialogue or workflow run goes on as its own command would
+            from proctor.cli.turns import resume_turn_run
+
+            resume_turn_run(results_dir, run_id, kind, timeout=timeout, max_attempts=max_attempts)
+            return
     suite_run = None
     if suite is not None:
         from proctor.cli.suite import SuiteRun
@@ -616,6 +623,20 @@ def _grade_and_report(
 
 TURN_TASKS = ("dialogue", "workflow")
 """Runs kept as turns (dialogues, workflows): graded by their own rules, not a Task's."""
+
+
+def _turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:
+    """("dialogue" or "workflow", its id) when `ref` names a run of turns in the store, else
+    ("", "")."""
+    from proctor.store import RunStore
+
+    with RunStore.open(results_dir) as store:
+        try:
+            run_id = store.resolve(ref)
+            task = store.run_info(run_id).task
+        except ProctorError:
+            return "", ""  # not a run here: `proctor run` says so itself
+    return (task, run_id) if task in TURN_TASKS else ("", "")
 
 
 def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) -> int:

@@ -36,8 +36,10 @@ from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from proctor.store.turn_log import TurnRunDone
+    from proctor.types import GenerationParams
     from proctor.workflow.executor import WorkflowResult
     from proctor.workflow.spec import Workflow
+    from proctor.workflow.tools import ToolBox
 
 DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("contract-review-en", "market-brief-zh")
@@ -92,11 +94,7 @@ def workflow_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Run a multi-step workflow under hard token, time and tool-call limits."""
-    from proctor.calling.caller import ModelCaller
-    from proctor.calling.retry import RetryPolicy
-    from proctor.providers.registry import make_provider
     from proctor.types import GenerationParams
-    from proctor.workflow.session import run_workflow_in_store
     from proctor.workflow.tools import ToolBox, ToolMode, standard_tools
 
     if record and replay:
@@ -107,6 +105,26 @@ def workflow_cmd(
     mode: ToolMode = "record" if record else "replay" if replay else "live"
     tools = ToolBox(mode, standard_tools(flow.documents), recording or default_recording)
     params = GenerationParams(timeout_s=timeout)
+    ask_workflow(flow, tools, model, params, max_attempts, require_usage, resume, results_dir)
+
+
+def ask_workflow(
+    flow: Workflow,
+    tools: ToolBox,
+    model: str,
+    params: GenerationParams,
+    max_attempts: int,
+    require_usage: bool,
+    resume: str | None,
+    results_dir: Path,
+) -> None:
+    """Ask (or resume) the workflow, print it, and exit with its outcome's code."""
+    from proctor.calling.caller import ModelCaller
+    from proctor.calling.retry import RetryPolicy
+    from proctor.providers.registry import make_provider
+    from proctor.workflow.session import run_workflow_in_store
+
+    mode = tools.mode
 
     async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], list[Path]]:
         provider = make_provider(model)

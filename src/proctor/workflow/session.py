@@ -100,6 +100,8 @@ async def run_workflow_in_store(
         params=params,
         settings={"tools": tools.mode, "require_usage": require_usage},
         resume=resume,
+        # `proctor run --resume RUN` finds the recording without the workflow's file
+        noted={"recording": str(tools.recording.resolve())} if tools.recording else None,
     )
     with RunStore.open(results_dir) as store:
         return done, store_grade(store, done.run_id, done.result)
