@@ -5,7 +5,9 @@ grades the stored turns again; `proctor run --resume RUN` goes on with an unfini
 
 from __future__ import annotations
 
+import http.client
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from proctor.cli.dialogue import read_tree
 from proctor.errors import ConfigError
 from proctor.store import RunStore
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
+from proctor.viewer import HOST, ViewerServer
 
 ACME = read_tree("esg-acme-en")
 FLOW = Path(__file__).parent / "cases" / "review.json"
@@ -175,3 +178,42 @@ def test_run_resume_of_a_workflow_without_its_recording_says_how(
     got = CliRunner().invoke(app, ["run", "--resume", run_id, "-r", str(results)])
     assert isinstance(got.exception, ConfigError)  # `proctor` says it in a line, exit 2
     assert f"proctor workflow FILE --replay --resume {run_id}" in str(got.exception)
+
+
+def test_the_viewer_lists_them_and_shows_their_turns(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    results = tmp_path / "results"
+    for command, _, _ in KINDS.values():
+        _invoke(*command, "-m", server.model, "-r", str(results))
+    with RunStore.open(results) as store:
+        runs = {r.task: r.run_id for r in store.list_runs()}
+    viewer = ViewerServer(results, 0, quiet=True)
+    thread = threading.Thread(target=viewer.serve_forever, daemon=True)
+    thread.start()
+    try:
+        listing = _get(viewer, "/")
+        for kind, run_id in runs.items():
+            assert run_id in listing and kind in listing
+            page = _get(viewer, f"/runs/{run_id}")
+            assert f'<section id="{kind}-scores"' in page
+            assert f'<section id="{kind}-turns"' in page
+            assert f"stored grades ({kind}/1)" in page
+        assert "recommend" in _get(viewer, f"/runs/{runs['dialogue']}")  # a stage of its path
+        assert "summary" in _get(viewer, f"/runs/{runs['workflow']}")  # a step
+    finally:
+        viewer.shutdown()
+        viewer.server_close()
+        thread.join(5)
+
+
+def _get(viewer: ViewerServer, path: str) -> str:
+    conn = http.client.HTTPConnection(HOST, viewer.port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Host": f"{HOST}:{viewer.port}"})
+        response = conn.getresponse()
+        body = response.read().decode("utf-8")
+        assert response.status == 200, (path, response.status, body[:300])
+        return body
+    finally:
+        conn.close()
