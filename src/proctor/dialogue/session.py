@@ -15,7 +15,7 @@ from pathlib import Path
 from proctor.calling.caller import ModelCaller
 from proctor.dialogue.executor import DialogueResult, grade_dialogue, run_dialogue
 from proctor.dialogue.tree import DialogueTree
-from proctor.runs.report import run_statistics, write_report
+from proctor.runs.report import run_statistics, store_turn_grade, write_report
 from proctor.stats.turn_scores import TurnRow, TurnScores
 from proctor.store import RunStore
 from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
@@ -62,12 +62,6 @@ def dialogue_scores(result: DialogueResult) -> TurnScores:
     )
 
 
-def store_grade(store: RunStore, run_id: str, result: DialogueResult) -> list[Path]:
-    """Store the dialogue's grade and write the run's files; their paths."""
-    store.save_turn_grade(run_id, result.model, GRADER_VERSION, dialogue_scores(result).to_json())
-    return write_report(store, run_statistics(store, run_id, None))
-
-
 async def run_dialogue_in_store(
     tree: DialogueTree,
     caller: ModelCaller,
@@ -98,7 +92,8 @@ async def run_dialogue_in_store(
         resume=resume,
     )
     with RunStore.open(results_dir) as store:
-        return done, store_grade(store, done.run_id, done.result)
+        store_turn_grade(store, done.run_id, dialogue_scores(done.result))
+        return done, write_report(store, run_statistics(store, done.run_id, None))
 
 
 def regrade_dialogue(store: RunStore, run_id: str) -> DialogueResult:
@@ -106,5 +101,5 @@ def regrade_dialogue(store: RunStore, run_id: str) -> DialogueResult:
     tree = DialogueTree.model_validate(store.run_config(run_id)["spec"])
     (model,) = store.run_info(run_id).models
     result = grade_dialogue(tree, model, store.turns(run_id, model))
-    store.save_turn_grade(run_id, model, GRADER_VERSION, dialogue_scores(result).to_json())
+    store_turn_grade(store, run_id, dialogue_scores(result))
     return result

@@ -202,6 +202,11 @@ def turn_scores(store: RunStore, run_id: str) -> list[TurnScores]:
     ]
 
 
+def store_turn_grade(store: RunStore, run_id: str, scores: TurnScores) -> None:
+    """Store the grade of a dialogue or workflow run, replacing its last one."""
+    store.save_turn_grade(run_id, scores.model, scores.grader_version, scores.to_json())
+
+
 def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:
     """Write the run's files (results.json, samples.csv, summary.md, report.html, and the
     task's own metrics in task_metrics.json when it has some) into its folder; their paths."""

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from proctor.calling.caller import ModelCaller
-from proctor.runs.report import run_statistics, write_report
+from proctor.runs.report import run_statistics, store_turn_grade, write_report
 from proctor.stats.turn_scores import TurnRow, TurnScores
 from proctor.store import RunStore
 from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
@@ -63,12 +63,6 @@ def workflow_scores(result: WorkflowResult) -> TurnScores:
     )
 
 
-def store_grade(store: RunStore, run_id: str, result: WorkflowResult) -> list[Path]:
-    """Store the workflow's grade and write the run's files; their paths."""
-    store.save_turn_grade(run_id, result.model, GRADER_VERSION, workflow_scores(result).to_json())
-    return write_report(store, run_statistics(store, run_id, None))
-
-
 async def run_workflow_in_store(
     flow: Workflow,
     caller: ModelCaller,
@@ -104,7 +98,8 @@ async def run_workflow_in_store(
         noted={"recording": str(tools.recording.resolve())} if tools.recording else None,
     )
     with RunStore.open(results_dir) as store:
-        return done, store_grade(store, done.run_id, done.result)
+        store_turn_grade(store, done.run_id, workflow_scores(done.result))
+        return done, write_report(store, run_statistics(store, done.run_id, None))
 
 
 def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
@@ -112,5 +107,5 @@ def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
     flow = Workflow.model_validate(store.run_config(run_id)["spec"])
     (model,) = store.run_info(run_id).models
     result = grade_workflow(flow, model, store.turns(run_id, model))
-    store.save_turn_grade(run_id, model, GRADER_VERSION, workflow_scores(result).to_json())
+    store_turn_grade(store, run_id, workflow_scores(result))
     return result
