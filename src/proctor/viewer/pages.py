@@ -171,7 +171,8 @@ def model_page(store: RunStore, model: str) -> str:
         raise NotFound(f"no run in this results folder has answers of '{model}'")
     rows: dict[str, list[dict[str, object]]] = {}
     infos = {t.run_id: store.run_info(t.run_id) for t in found}
-    for t in sorted(found, key=lambda t: infos[t.run_id].created_at, reverse=True):
+    newest_first = {r.run_id: i for i, r in enumerate(store.list_runs())}
+    for t in sorted(found, key=lambda t: newest_first.get(t.run_id, len(newest_first))):
         info = infos[t.run_id]
         rows.setdefault(info.task, []).append(
             {
