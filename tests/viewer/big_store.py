@@ -11,9 +11,11 @@ from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usag
 CHUNK = 10_000
 
 
-def make_big_store(root: Path, n_items: int, models: tuple[str, ...], run_id: str) -> None:
-    """`n_items` arithmetic items × `models`, every answer stored and graded (one in three
-    wrong), in chunks so that the generator itself stays small."""
+def make_big_store(
+    root: Path, n_items: int, models: tuple[str, ...], run_id: str, *, graded: bool = True
+) -> None:
+    """`n_items` arithmetic items × `models`, every answer stored and (unless not `graded`)
+    graded, one in three wrong, in chunks so that the generator itself stays small."""
     samples = [
         Sample(id=f"i{i:06d}", input=f"{i} + 7", target=str(i + 7), category=("add", "big")[i % 2])
         for i in range(n_items)
@@ -27,7 +29,7 @@ def make_big_store(root: Path, n_items: int, models: tuple[str, ...], run_id: st
         generator_version="test",
         prompt_variant="B",
         lang="en",
-        created_at="2026-12-01T00:00:00+00:00",
+        created_at=f"2026-12-01T{run_id[9:11] or '00'}:{run_id[11:13] or '00'}:{run_id[13:15] or '00'}+00:00",
         params=GenerationParams(),
         seed=None,
     )
@@ -71,5 +73,6 @@ def make_big_store(root: Path, n_items: int, models: tuple[str, ...], run_id: st
                         )
                     )
                 store.add_records(records)
-        store.save_scores(run_id, scores, "arithmetic/2")
+        if graded:
+            store.save_scores(run_id, scores, "arithmetic/2")
         store.set_status(run_id, "complete")

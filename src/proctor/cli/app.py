@@ -463,7 +463,6 @@ def list_(
     """List stored runs, built-in tasks, and the model strings with where their keys come from."""
     if what not in ("all", "runs", "tasks", "models"):
         raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks, models or all")
-    from proctor.store import RunStore
     from proctor.tasks.registry import TASKS
 
     if what == "models":
@@ -481,28 +480,9 @@ def list_(
         if not (results_dir / "proctor.db").exists():
             console.print(f"no runs in {plain(results_dir)}")
             return
-        with RunStore.open(results_dir) as store:
-            rows = store.list_runs()
-        table = Table(title=Text(f"Runs in {results_dir}"))
-        table.add_column("run", no_wrap=True)
-        for col in ("task", "created", "status", "models", "samples", "answers"):
-            table.add_column(col)
-        for r in rows:
-            table.add_row(
-                *(
-                    Text(cell)
-                    for cell in (
-                        r.run_id,
-                        r.task,
-                        r.created_at,
-                        r.status,
-                        ", ".join(r.models),
-                        str(r.n_samples),
-                        str(r.n_records),
-                    )
-                )
-            )
-        console.print(table)
+        from proctor.cli.list_runs import print_runs
+
+        print_runs(console, results_dir)
 
 
 def _list_models() -> None:
