@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -305,6 +304,8 @@ def run(
                 progress.on_plan(run_id, counts)
 
             noted = _noting_run(started, on_plan)
+            import asyncio  # here, not at the top: `--help` and other commands need none of it
+
             outcome = asyncio.run(
                 execute(
                     plan,
@@ -362,6 +363,8 @@ def run(
 def _refuse_unusable(model: str, named: Mapping[str, str]) -> None:
     """Build (and drop) the provider of `model`: a bad model string or a missing key is a
     usage error now, before any call, not after every answer was asked."""
+    import asyncio
+
     from proctor.providers.registry import key_sources, make_provider, parse_model
 
     own = {k: v for k, v in named.items() if k in (model, parse_model(model).name)}
