@@ -20,6 +20,7 @@ def make_big_store(
         Sample(id=f"i{i:06d}", input=f"{i} + 7", target=str(i + 7), category=("add", "big")[i % 2])
         for i in range(n_items)
     ]
+    clock = (run_id[9:15] if run_id[:8].isdigit() else "").ljust(6, "0")  # an id's time of day
     info = RunInfo(
         run_id=run_id,
         task="arithmetic",
@@ -29,7 +30,7 @@ def make_big_store(
         generator_version="test",
         prompt_variant="B",
         lang="en",
-        created_at=f"2026-12-01T{run_id[9:11] or '00'}:{run_id[11:13] or '00'}:{run_id[13:15] or '00'}+00:00",
+        created_at=f"2026-12-01T{clock[0:2]}:{clock[2:4]}:{clock[4:6]}+00:00",
         params=GenerationParams(),
         seed=None,
     )

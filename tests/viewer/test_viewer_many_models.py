@@ -19,7 +19,7 @@ from proctor.types import Record, Usage
 from proctor.viewer import ViewerServer
 from report_html.browser import pwned, screenshot, severe_logs
 
-from .conftest import MODELS, N, SAMPLES, Results, correct_count, make_results
+from .conftest import MODELS, SAMPLES, N, Results, correct_count, make_results
 
 
 @pytest.fixture(scope="module")
