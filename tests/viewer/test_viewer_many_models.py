@@ -5,7 +5,6 @@ runs, and the progress of a run while its answers arrive."""
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from proctor.types import Record, Usage
 from proctor.viewer import ViewerServer
 from report_html.browser import pwned, screenshot, severe_logs
 
-from .conftest import MODELS, SAMPLES, N, Results, correct_count, make_results
+from .conftest import MODELS, SAMPLES, N, Results, correct_count, make_results, serve
 
 
 @pytest.fixture(scope="module")
@@ -31,21 +30,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Results:
     return results
 
 
-def serve(path: Path) -> Iterator[ViewerServer]:
-    srv = ViewerServer(path, 0, quiet=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(5)
-
-
 @pytest.fixture(scope="module")
 def viewer(graded: Results) -> Iterator[ViewerServer]:
-    yield from serve(graded.path)
+    with serve(graded.path) as srv:
+        yield srv
 
 
 def texts(driver: Any, selector: str) -> list[str]:
@@ -183,7 +171,7 @@ def test_live_progress_reads_the_store_as_it_fills(
     add(range(0, 6))
     driver = browser
     severe_logs(driver)
-    for srv in serve(root):
+    with serve(root) as srv:
         driver.get(srv.url.rstrip("/") + f"/runs/{run_id}/progress")
         assert driver.find_element(By.ID, "run-done").text == f"12 of {2 * N}"
         assert driver.find_element(By.ID, "run-status").text == "running"
