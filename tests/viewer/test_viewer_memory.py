@@ -49,6 +49,8 @@ def test_viewer_memory_on_a_100k_answer_run(tmp_path: Path) -> None:
             f"/runs/{RUN_ID}": "1–50 of 100000",
             f"/runs/{RUN_ID}/answers?outcome=wrong&q=Final&page=600": "29951–30000 of 33334",
             f"/runs/{RUN_ID}/answers?model=big/beta&q=i049999": "1–1 of 1",
+            f"/runs/{RUN_ID}/samples": "1–50 of 100000",
+            f"/runs/{RUN_ID}/answers?page=99999999999999999999": "none of 100000 on this page",
             f"/runs/{RUN_ID}/items/i042000": 'data-outcome="wrong"',
             "/models/big%2Falpha": "66.7 %",
             f"/runs/{RUN_ID}/progress": "100000 of 100000",

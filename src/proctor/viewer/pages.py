@@ -205,7 +205,7 @@ def answers_page(
 
     model, outcome, text = arg("model"), arg("outcome"), arg("q")
     try:
-        page = max(int(arg("page") or "1"), 1)
+        page = min(max(int(arg("page") or "1"), 1), 10**9)  # SQLite's OFFSET is 64-bit
     except ValueError:
         page = 1
     found = answer_page(

@@ -107,18 +107,16 @@ class ViewerServer(ThreadingHTTPServer):
             return self._read(
                 lambda store: pages.progress_page(store, self._resolve(store, parts[1]))
             )
-        if parts[0] == "runs" and len(parts) == 2:
-            big = self._read_value(lambda store: self._is_big(store, parts[1]))
-            if big:
+        whole = "report" if len(parts) == 2 else "samples" if parts[2:] == ["samples"] else None
+        if parts[0] == "runs" and whole is not None:
+            if self._read_value(lambda store: self._is_big(store, parts[1])):
                 note = f"a run of over {BIG_RUN:,} answers is shown a page at a time"
                 return self._read(
                     lambda store: pages.answers_page(
                         store, self._resolve(store, parts[1]), query, note=note
                     )
                 )
-            return self._run_page(parts[1], "report")
-        if parts[0] == "runs" and len(parts) == 3 and parts[2] == "samples":
-            return self._run_page(parts[1], "samples")
+            return self._run_page(parts[1], whole)
         if parts == ["compare"]:
             a, b = (query.get(k, [""])[0] for k in ("a", "b"))
             if not a or not b:

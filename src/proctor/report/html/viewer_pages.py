@@ -73,6 +73,7 @@ def runs_html(
                 "n_records": r.n_records,
                 "scores": list((scores or {}).get(r.run_id, ())),
                 "progress": run_href(r.run_id) + "/progress",
+                "answers": run_href(r.run_id) + "/answers",
             }
             for r in runs
         ],
