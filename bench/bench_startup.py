@@ -16,7 +16,10 @@ slowest imports, cumulative, go into the result."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import pstats
+import signal
 import statistics
 import subprocess
 import sys
@@ -68,7 +71,8 @@ class FirstRequest(ThreadingHTTPServer):
         self.first: float | None = None
         self.lock = threading.Lock()
         self.kill: subprocess.Popen[str] | None = None
-        """A process to kill at its first request (to profile what it did before it)."""
+        """A process to stop at its first request (to profile what it did before it)."""
+        self.stop_with = signal.SIGKILL
 
     @property
     def url(self) -> str:
@@ -88,7 +92,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.first is None:
                 self.server.first = now
             if self.server.kill is not None:
-                self.server.kill.kill()
+                self.server.kill.send_signal(self.server.stop_with)
                 self.server.kill = None
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.send_response(200)
@@ -142,6 +146,31 @@ def import_profile(
     return rows[:top]
 
 
+def call_profile(cmd: list[str], env: dict[str, str], server: FirstRequest,
+                 work: Path, top: int = 15) -> list[dict[str, Any]]:  # fmt: skip
+    """cProfile of `cmd` up to its first request: the server interrupts it (SIGINT, which the
+    CLI turns into an orderly exit, so the profile is written); cumulative seconds per call."""
+    out = work / "first-request.prof"
+    server.reset()
+    server.stop_with = signal.SIGINT
+    proc = subprocess.Popen([PY, "-m", "cProfile", "-o", str(out), *cmd[1:]], env=env, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    server.kill = proc
+    proc.wait(300)
+    server.stop_with = signal.SIGKILL
+    if not out.exists():
+        return []
+    stats = pstats.Stats(str(out), stream=io.StringIO())
+    rows = []
+    for (file, line, name), (_, calls, _, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        if "proctor" in file or name in ("<module>",):
+            where = file.split("/src/")[-1] if "/src/" in file else file.split("/")[-1]
+            rows.append({"function": f"{where}:{line} {name}", "calls": calls,
+                         "cumulative_s": cumulative})  # fmt: skip
+    rows.sort(key=lambda r: -r["cumulative_s"])
+    return [r for r in rows if "<module>" not in r["function"]][:top]
+
+
 def export(ref: str) -> Path:
     """The `src` folder of commit `ref`, in a temporary folder."""
     where = Path(tempfile.mkdtemp(prefix="proctor-bench-before-"))
@@ -176,6 +205,7 @@ def run(reps: int = 7, before: str = BEFORE) -> dict[str, Any]:
                 )
         profile = import_profile(run_cmd("profile"), envs["after"], server)
         help_profile = import_profile([*PROCTOR, "--help"], envs["after"])
+        calls = call_profile(run_cmd("cprofile"), envs["after"], server, work)
     finally:
         server.shutdown()
         server.server_close()
@@ -194,6 +224,7 @@ def run(reps: int = 7, before: str = BEFORE) -> dict[str, Any]:
         "first_request_met": med["proctor"] < TARGETS["first_request"],
         "run_import_profile": profile,
         "help_import_profile": help_profile,
+        "run_call_profile": calls,
     }
 
 
@@ -237,6 +268,12 @@ def render(g: dict[str, Any]) -> list[str]:
     lines += ["", "`proctor --help` (same profile):", "", "| module | cumulative ms | self ms |", "|---|---:|---:|"]
     lines += [f"| {'·' * r['depth']}{r['module']} | {r['cumulative_ms']:.1f} | {r['self_ms']:.1f} |"
               for r in g["help_import_profile"]]  # fmt: skip
+    if g.get("run_call_profile"):
+        lines += ["", "Where a run spends its time before the first request (cProfile, the process "
+                  "interrupted at that request; proctor's own functions, cumulative s, imports "
+                  "included):", "", "| function | calls | cumulative s |", "|---|---:|---:|"]  # fmt: skip
+        lines += [f"| `{r['function']}` | {r['calls']} | {r['cumulative_s']:.3f} |"
+                  for r in g["run_call_profile"]]  # fmt: skip
     return lines
 
 
