@@ -16,6 +16,7 @@ slowest imports, cumulative, go into the result."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import io
 import json
 import pstats
@@ -171,6 +172,24 @@ def call_profile(cmd: list[str], env: dict[str, str], server: FirstRequest,
     return [r for r in rows if "<module>" not in r["function"]][:top]
 
 
+def pyinstrument_profile(cmd: list[str], env: dict[str, str], server: FirstRequest,
+                         work: Path) -> list[str]:  # fmt: skip
+    """pyinstrument's call tree of `cmd` up to its first request (interrupted as in
+    `call_profile`); [] when pyinstrument is not installed (`pip install -e '.[bench]'`)."""
+    if importlib.util.find_spec("pyinstrument") is None:
+        return []
+    out = work / "first-request.txt"
+    server.reset()
+    server.stop_with = signal.SIGINT
+    proc = subprocess.Popen([PY, "-m", "pyinstrument", "-r", "text", "--no-color", "-o", str(out),
+                             "-m", "proctor", *cmd[3:]], env=env, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    server.kill = proc
+    proc.wait(300)
+    server.stop_with = signal.SIGKILL
+    return out.read_text().splitlines()[:60] if out.exists() else []
+
+
 def export(ref: str) -> Path:
     """The `src` folder of commit `ref`, in a temporary folder."""
     where = Path(tempfile.mkdtemp(prefix="proctor-bench-before-"))
@@ -206,6 +225,7 @@ def run(reps: int = 7, before: str = BEFORE) -> dict[str, Any]:
         profile = import_profile(run_cmd("profile"), envs["after"], server)
         help_profile = import_profile([*PROCTOR, "--help"], envs["after"])
         calls = call_profile(run_cmd("cprofile"), envs["after"], server, work)
+        tree = pyinstrument_profile(run_cmd("pyinstrument"), envs["after"], server, work)
     finally:
         server.shutdown()
         server.server_close()
@@ -225,6 +245,7 @@ def run(reps: int = 7, before: str = BEFORE) -> dict[str, Any]:
         "run_import_profile": profile,
         "help_import_profile": help_profile,
         "run_call_profile": calls,
+        "run_pyinstrument": tree,
     }
 
 
@@ -274,6 +295,9 @@ def render(g: dict[str, Any]) -> list[str]:
                   "included):", "", "| function | calls | cumulative s |", "|---|---:|---:|"]  # fmt: skip
         lines += [f"| `{r['function']}` | {r['calls']} | {r['cumulative_s']:.3f} |"
                   for r in g["run_call_profile"]]  # fmt: skip
+    if g.get("run_pyinstrument"):
+        lines += ["", "The same, as pyinstrument's call tree (first 60 lines):", "", "```",
+                  *g["run_pyinstrument"], "```"]  # fmt: skip
     return lines
 
 

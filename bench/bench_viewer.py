@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from bench_startup import BEFORE, export
 from common import PROCTOR, child_env, headless_chromium
+
 from viewer.big_store import make_big_store
 
 BIG, WIDE = "20261201-000001-arithmetic-big100k", "20261201-000002-arithmetic-wide50"
