@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
 from proctor.extract.reasoning import strip_reasoning
+from proctor.extract.units import PERCENT, unit_named
 from proctor.types import Extraction
 
 _NEXT_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question|Problem)[ \t]*:", re.IGNORECASE)
@@ -295,14 +296,14 @@ def _pick(candidates: list[_Candidate]) -> _Candidate | None:
 
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _COMMAND = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}|\\[A-Za-z]+")
-_NOT_WORDS = frozenset({"sqrt", "sin", "cos", "tan", "log", "exp", "percent", "percentage", "pct"})
+_NOT_WORDS = frozenset({"sqrt", "sin", "cos", "tan", "log", "exp"})
 _BARE_LIMIT = 300
 
 
 def in_words(text: str) -> bool:
     """Whether `text` has a word of three letters or more outside LaTeX commands."""
     words = _WORD.findall(_COMMAND.sub(" ", text))
-    return any(w.lower() not in _NOT_WORDS for w in words)
+    return any(w.lower() not in _NOT_WORDS and unit_named(w.lower()) is not PERCENT for w in words)
 
 
 def _bare(visible: str) -> str | None:

@@ -9,7 +9,10 @@ The rules, one sentence each:
   a plain word after the number ("km", "inches", "dollars"), with its ^2 or ^3;
 - \\mathrm{e} and \\mathrm{i} are Euler's number and the imaginary unit, never units, and a
   letter written right after a number multiplies it ("2e", "2i", "2x");
-- a scale word after a number ("thousand", "million", "万", "亿") multiplies it;
+- a scale word after a number ("thousand", "million", "万", "万亿") multiplies it; 兆 has two
+  values (10⁶ or 10¹²), so a form that uses it is ambiguous;
+- which words are units, scale words, percent or degrees, and which units are one, is the unit
+  table's (`extract.units`); this module only finds where they are written;
 - a whole number right before a proper fraction is a mixed number (2\\frac{1}{2} = 5/2); before
   an improper fraction (2\\frac{3}{2}) it is ambiguous: 2 + 3/2 or 2 × 3/2.
 """
@@ -18,6 +21,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from proctor.extract.units import (
+    AMBIGUOUS_SCALES,
+    CN_SCALE_RUN,
+    CURRENCY_PREFIXES,
+    DEGREES,
+    PERCENT,
+    Unit,
+    scale_named,
+    unit_at,
+    unit_named,
+)
 
 _WRAPPERS = (
     re.compile(r"^\$\$(.*)\$\$$", re.DOTALL),
@@ -33,14 +48,21 @@ _THOUSANDS_LATEX = re.compile(r"(?<=\d)(?:,\\!\s*|\{,\}|\\,)(?=\d{3}(?!\d))")
 _SPACING = re.compile(r"(?<!\\)\\[!,;: ]|\\q?quad\b|~")
 _CONSTANTS = re.compile(r"\\(?:mathrm|text|textrm|operatorname)\s*\{\s*([ei])\s*\}")
 _CURRENCY = re.compile(r"^(?:\\\$|€|£|¥|\\euro\b)\s*|(?<=\d)\s*(?:\\\$|€|£|¥)$")
+_MONEY_MARKS = {m: u for m, u in CURRENCY_PREFIXES if m in ("$", "€", "£", "¥")}
+"""Money marks a maths answer writes before or after its number, read by the unit table."""
 _DOLLAR = re.compile(r"^\$\s*(?=[\d.])|(?<=\d)\s*\$$")
 """A lone dollar sign before or after a number ("$18", "1,000.99$") is currency, not math."""
-_DEGREES = re.compile(
-    r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree\b|\\text\{\s*degrees?\s*\}|\s\s*degrees?)\s*$"
+_DEGREE_SIGN = r"(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree\b)"
+_DEGREES = re.compile(r"\s*" + _DEGREE_SIGN + r"\s*$")
+"""The degree sign as LaTeX writes it; "degrees" in words is the unit table's (`DEGREES`)."""
+_TEMPERATURE = re.compile(
+    r"\s*(?:"
+    + _DEGREE_SIGN
+    + r"\s*(?:\\(?:text|mathrm|textrm)\s*\{\s*([CF])\s*\}|([CF]))|([℃℉]))\s*$"
 )
-_PERCENT = re.compile(
-    r"\s*(?:\\%|%|\\text\{\s*percent\s*\}|\s(?:percent(?:age)?|pct))\s*$", re.IGNORECASE
-)
+"""A degree sign with C or F: a temperature, the unit table's °C or °F ("90^\\circ\\text{C}")."""
+_PERCENT = re.compile(r"\s*(?:\\%|%)\s*$")
+"""The percent sign; "percent", "pct" in words are the unit table's (`PERCENT`)."""
 _POWER = r"(?:\s*\^\s*\{?\s*([23])\s*\}?)?"
 _TEXT_WORD = re.compile(
     r"\s*\\(?:text|mbox|textnormal|textrm|mathrm|textit)\s*\{\s*([^{}]*?)\s*\}" + _POWER + r"\s*$"
@@ -51,24 +73,16 @@ _PLAIN_WORDS = re.compile(
 _UNIT_FOLLOWS = re.compile(r"[\d})\]]\s*$")
 """What a unit is written after: a number, or the end of a group ("\\frac{1}{3} \\text{m}")."""
 _SPACED_LETTER = re.compile(r"(?<=\d)\s+([mgslh])" + _POWER + r"\s*$")
-_CJK_SCALE = re.compile(r"(?<=\d)\s*([十百千万亿兆])\s*$")
+"""Of the letters the unit table knows, those a maths answer writes as a unit after a number
+and a space ("5 m", "3 s", "2 h"); any other letter there is a variable ("2 t", "3 x")."""
+_CJK_SCALE = re.compile(
+    r"(?<=\d)\s*(" + CN_SCALE_RUN + "|[十百千]|" + "|".join(AMBIGUOUS_SCALES) + r")\s*$"
+)
+"""One Chinese scale after digits; a run that is no one scale ("5亿万") is left unread."""
 _IMPROPER_MIXED = re.compile(r"(?<![\d.])(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 _MIXED_ANY = re.compile(
     r"(?<![\d.])(\d+)\s*\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
 )
-
-SCALE_VALUES: dict[str, int] = {
-    "hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
-    "dozen": 12, "十": 10, "百": 100, "千": 10**3, "万": 10**4, "亿": 10**8, "兆": 10**12,
-}  # fmt: skip
-"""What a scale word after a number multiplies it by."""
-SCALE_WORDS = frozenset(SCALE_VALUES) | {f"{word}s" for word in SCALE_VALUES if word.isascii()}
-
-
-def scale_value(word: str) -> int:
-    """The multiplier of a scale word ("millions" → 10**6), 1 for none."""
-    return SCALE_VALUES.get(word.removesuffix("s") if word.isascii() else word, 1) if word else 1
-
 
 _MATHS_WORDS = frozenset(
     {"pi", "sqrt", "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "and", "or",
@@ -113,52 +127,50 @@ def _balanced(s: str) -> bool:
     return depth == 0
 
 
-def unit_name(unit: str) -> str:
-    """A unit in one spelling for comparing two units ("Inches^2" → "inch^2")."""
-    word, _, power = unit.partition("^")
-    word = " ".join(word.lower().replace(".", "").split())
-    for name, exponent in (("square ", "2"), ("sq ", "2"), ("cubic ", "3"), ("cu ", "3")):
-        if word.startswith(name) and not power:
-            word, power = word[len(name) :], exponent
-    word = _UNIT_ALIASES.get(word, word)
-    if word.endswith("s") and len(word) > 3 and word[:-1] in _UNIT_ALIASES.values():
-        word = word[:-1]
-    return f"{word}^{power}" if power else word
+def form_unit(unit: str) -> Unit | None:
+    """The unit table's unit that a written unit names ("Inches^2" → square inch, "sq ft",
+    "hrs."), None for a word the table does not know ("apples", "square units")."""
+    if unit in _MONEY_MARKS:
+        return _MONEY_MARKS[unit]
+    for spelling in (unit, unit.rstrip("."), unit.lower()):
+        found = unit_named(spelling)
+        if found is not None:
+            return found
+    return None
 
 
-_UNIT_ALIASES = {
-    "meter": "m", "meters": "m", "metre": "m", "metres": "m",
-    "centimeter": "cm", "centimeters": "cm", "centimetre": "cm", "centimetres": "cm",
-    "millimeter": "mm", "millimeters": "mm", "kilometer": "km", "kilometers": "km",
-    "kilometre": "km", "kilometres": "km", "inches": "inch", "in": "inch", "feet": "foot",
-    "ft": "foot", "yards": "yard", "yd": "yard", "miles": "mile", "mi": "mile",
-    "grams": "g", "gram": "g", "kilograms": "kg", "kilogram": "kg", "kgs": "kg",
-    "pounds": "pound", "lbs": "pound", "lb": "pound", "ounces": "ounce", "oz": "ounce",
-    "seconds": "s", "second": "s", "sec": "s", "secs": "s", "minutes": "min", "minute": "min",
-    "mins": "min", "hours": "h", "hour": "h", "hr": "h", "hrs": "h", "days": "day",
-    "weeks": "week", "months": "month", "years": "year", "liters": "l", "liter": "l",
-    "litres": "l", "litre": "l", "milliliters": "ml", "millilitres": "ml", "dollars": "dollar",
-    "cents": "cent", "sq": "square", "units": "unit",
-}  # fmt: skip
-
-_DIMENSIONS = {
-    "length": {"mm", "cm", "m", "km", "inch", "foot", "yard", "mile"},
-    "mass": {"mg", "g", "kg", "pound", "ounce", "ton", "tonne"},
-    "time": {"s", "min", "h", "day", "week", "month", "year"},
-    "volume": {"ml", "l", "gallon", "cup", "quart", "pint"},
-}
+_WORD_START = re.compile(r"(?<![A-Za-z])[A-Za-z]|[\u3400-\u9fff]")
 
 
-def dimension(unit: str) -> str | None:
-    """The quantity a unit of measure measures ("km" → "length"), None for other words."""
-    word = unit_name(unit).partition("^")[0]
-    return next((d for d, units in _DIMENSIONS.items() if word in units), None)
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
-def units_named(text: str) -> set[str]:
-    """Every unit of measure written in a text (a question), in `unit_name` spelling."""
-    words = re.findall(r"[A-Za-z]+", text)
-    return {unit_name(w) for w in words if dimension(w) is not None and len(w) > 1}
+def units_named(text: str) -> list[Unit]:
+    """Every unit written in a text (a question) as a word or a symbol of two letters or more
+    ("meters", "sq ft", "km", "平方米"; not "m" or "in", which are prose as often as units), and
+    the one a word inside a longer spelling names ("miles" in "miles per hour")."""
+    found: list[Unit] = []
+    for m in _WORD_START.finditer(text):
+        hit = unit_at(text, m.start())
+        word = _LATIN_WORD.match(text, m.start())
+        inner = unit_at(text, m.start(), word.end()) if word is not None else None
+        for unit_hit in (hit, inner):
+            if unit_hit is not None and unit_hit[1] - m.start() > 1 and unit_hit[0] not in found:
+                found.append(unit_hit[0])
+    return found
+
+
+def _classified(word: str, power: str, unit: str) -> tuple[str, str, bool, bool]:
+    """(scale, unit, percent, degrees) that a written word means, by the unit table."""
+    if scale_named(word) is not None and not power:
+        return word.lower(), unit, False, False
+    named = form_unit(word)
+    if named is PERCENT and not power:
+        return "", unit, True, False
+    if named is DEGREES and not power:
+        return "", unit, False, True
+    written = word + (f"^{power}" if power else "") + (f" {unit}" if unit else "")
+    return "", written, False, False
 
 
 def _take_suffixes(s: str) -> tuple[str, str, bool, bool, str]:
@@ -167,36 +179,34 @@ def _take_suffixes(s: str) -> tuple[str, str, bool, bool, str]:
     percent = degrees = False
     for _ in range(4):  # "5\text{ cm}^2 \text{ per year}": a few suffixes at most
         before = s
-        if m := _DEGREES.search(s):
+        if m := _TEMPERATURE.search(s):
+            letter = m.group(1) or m.group(2)
+            unit = f"°{letter}" if letter else m.group(3)
+            degrees, s = True, s[: m.start()]
+        elif m := _DEGREES.search(s):
             degrees, s = True, s[: m.start()]
         elif m := _PERCENT.search(s):
             percent, s = True, s[: m.start()]
         elif (m := _TEXT_WORD.search(s)) and _UNIT_FOLLOWS.search(s[: m.start()]):
             word = m.group(1).strip()
-            if word.lower() in SCALE_WORDS:
-                scale = word.lower()
-            elif word.lower() == "percent":
-                percent = True
-            elif word and not (len(word) == 1 and word in "ei"):
-                unit = (
-                    word + (f"^{m.group(2)}" if m.group(2) else "") + (f" {unit}" if unit else "")
-                )
-            else:
+            if not word or (len(word) == 1 and word in "ei"):
                 break  # \mathrm{e}: a constant, part of the expression
+            said = _classified(word, m.group(2) or "", unit)
+            scale, unit = said[0] or scale, said[1]
+            percent, degrees = percent or said[2], degrees or said[3]
             s = s[: m.start()]
         elif (m := _CJK_SCALE.search(s)) is not None:
             scale, s = m.group(1), s[: m.start()]
         elif (m := _PLAIN_WORDS.search(s)) and re.search(r"[\d}]", s[: m.start()]):
             words = m.group(1).split()
-            if words[-1].lower() in SCALE_WORDS and len(words) == 1:
-                scale, s = words[-1].lower(), s[: m.start()]
-            elif any(w.lower() in _MATHS_WORDS for w in words):
+            if any(w.lower() in _MATHS_WORDS for w in words):
                 break
-            else:
-                if words[0].lower() in SCALE_WORDS:
-                    scale, words = words[0].lower(), words[1:]
-                unit = " ".join(words) + (f"^{m.group(2)}" if m.group(2) else "")
-                s = s[: m.start()]
+            if len(words) > 1 and scale_named(words[0]) is not None:
+                scale, words = words[0].lower(), words[1:]  # "5 million dollars"
+            said = _classified(" ".join(words), m.group(2) or "", "")
+            scale, unit = said[0] or scale, said[1] or unit
+            percent, degrees = percent or said[2], degrees or said[3]
+            s = s[: m.start()]
         elif m := _SPACED_LETTER.search(s):
             unit, s = m.group(1) + (f"^{m.group(2)}" if m.group(2) else ""), s[: m.start()]
         if s == before:
@@ -216,9 +226,14 @@ def _mixed_ambiguity(s: str) -> str:
     return ""
 
 
-def _currency(s: str) -> str:
-    s = _CURRENCY.sub("", s.strip())
-    return _DOLLAR.sub("", s) if s.count("$") == 1 else s
+def _currency(s: str) -> tuple[str, str]:
+    """`s` without its money mark, and the mark ("$", "€", "£", "¥"; "" for none)."""
+    s = s.strip()
+    marks = [m.group().strip().lstrip("\\") for m in _CURRENCY.finditer(s)]
+    s = _CURRENCY.sub("", s)
+    if s.count("$") == 1 and _DOLLAR.search(s):
+        s, marks = _DOLLAR.sub("", s), [*marks, "$"]
+    return s, next((m for m in marks if m in _MONEY_MARKS), "")
 
 
 def read_form(text: str) -> AnswerForm:
@@ -229,10 +244,12 @@ def read_form(text: str) -> AnswerForm:
     s = _THOUSANDS_LATEX.sub(",", s)
     s = _SPACING.sub(" ", s)
     s = _CONSTANTS.sub(r"\1", s)
-    s = _currency(s)
+    s, mark = _currency(s)
     s, unit, percent, degrees, scale = _take_suffixes(s)
-    s = _currency(_unwrap(s))
-    return AnswerForm(s, unit, percent, degrees, scale, _mixed_ambiguity(s))
+    s, inner_mark = _currency(_unwrap(s))
+    unit = unit or mark or inner_mark  # "\\$5" is 5 dollars: a unit like "5 dollars"
+    two_scales = next((why for ch, why in AMBIGUOUS_SCALES.items() if ch in scale), "")
+    return AnswerForm(s, unit, percent, degrees, scale, two_scales or _mixed_ambiguity(s))
 
 
 def canonical(expression: str) -> str:

@@ -53,18 +53,26 @@ number words' in `numerals.py`, the normalisation's in `mapped.py`):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from proctor.extract.mapped import MappedText, map_text
 from proctor.extract.normalize import decimal_string
 from proctor.extract.numerals import CN_NUMERAL_CHARS
-from proctor.extract.quantity_atoms import Atom, Bound, QuantityKind, number_atoms
+from proctor.extract.quantity_atoms import HALF_WORDS, Atom, Bound, QuantityKind, number_atoms
 from proctor.extract.quantity_forms import MONTH_NAMES, dates_and_times
 from proctor.extract.units import (
+    ABBREVIATED_SCALES,
+    CN_SCALE_RUN,
+    CN_SCALES,
     CURRENCY_PREFIXES,
+    GLUED_SCALES,
+    MONEY_SCALES,
+    MONTH,
     PERCENT,
     PERMILLE,
+    SCALE_WORDS,
     Unit,
     unit_at,
 )
@@ -211,21 +219,21 @@ _CURRENCY_BEFORE = re.compile(
     + r")[ \t]?$"
 )
 _CURRENCY_BY_MARK = dict(CURRENCY_PREFIXES)
-_WORD_SCALE = re.compile(
-    r"(?i)[ \t]{0,2}-?(?P<w>hundred|thousand|million|billion|trillion)(?![A-Za-z])"
-)
-_ABBR_SCALE = re.compile(r"[ \t]?(?P<w>bn|bln|mn|mln|tn|trn)(?![A-Za-z])")
-_GLUED_SCALE = re.compile(r"(?P<w>[kK])(?![A-Za-z0-9])")
-_MONEY_SCALE = re.compile(r"(?P<w>[mMbBT])(?![A-Za-z0-9])")
+
+
+def _one_of(words: Iterable[str]) -> str:
+    """A regex alternative of `words`, longest first ("bln" before "bn")."""
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+_WORD_SCALE = re.compile(r"(?i)[ \t]{0,2}-?(?P<w>" + _one_of(SCALE_WORDS) + r")(?![A-Za-z])")
+_ABBR_SCALE = re.compile(r"[ \t]?(?P<w>" + _one_of(ABBREVIATED_SCALES) + r")(?![A-Za-z])")
+_GLUED_SCALE = re.compile(r"(?P<w>" + _one_of(GLUED_SCALES) + r")(?![A-Za-z0-9])")
+_MONEY_SCALE = re.compile(r"(?P<w>" + _one_of(MONEY_SCALES) + r")(?![A-Za-z0-9])")
 _CN_BIG_SCALE = re.compile(r"[万亿]")
-_CN_SCALE = re.compile(r"[ \t]?(?P<w>[十百千]?万亿|[十百千]?亿|[十百千]?万|[百千])")
-_SCALE_VALUE = {
-    "hundred": 10**2, "thousand": 10**3, "million": 10**6, "billion": 10**9,
-    "trillion": 10**12, "bn": 10**9, "bln": 10**9, "mn": 10**6, "mln": 10**6, "tn": 10**12,
-    "trn": 10**12, "k": 10**3, "K": 10**3, "m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9,
-    "T": 10**12,
-}  # fmt: skip
-_CN_SCALE_VALUE = {"十": 10, "百": 100, "千": 1000, "万": 10**4, "亿": 10**8}
+_CN_SCALE = re.compile(r"[ \t]?(?P<w>" + CN_SCALE_RUN + "|[百千])")
+"""The runs of Chinese scale characters after a number (their values: `CN_SCALES`)."""
+_SCALE_VALUE = {**SCALE_WORDS, **ABBREVIATED_SCALES, **GLUED_SCALES, **MONEY_SCALES}
 _YEAR_WORDS = re.compile(
     r"(?i)(?<![A-Za-z])(?:in|since|until|till|during|before|after|by|from|of|year|fiscal|fy|"
     r"through|as of|early|mid|late|end of|start of)[ \t]+$"
@@ -328,13 +336,11 @@ def _suffixes(t: str, n: Atom) -> None:
             n.bound, pos = n.bound or ">", m.end()
     if n.words and n.high is None and (m := _AND_A_HALF.match(t, pos)):
         n.value, n.step, pos = n.value + Fraction(1, 2), Fraction(1, 2), m.end()
-    elif (
-        n.high is None
-        and t.startswith(("个半", "半"), pos)
-        and unit_at(t, pos + (2 if t.startswith("个半", pos) else 1))
-    ):
-        pos += 2 if t.startswith("个半", pos) else 1  # 两个半小时 = 2.5 hours
+    elif n.high is None and (half := _half(t, pos)) is not None:
+        pos = half  # 两个半小时 = 2.5 hours, 两个半 = 2.5
         n.value, n.step = n.value + n.scale / 2, n.scale / 2
+        if t.startswith("月", pos) and t.startswith("个半", pos - 2):
+            n.unit, pos = MONTH, pos + 1  # 三个半月 = 3.5 months
     if t.startswith("成", pos) and not t.startswith(_CHENG_WORDS, pos):
         n.value, n.step, n.unit, pos = n.value * 10, n.step * 10, PERCENT, pos + 1
         if n.high is None and t.startswith("半", pos):
@@ -366,10 +372,10 @@ def _scale(t: str, n: Atom, pos: int) -> int:
     if unit is not None and (unit[1] > best.end() or (unit[1] == best.end() and not n.money)):
         return pos
     word = best.group("w")
-    if word[0] in _CN_SCALE_VALUE:
+    if word[0] in CN_SCALES:
         factor = 1
         for ch in word:
-            factor *= _CN_SCALE_VALUE[ch]
+            factor *= CN_SCALES[ch]
     else:
         factor = _SCALE_VALUE.get(word, _SCALE_VALUE.get(word.lower(), 1))
     n.value, n.step, n.scale = n.value * factor, n.step * factor, n.scale * factor
@@ -383,6 +389,17 @@ def _skip_spaces(t: str, pos: int) -> int:
     while end < len(t) and end - pos < 2 and t[end] in " \t":
         end += 1
     return end
+
+
+def _half(t: str, pos: int) -> int | None:
+    """Where a half written right after a number ends, or None: 半 before a unit ("两个半小时",
+    "三个半月"); 个半 also at the end of the text, before punctuation or before a noun ("两个半",
+    "两个半苹果"), but not in a word that starts with 半 ("一个半导体" is a semiconductor)."""
+    at = pos + 1 if t.startswith("个半", pos) else pos
+    if not t.startswith("半", at) or t.startswith(HALF_WORDS, at):
+        return None
+    after = at + 1
+    return after if at > pos or unit_at(t, after) is not None else None  # 个半 needs no unit
 
 
 def _unit(t: str, n: Atom, pos: int) -> int:

@@ -318,8 +318,12 @@ def _chinese(t: str, claimed: bytearray) -> list[Atom]:
     return found
 
 
+HALF_WORDS = ("半成", "半导", "半径", "半岛", "半球", "半数", "半年报", "半年度")
+"""Words that start with 半 and are no half (半成品, 半导体, 半径…)."""
 _CN_HALF = re.compile(
-    r"(?<![零〇一二三四五六七八九十两百千万亿个多上下大前后])半(?!成|导|径|岛|球|数|年报|年度)"
+    r"(?<![零〇一二三四五六七八九十两百千万亿个多上下大前后])半(?!"
+    + "|".join(w[1:] for w in HALF_WORDS)
+    + ")"
 )
 """半 alone before a unit is a half ("半天", "半个月"); after a numeral it belongs to that number
 ("一个半小时"); without a unit, in 上半年/下半年/大半年 and in words (半成品, 半导体, 半年报) it is

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Literal
 
 from proctor.extract.quantities import Quantity, find_quantities, show
-from proctor.extract.units import PERCENT, POINT, Unit
+from proctor.extract.units import PERCENT, POINT, SCALE_WORDS, Unit
 
 Verdict = Literal["correct", "wrong", "unscored"]
 
@@ -198,11 +198,11 @@ def _fraction(x: float | None, name: str) -> Fraction | None:
 
 
 _IN_UNIT = re.compile(
-    r"(?i)(?<![A-Za-z])in\s+(?:(?P<scale>hundreds|thousands|millions|billions|trillions)\s+of\s+)?"
+    r"(?i)(?<![A-Za-z])in\s+(?:(?P<scale>(?:" + "|".join(SCALE_WORDS) + r")s)\s+of\s+)?"
     r"(?P<words>[^\s,;?？。]+(?:\s+[^\s,;?？。]+){0,2})"
 )
 _HOW_MANY = re.compile(
-    r"(?i)(?<![A-Za-z])how\s+many\s+(?:(?P<scale>hundred|thousand|million|billion|trillion)\s+)?"
+    r"(?i)(?<![A-Za-z])how\s+many\s+(?:(?P<scale>" + "|".join(SCALE_WORDS) + r")\s+)?"
     r"(?P<unit>[A-Za-z/]+(?:\s+[A-Za-z]+)?)"
 )
 _CN_HOW_MUCH = re.compile(

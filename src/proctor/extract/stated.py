@@ -17,6 +17,7 @@ import itertools
 import re
 
 from proctor.extract.normalize import NumberToken
+from proctor.extract.units import AMBIGUOUS_SCALES, CN_SCALES, SCALE_WORDS
 
 Span = tuple[int, int, NumberToken]
 
@@ -28,9 +29,15 @@ _REJECTING = re.compile(
 )
 _HEDGE = re.compile(r"[ \t]*,?[ \t]*(?:or(?:[ \t]+(?:maybe|perhaps|possibly))?|或者?|or/and)[ \t]*")
 _SCALE = re.compile(
-    r"[ \t]*(?:(?:hundred|thousand|million|billion|trillion|dozen)s?\b|[十百千万亿兆])",
+    r"[ \t]*(?:(?:"
+    + "|".join(SCALE_WORDS)
+    + r")s?\b|["
+    + "".join(CN_SCALES)
+    + "".join(AMBIGUOUS_SCALES)
+    + "])",
     re.IGNORECASE,
 )
+"""A scale word of the unit table (兆 too: either of its values makes the number not bare)."""
 
 
 def _mentions(text: str, words: tuple[str, ...]) -> bool:

@@ -1,23 +1,48 @@
-"""The table of units the number reader knows: canonical units, their dimension and their exact
-factor to the dimension's base unit, and every spelling (English and Chinese) that names them.
+"""The table of units and scale words the number readers know (the free-text reader and the maths
+graders): canonical units, their dimension and their exact factor to the
+dimension's base unit, every spelling (English, Chinese, LaTeX) that names them, and the scale
+words that multiply a number. There is no other table of units or scale words in proctor.
 
 Decisions, stated once:
 - Units convert only within a dimension and only by an exact factor (t = 1000 kg, 1 week = 7 days,
-  万 is a scale, not a unit). Dimensions with no fixed factor between them never convert:
-  days ↔ months (a month has no fixed length), °C ↔ °F (not a factor), currencies (no rate).
+  1 inch = 2.54 cm, 1 US gallon = 231 cubic inches, 1 mL = 1 cm³; 万 is a scale, not a unit).
+  Dimensions with no fixed factor between them never convert: days ↔ months (a month has no
+  fixed length), °C ↔ °F (not a factor), currencies (no rate).
+- Area and volume: "square X", "sq X", "X²", "X^2", "平方X" of every length unit X is its square
+  ("sq ft", "\\mbox{ inches}^2", "cm^2", "平方米"), and "cubic X", "cu X", "X³", "X^3", "立方X" its
+  cube; litres are volumes (1 L = 1000 cm³), so "12 cm³" and "12 mL" are one quantity.
+- Gallons, quarts, pints, cups, fluid ounces, tablespoons and teaspoons are US customary (the
+  measures of GSM8K and MATH); an imperial gallon must say "imperial".
 - Money: "$" and "dollars" are US dollars unless another country's mark is written (C$, A$,
-  HK$, S$, NT$); "¥"/"￥", "元", "块钱" and "人民币" are Chinese yuan (a Japanese amount must write
-  円, 日元, JPY or yen).
+  HK$, S$, NT$); "sterling" alone is no currency (sterling silver: "pounds sterling" is);
+  "¥"/"￥", "元", "块钱" and "人民币" are Chinese yuan (a Japanese amount must write
+  円, 日元, JPY or yen); "cents" and "¢" are US cents (1/100 dollar, the same currency).
 - Ambiguous spellings carry every meaning (`readings`): "ton(s)" (short 907.18474 kg, long
-  1016.0469088 kg, or a loose metric tonne), "pound(s)" (lb or GBP), "度"/"degrees" (°C, °F or an
-  angle), "块" (yuan or pieces). "metric ton(s)" and "tonne(s)" are the metric tonne.
+  1016.0469088 kg, or a loose metric tonne), "pound(s)" (lb or GBP), "oz"/"ounce(s)" (mass or
+  fluid ounce), "度"/"degrees"/"°"/"^\\circ" (°C, °F or an angle), "块" (yuan or pieces).
+  "metric ton(s)" and "tonne(s)" are the metric tonne, "fl oz" the fluid ounce, "lb" the pound
+  of mass, "°C"/"^\\circ C" Celsius. A reader compares an ambiguous unit by the reading the other
+  side names ("pounds" against "lb" is lb), by none when no reading fits, and calls it
+  ambiguous when its readings there disagree ("tons" against "tonnes": `same_unit` is None).
+- Two spellings are one unit when their dimension and factor agree ("mL" and "cm³"); count
+  nouns are units but not units of measure (`measures`), so an unknown word beside them
+  ("students" against "people") is no conflict.
+- Letters that are words of prose are units only where the text marks them as one (`unit_named`:
+  an item's unit, a maths answer's `\\text{in}` or "5 s"), never in running text: "in" (inch),
+  "s" (second), "l" (litre), "pt" (pint). "m" after a number is metres, except glued to a money
+  amount ("$5m": million, see the scales below); "min" after a number is minutes (the readers
+  look for a unit only after a number, so "min(a, b)" is never one).
 - Percent (%, percent, 百分之…) is a ratio of factor 1/100 and converts to a plain ratio;
   percentage points (pp, 个百分点) and basis points (1/100 pp) are a difference of percentages,
   their own dimension: "5 %" is not "5 percentage points".
 - Count nouns (people, 人, cases, 例, vehicles, 辆…) are units of their own dimension
   ("count:people"), so "412,300 people" is a count of people, never of households.
 - Symbols are matched case-sensitively (t, kg, Mt, m), words case-insensitively and only as
-  whole words ("t" in "tonnes" is the word tonnes; "in" and "s" are never units).
+  whole words ("t" in "tonnes" is the word tonnes).
+- Scale words multiply the number they follow (`SCALE_WORDS`, `CN_SCALES`…): hundred, thousand,
+  million, billion, trillion, dozen; bn/mn/tn; "k" glued to digits; "m"/"b"/"T" glued to a money
+  amount; 十百千万亿 and their compounds (十万, 万亿). "兆" alone is ambiguous (10⁶, the metric
+  prefix of 兆瓦 and 兆字节, or 10¹², 万亿 in Taiwan and older usage): never read as either.
 """
 
 from __future__ import annotations
@@ -58,6 +83,13 @@ SHORT_TON = _u("short ton", "short ton", "mass", _F(90718474, 10**5))
 LONG_TON = _u("long ton", "long ton", "mass", _F(10160469088, 10**7))
 POUND_MASS = _u("lb", "pound (mass)", "mass", _F(45359237, 10**8))
 METRE = _u("m", "metre", "length")
+INCH = _u("in", "inch", "length", _F(254, 10000))
+SECOND = _u("s", "second", "time")
+LITRE = _u("L", "litre", "volume", _F(1, 1000))
+_US_GALLON = _F(231) * _F(254, 10000) ** 3  # 231 cubic inches, in cubic metres
+PINT = _u("pt", "US pint", "volume", _US_GALLON / 8)
+OUNCE_MASS = _u("oz", "ounce (mass)", "mass", _F(45359237, 10**8) / 16)
+FLUID_OUNCE = _u("fl oz", "US fluid ounce", "volume", _US_GALLON / 128)
 DEG_C = _u("degC", "degree Celsius", "temperature:C")
 DEG_F = _u("degF", "degree Fahrenheit", "temperature:F")
 DEG_ANGLE = _u("deg", "degree (angle)", "angle")
@@ -75,15 +107,28 @@ AUD = _u("AUD", "Australian dollar", "money:AUD")
 SGD = _u("SGD", "Singapore dollar", "money:SGD")
 TWD = _u("TWD", "New Taiwan dollar", "money:TWD")
 PIECES = _u("pieces", "pieces", "count:pieces")
+MONTH = _u("month", "month", "calendar")
 
 TONS = Unit("tons", "ton (short, long or metric)", "mass", _F(1), (SHORT_TON, LONG_TON, TONNE))
 POUNDS = Unit("pounds", "pound (lb or GBP)", "mass", _F(1), (POUND_MASS, GBP))
 DEGREES = Unit("degrees", "degree (°C, °F or angle)", "degree", _F(1), (DEG_C, DEG_F, DEG_ANGLE))
 KUAI = Unit("kuai", "块 (yuan or pieces)", "money:CNY", _F(1), (CNY, PIECES))
+OUNCES = Unit("ounces", "ounce (mass or fluid)", "mass", _F(1), (OUNCE_MASS, FLUID_OUNCE))
 
 _DAY = 86400
+_MARKED_ONLY: dict[str, Unit] = {"in": INCH, "s": SECOND, "l": LITRE, "pt": PINT}
+"""Letters that are words of prose, units only where the text marks them as one (`unit_named`);
+their squares and cubes ("sq in", "in²") are units everywhere."""
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def is_cjk(ch: str) -> bool:
+    return bool(_CJK.match(ch))
+
+
 # (unit, symbols matched case-sensitively, words matched case-insensitively)
-_TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
+_Entry = tuple[Unit, tuple[str, ...], tuple[str, ...]]
+_BASE_TABLE: tuple[_Entry, ...] = (
     # mass
     (
         TONNE,
@@ -94,7 +139,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
     (_u("Mt", "megatonne", "mass", 10**9), ("Mt",), ("megatonne", "megatonnes")),
     (
         KG,
-        ("kg", "千克", "公斤"),
+        ("kg", "kgs", "千克", "公斤"),
         ("kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"),
     ),
     (_u("g", "gram", "mass", _F(1, 1000)), ("g", "克"), ("gram", "grams", "gramme", "grammes")),
@@ -105,6 +150,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
     (LONG_TON, (), ("long ton", "long tons")),
     (TONS, (), ("ton", "tons")),
     (POUNDS, (), ("pound", "pounds")),
+    (OUNCES, ("oz", "盎司"), ("ounce", "ounces")),
     # length
     (
         _u("km", "kilometre", "length", 1000),
@@ -123,19 +169,42 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
         ("millimetre", "millimetres", "millimeter", "millimeters"),
     ),
     (_u("mi", "mile", "length", _F(1609344, 1000)), ("mi", "英里"), ("mile", "miles")),
-    (_u("ft", "foot", "length", _F(3048, 10000)), ("ft",), ("foot", "feet")),
-    # area
-    (
-        _u("km2", "square kilometre", "area", 10**6),
-        ("km²", "km^2", "平方公里", "平方千米"),
-        ("square kilometre", "square kilometres", "square kilometer", "square kilometers"),
-    ),
-    (
-        _u("m2", "square metre", "area"),
-        ("m²", "m^2", "平方米"),
-        ("square metre", "square metres", "square meter", "square meters"),
-    ),
+    (_u("yd", "yard", "length", _F(9144, 10000)), ("yd", "yds"), ("yard", "yards")),
+    (_u("ft", "foot", "length", _F(3048, 10000)), ("ft", "英尺"), ("foot", "feet")),
+    (INCH, ("英寸",), ("inch", "inches")),
+    # area (the squares of the lengths are made below), volume (and the cubes)
     (_u("ha", "hectare", "area", 10**4), ("ha", "公顷"), ("hectare", "hectares")),
+    (_u("acre", "acre", "area", _F(40468564224, 10**7)), ("英亩",), ("acre", "acres")),
+    (
+        LITRE,
+        ("L", "公升"),
+        ("litre", "litres", "liter", "liters"),
+    ),
+    (
+        _u("mL", "millilitre", "volume", _F(1, 10**6)),
+        ("mL", "ml", "毫升"),
+        ("millilitre", "millilitres", "milliliter", "milliliters"),
+    ),
+    (_u("gal", "US gallon", "volume", _US_GALLON), ("gal", "加仑"), ("gallon", "gallons")),
+    (
+        _u("imp gal", "imperial gallon", "volume", _F(454609, 10**8)),
+        (),
+        ("imperial gallon", "imperial gallons"),
+    ),
+    (_u("qt", "US quart", "volume", _US_GALLON / 4), ("qt", "qts"), ("quart", "quarts")),
+    (PINT, (), ("pint", "pints")),
+    (_u("cup", "US cup", "volume", _US_GALLON / 16), (), ("cup", "cups")),
+    (FLUID_OUNCE, ("fl oz", "fl. oz."), ("fluid ounce", "fluid ounces")),
+    (
+        _u("tbsp", "tablespoon", "volume", _US_GALLON / 256),
+        ("tbsp", "Tbsp"),
+        ("tablespoon", "tablespoons"),
+    ),
+    (
+        _u("tsp", "teaspoon", "volume", _US_GALLON / 768),
+        ("tsp",),
+        ("teaspoon", "teaspoons"),
+    ),
     # speed
     (
         _u("km/s", "kilometre per second", "speed", 1000),
@@ -154,7 +223,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
     ),
     (_u("mph", "mile per hour", "speed", _F(1609344, 3600000)), ("mph",), ("miles per hour",)),
     # time (exact factors) and calendar (months and years: no fixed length in days)
-    (_u("s", "second", "time"), ("sec", "secs", "秒", "秒钟"), ("second", "seconds")),
+    (SECOND, ("sec", "secs", "秒", "秒钟"), ("second", "seconds")),
     (_u("min", "minute", "time", 60), ("min", "mins", "分钟"), ("minute", "minutes")),
     (
         _u("h", "hour", "time", 3600),
@@ -167,7 +236,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
         ("周", "星期", "个星期", "个礼拜", "礼拜"),
         ("week", "weeks"),
     ),
-    (_u("month", "month", "calendar"), ("个月",), ("month", "months")),
+    (MONTH, ("个月",), ("month", "months")),
     (_u("quarter", "quarter (3 months)", "calendar", 3), ("个季度",), ()),
     (_u("year", "year", "calendar", 12), ("yr", "yrs", "年"), ("year", "years")),
     (
@@ -181,14 +250,36 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
         ("trading day", "trading days"),
     ),
     # temperature, angle
-    (DEG_C, ("°C", "° C", "摄氏度"), ("degrees celsius", "degree celsius", "degrees c", "celsius")),
+    (
+        DEG_C,
+        (
+            "°C",
+            "° C",
+            "℃",
+            "摄氏度",
+            "^\\circ C",
+            "^\\circ\\text{C}",
+            "^{\\circ}C",
+            "^{\\circ}\\text{C}",
+        ),
+        ("degrees celsius", "degree celsius", "degrees c", "celsius"),
+    ),
     (
         DEG_F,
-        ("°F", "° F", "华氏度"),
+        (
+            "°F",
+            "° F",
+            "℉",
+            "华氏度",
+            "^\\circ F",
+            "^\\circ\\text{F}",
+            "^{\\circ}F",
+            "^{\\circ}\\text{F}",
+        ),
         ("degrees fahrenheit", "degree fahrenheit", "degrees f", "fahrenheit"),
     ),
     (_u("K", "kelvin", "temperature:K"), (), ("kelvin", "kelvins")),
-    (DEGREES, ("°", "度"), ("degree", "degrees")),
+    (DEGREES, ("°", "度", "^\\circ", "^{\\circ}", "\\degree"), ("degree", "degrees")),
     # pressure, power, energy
     (_u("Pa", "pascal", "pressure"), ("Pa", "帕"), ("pascal", "pascals")),
     (_u("hPa", "hectopascal", "pressure", 100), ("hPa",), ()),
@@ -208,7 +299,7 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
     (_u("GWh", "gigawatt-hour", "energy", 10**9), ("GWh",), ()),
     (_u("TWh", "terawatt-hour", "energy", 10**12), ("TWh",), ()),
     # ratios
-    (PERCENT, ("%", "pct"), ("percent", "per cent")),
+    (PERCENT, ("%", "pct", "\\%"), ("percent", "per cent", "percentage")),
     (PERMILLE, ("‰",), ("per mille", "per mil")),
     (POINT, ("pp", "p.p.", "个百分点", "百分点"), ("percentage point", "percentage points")),
     (
@@ -223,11 +314,12 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
         ("USD", "US$", "美元", "美金"),
         ("dollar", "dollars", "us dollar", "us dollars", "u.s. dollars"),
     ),
+    (_u("cent", "US cent", "money:USD", _F(1, 100)), ("¢",), ("cent", "cents")),
     (CNY, ("CNY", "RMB", "¥", "元", "块钱", "人民币", "元人民币"), ("yuan", "renminbi")),
     (_u("jiao", "jiao (0.1 yuan)", "money:CNY", _F(1, 10)), ("角", "毛钱"), ()),
     (KUAI, ("块",), ()),
     (EUR, ("EUR", "€", "欧元"), ("euro", "euros")),
-    (GBP, ("GBP", "£", "英镑"), ("pounds sterling", "pound sterling", "sterling")),
+    (GBP, ("GBP", "£", "英镑"), ("pounds sterling", "pound sterling")),
     (JPY, ("JPY", "円", "日元"), ("yen",)),
     (HKD, ("HKD", "HK$", "港元", "港币"), ("hong kong dollars",)),
     (CAD, ("CAD", "C$"), ("canadian dollars",)),
@@ -249,6 +341,31 @@ _TABLE: tuple[tuple[Unit, tuple[str, ...], tuple[str, ...]], ...] = (
     (_u("times", "times (occurrences)", "count:times"), ("次",), ()),
 )
 
+
+def _powers(base: _Entry) -> tuple[_Entry, _Entry]:
+    """The square and the cube of a length unit, with every spelling of both: "sq ft", "ft²",
+    "ft^2", "square feet", "平方米"; "cu ft", "ft³", "ft^3", "cubic feet", "立方米"."""
+    unit, symbols, words = base
+    out: list[_Entry] = []
+    forms = ((2, "area", "square", "sq", "²", "平方"), (3, "volume", "cubic", "cu", "³", "立方"))
+    for power, dim, word, short, sup, cn in forms:
+        latin = [s for s in symbols if not is_cjk(s[0])]
+        latin += [s for s, marked in _MARKED_ONLY.items() if marked is unit]
+        out.append((
+            _u(f"{unit.key}{power}", f"{word} {unit.name}", dim, unit.factor**power),
+            tuple(f"{s}{sup}" for s in latin) + tuple(f"{s}^{power}" for s in latin)
+            + tuple(f"{short} {s}" for s in latin) + tuple(f"{short}. {s}" for s in latin)
+            + tuple(cn + s for s in symbols if is_cjk(s[0])),
+            tuple(f"{word} {w}" for w in words) + tuple(f"{short} {w}" for w in words),
+        ))  # fmt: skip
+    return out[0], out[1]
+
+
+_LENGTHS = frozenset({"km", "m", "cm", "mm", "mi", "yd", "ft", "in"})
+_TABLE: tuple[_Entry, ...] = _BASE_TABLE + tuple(
+    entry for base in _BASE_TABLE if base[0].key in _LENGTHS for entry in _powers(base)
+)
+
 CURRENCY_PREFIXES: tuple[tuple[str, Unit], ...] = (
     ("US$", USD), ("HK$", HKD), ("NT$", TWD), ("C$", CAD), ("A$", AUD), ("S$", SGD),
     ("$", USD), ("¥", CNY), ("€", EUR),
@@ -258,8 +375,6 @@ CURRENCY_PREFIXES: tuple[tuple[str, Unit], ...] = (
 """Marks written before an amount ("$12.4", "US$5", "RMB 1299", "人民币1299元"), longest first."""
 
 CURRENCY_CODES = frozenset(p for p, _ in CURRENCY_PREFIXES if p.isalpha() and p.isascii())
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def _boundary(spelling: str) -> str:
@@ -283,10 +398,11 @@ def _unit_pattern() -> tuple[re.Pattern[str], dict[str, Unit]]:
     return re.compile("|".join(a for _, a in alternatives)), by_spelling
 
 
-def unit_at(text: str, pos: int) -> tuple[Unit, int] | None:
-    """The unit spelled at `pos` of normalised text and where its spelling ends, else None."""
+def unit_at(text: str, pos: int, end: int | None = None) -> tuple[Unit, int] | None:
+    """The unit spelled at `pos` of normalised text (before `end`) and where its spelling ends,
+    else None."""
     pattern, by_spelling = _unit_pattern()
-    m = pattern.match(text, pos)
+    m = pattern.match(text, pos) if end is None else pattern.match(text, pos, end)
     if m is None:
         return None
     written = " ".join(m.group().split())
@@ -294,16 +410,100 @@ def unit_at(text: str, pos: int) -> tuple[Unit, int] | None:
     return (unit, m.end()) if unit is not None else None
 
 
+_POWER_SUFFIX = re.compile(r"\s*(?:\^\s*\{?\s*([23])\s*\}?|([²³]))$")
+
+
+@cache
+def _powered() -> dict[tuple[str, int], Unit]:
+    return {
+        (base[0].key, power): entry[0]
+        for base in _BASE_TABLE
+        if base[0].key in _LENGTHS
+        for power, entry in zip((2, 3), _powers(base), strict=True)
+    }
+
+
 def unit_named(text: str) -> Unit | None:
-    """The unit that `text` spells as a whole ("tonnes", "亿元" has a scale: see the reader),
-    else None."""
+    """The unit that `text` spells as a whole, where the text marks it as a unit (an item's
+    unit, a maths answer's \\text{…}): "tonnes", "in" (inch), "inches^2", "sq ft"; else None
+    ("亿元" has a scale: see the reader)."""
     s = " ".join(text.split())
+    if s in _MARKED_ONLY:
+        return _MARKED_ONLY[s]
     found = unit_at(s, 0)
-    return found[0] if found is not None and found[1] == len(s) else None
+    if found is not None and found[1] == len(s):
+        return found[0]
+    power = _POWER_SUFFIX.search(s)
+    base = unit_named(s[: power.start()]) if power is not None and power.start() else None
+    if power is None or base is None:
+        return None
+    exponent = int(power.group(1)) if power.group(1) else {"²": 2, "³": 3}[power.group(2)]
+    return _powered().get((base.key, exponent))
 
 
-def is_cjk(ch: str) -> bool:
-    return bool(_CJK.match(ch))
+def same_unit(a: Unit, b: Unit) -> bool | None:
+    """Whether `a` and `b` are one unit: the same dimension and factor ("mL" and "cm³" are), an
+    ambiguous spelling read by its meanings in the other's dimension ("pounds" against "lb" is
+    lb); None when those meanings disagree ("tons" against "tonnes": a short ton is no tonne)."""
+    if a.key == b.key:
+        return True
+    verdicts = {
+        x.factor == y.factor
+        for x in (a.readings or (a,))
+        for y in (b.readings or (b,))
+        if x.dimension == y.dimension
+    }
+    if verdicts == {True}:
+        return True
+    return None if len(verdicts) == 2 else False
+
+
+def measures(unit: Unit) -> bool:
+    """Whether `unit` is a unit of measure or money, not a count noun ("people", "cases")."""
+    return not unit.dimension.startswith("count:")
+
+
+# --- scale words ------------------------------------------------------------------------------
+SCALE_WORDS: dict[str, int] = {
+    "hundred": 10**2, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+    "dozen": 12,
+}  # fmt: skip
+"""English scale words after a number, matched case-insensitively, plural too ("millions")."""
+ABBREVIATED_SCALES: dict[str, int] = {
+    "bn": 10**9, "bln": 10**9, "mn": 10**6, "mln": 10**6, "tn": 10**12, "trn": 10**12,
+}  # fmt: skip
+GLUED_SCALES: dict[str, int] = {"k": 10**3, "K": 10**3}
+"""Letters that scale the digits they are glued to ("12k")."""
+MONEY_SCALES: dict[str, int] = {"m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9, "T": 10**12}
+"""Letters that scale a money amount they are glued to ("$5m", "$1.2B"); elsewhere "m" is metres."""
+CN_SCALES: dict[str, int] = {"十": 10, "百": 100, "千": 1000, "万": 10**4, "亿": 10**8}
+"""Chinese scale characters; a run of them multiplies ("十万" = 10⁵, "万亿" = 10¹²)."""
+CN_SCALE_RUN = "[十百千]?万亿|[十百千]?亿|[十百千]?万"
+"""The runs of Chinese scale characters that are one scale with 万 or 亿 (十万, 千亿, 万亿; not
+"亿万", a vague "myriads"); 十, 百 and 千 alone are scales too where a reader says so."""
+AMBIGUOUS_SCALES: dict[str, str] = {
+    "兆": "兆 is 10⁶ (the metric prefix of 兆瓦, 兆字节) or 10¹² (万亿 in Taiwan and older usage)",
+}
+"""Scale characters with two values: never read as either."""
+
+
+def scale_named(word: str) -> int | None:
+    """The multiplier a scale word names ("millions" → 10**6, "十万" → 10**5, "bn" → 10**9),
+    None for a word that is no scale (and for the ambiguous 兆)."""
+    w = word.strip()
+    if not w:
+        return None
+    lower = w.casefold()
+    if lower in SCALE_WORDS or (lower.endswith("s") and lower[:-1] in SCALE_WORDS):
+        return SCALE_WORDS[lower.removesuffix("s") if lower not in SCALE_WORDS else lower]
+    if w in ABBREVIATED_SCALES:
+        return ABBREVIATED_SCALES[w]
+    if re.fullmatch(CN_SCALE_RUN + "|[十百千]", w):
+        value = 1
+        for ch in w:
+            value *= CN_SCALES[ch]
+        return value
+    return None
 
 
 _CALENDAR_DAYS: dict[str, tuple[int, int]] = {

@@ -8,13 +8,17 @@ decisive step wins:
 1. ambiguous      a form with two readings of different value (2\\frac{3}{2}; 1,222 against
                   1.222) is `unscored`, with the reason: never correct
 2. unit           a unit of another kind or size than the target's, or than the one the
-                  question counts in, makes the answer different (5 km is not 5 m)
+                  question counts in, makes the answer different (5 km is not 5 m); units
+                  are the one unit table's (`score.maths_units`)
 3. same_text      the same expression, percent and scale once spacing is dropped ("32, 349"
                   stays a list and "2 1/2" a mixed number)
 4. exact_number   both are plain numbers (an answer in words: the one number it states),
                   compared as exact fractions (99999999999 is not 100000000000, 0.333 is not
                   1/3); a scale word multiplies (`scale`), a percent follows the stated
-                  conventions, and a float artefact of the target counts (`float_artefact`)
+                  conventions, and a float artefact of the target counts (`float_artefact`);
+                  an answer in number words or Chinese numerals (一百二十, 十二万) is read by
+                  the shared number reader when it is one quantity and nothing else
+                  (`number_words`)
 5. scale          a scale word on anything but a plain number makes it different
 6. decimal_comma  1000,99 against a decimal target is read with a decimal comma
 7. symbolic       math-verify (sympy) decides: radicals, intervals, sets, matrices,
@@ -44,19 +48,15 @@ from proctor.extract.maths import (
     target_boxed,
     visible_reply,
 )
-from proctor.extract.maths_form import (
-    AnswerForm,
-    canonical,
-    dimension,
-    read_form,
-    scale_value,
-    unit_name,
-    units_named,
-)
+from proctor.extract.maths_form import AnswerForm, canonical, read_form
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
+from proctor.extract.numerals import CN_NUMERAL_CHARS, CN_SCALE_CHARS, ENGLISH_NUMBER
+from proctor.extract.quantity_match import read_answer
 from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
+from proctor.extract.units import AMBIGUOUS_SCALES, scale_named
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.maths_units import unit_conflict
 from proctor.score.mathverify import (
     DEFAULT_TIMEOUT_S,
     call,
@@ -79,6 +79,9 @@ EQUIVALENCE_RULES: dict[str, str] = {
     "exact_number": "The answer and the target are numbers and are equal as exact fractions.",
     "float_artefact": "The answer is a float artefact of the target: more than 12 significant"
     " digits that round to it at 12.",
+    "number_words": "An answer in number words or Chinese numerals (一百二十, 十二万, twenty-five)"
+    " that is one quantity and nothing else is read by the shared number reader and compared"
+    " exactly; a range, bound, hedge or several values is not the number.",
     "decimal_comma": "A comma between digits that is not a thousands separator (1000,99) is a"
     " decimal comma when the other side is a decimal number.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
@@ -179,7 +182,7 @@ def _thousands_or_decimal(expression: str) -> Fraction | None:
 
 
 def _value(form: AnswerForm, token: NumberToken) -> Fraction:
-    value = token.value * scale_value(form.scale)
+    value = token.value * (scale_named(form.scale) or 1)
     return value / 100 if form.percent else value
 
 
@@ -216,18 +219,16 @@ def _spell(value: Fraction) -> str:
     )
 
 
-def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> str | None:
-    """Why the answer's unit makes it a different quantity, or None."""
-    if a.unit and t.unit and unit_name(a.unit) != unit_name(t.unit):
-        a_dim, t_dim = dimension(a.unit), dimension(t.unit)
-        if a_dim is not None or t_dim is not None:
-            return f"the answer is in {a.unit}, the target in {t.unit}"
-    if a.unit and not t.unit and question:
-        a_dim = dimension(a.unit)
-        asked = {u for u in units_named(question) if dimension(u) == a_dim}
-        if a_dim is not None and asked and unit_name(a.unit).partition("^")[0] not in asked:
-            return f"the answer is in {a.unit}; the question counts in {', '.join(sorted(asked))}"
-    return None
+def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> Equivalence | None:
+    found = unit_conflict(a.unit, t.unit, question)
+    return _unit_equivalence(found) if found is not None else None
+
+
+def _unit_equivalence(found: tuple[str, str]) -> Equivalence:
+    verdict, why = found
+    if verdict == "ambiguous":
+        return Equivalence("ambiguous", "ambiguous", None, why)
+    return Equivalence("different", "unit", None, why)
 
 
 def stated_number(text: str) -> tuple[NumberToken | None, str]:
@@ -290,8 +291,8 @@ def equivalent(
     if a.scale and re.search(rf"\b{re.escape(a.scale)}s?\b", question, re.IGNORECASE):
         a = replace(a, scale="", unit=a.scale)  # "7 dozen" answers "how many dozens?"
     conflict = _unit_conflict(a, t, question)
-    if conflict:
-        return Equivalence("different", "unit", None, conflict)
+    if conflict is not None:
+        return conflict
     same = a.expression and canonical(a.expression) == canonical(t.expression)
     if same and a.percent == t.percent and a.scale == t.scale:
         return Equivalence("equal", "same_text", canonical(a.expression))
@@ -300,6 +301,10 @@ def equivalent(
         a_num, why = stated_number(a.expression)
         if a_num is None and why != "no number":
             return Equivalence("different", "exact_number", None, f"the answer gives {why}")
+    if a_num is None and t_num is not None and not a.scale and not a.percent:
+        by_words = _number_words(a.expression, t, _value(t, t_num), question)
+        if by_words is not None:
+            return by_words
     if a_num is not None and t_num is not None:
         if _value(a, a_num) != _value(t, t_num):
             ambiguous = _ambiguous_thousands(a, t)
@@ -309,10 +314,53 @@ def equivalent(
     if a.scale != t.scale:
         said = f"{a.expression} {a.scale}".strip() if a.scale else "no scale word"
         return Equivalence("different", "scale", None, f"the answer says {said!r}")
+    for side, form in (("answer", a), ("target", t)):
+        if m := _UNREAD_SCALE.search(form.expression):
+            why = f"the {side} has {m.group()!r}, Chinese scale characters that are no one scale"
+            return Equivalence("ambiguous", "ambiguous", None, why)  # sympy would drop them
     comma = _decimal_comma_verdict(a, a_num, t, t_num)
     if comma is not None:
         return comma
     return _symbolic(_for_sympy(a), _for_sympy(t), timeout_s)
+
+
+_CN_NUMERAL = re.compile("[" + CN_NUMERAL_CHARS + "]")
+_UNREAD_SCALE = re.compile(r"\d\s*[" + CN_SCALE_CHARS + "".join(AMBIGUOUS_SCALES) + "]+")
+"""Digits before Chinese scale characters left in an expression ("5亿万", "5千兆")."""
+_ANSWER_END = " \t\n.。!！"
+
+
+def _number_words(
+    expression: str, t: AnswerForm, target: Fraction, question: str
+) -> Equivalence | None:
+    """An answer in number words or Chinese numerals ("一百二十", "十二万", "twenty-five") read
+    by the shared reader when it is one quantity and nothing else, compared with a numeric
+    target; None when the answer has no number words or is more than one quantity (the other
+    rules decide)."""
+    text = expression.strip().rstrip(_ANSWER_END)
+    if "\\" in text or not (_CN_NUMERAL.search(text) or ENGLISH_NUMBER.search(text)):
+        return None
+    reading = read_answer(text)
+    q = reading.quantity
+    if q is None:
+        if not reading.ambiguous:
+            return None
+        verdict: Verdict = "different" if reading.problem.startswith("several") else "ambiguous"
+        return Equivalence(verdict, "ambiguous" if verdict == "ambiguous" else "number_words",
+                           None, f"the number reader: {reading.problem}")  # fmt: skip
+    if q.start != 0 or q.end != len(text):
+        return None  # "twelve apples": words the reader leaves unread, so not one quantity
+    if q.kind != "number" or q.hedged:
+        why = f"the answer {q.text!r} is a range, a bound or a hedge, not one number"
+        return Equivalence("different", "number_words", None, why)
+    if q.unit is not None:
+        if q.unit.dimension in ("ratio", "percentage points"):
+            return None  # 百分之二十 against 20 or 0.2: the percent conventions decide
+        found = unit_conflict(q.unit.name, t.unit, question, unit=q.unit)
+        if found is not None:
+            return _unit_equivalence(found)
+    verdict = "equal" if q.value == target else "different"
+    return Equivalence(verdict, "number_words", _spell(q.value))
 
 
 def _decimal_comma_verdict(

@@ -8,8 +8,11 @@ extract  \\boxed{} → "final answer is" / "the answer is" / "Answer:" → "####
          (a flagged fallback); reasoning traces removed first
 score    exact integer; symbolic only if the answer is an expression
 metrics  accuracy by exam; pass@k and maj@N with --samples N (in the report)
-version  2 (1 → 2: mixed numbers, constants, lists, units and scale words are never
-         read as plain numbers; float artefacts; a truncated last answer line is truncated)
+version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are never
+         read as plain numbers; float artefacts; a truncated last answer line is truncated;
+         2 → 3: units compared by the one unit table (cents are not dollars, tons against
+         tonnes and 兆 unscored, mL = cm³), number words and Chinese numerals read by the
+         shared number reader)
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from proctor.score.maths import RULES, grade_maths
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
-VERSION = "2"
+VERSION = "3"
 SOURCE = "builtin/aime/aime_2024_2025_matharena.jsonl (eth-sri/matharena@81f103e)"
 
 

@@ -10,8 +10,11 @@ score    ambiguous forms unscored; scale words and units respected; same text af
          normalisation; exact number; then math-verify (sympy) in a helper process with a 10 s
          deadline (decimals exact): a timeout is unscored
 metrics  accuracy by subject and level
-version  2 (1 → 2: mixed numbers, constants, lists, units and scale words are never
-         read as plain numbers; float artefacts; a truncated last answer line is truncated)
+version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are never
+         read as plain numbers; float artefacts; a truncated last answer line is truncated;
+         2 → 3: units compared by the one unit table (cents are not dollars, tons against
+         tonnes and 兆 unscored, mL = cm³), number words and Chinese numerals read by the
+         shared number reader)
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from proctor.score.maths import RULES, grade_maths
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
-VERSION = "2"
+VERSION = "3"
 SOURCE = "builtin/math500/test.jsonl (openai/prm800k test split)"
 
 

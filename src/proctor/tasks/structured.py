@@ -41,8 +41,10 @@ from proctor.stats.perturbation import accuracy_drop
 from proctor.tasks.base import Dataset, Task
 from proctor.types import GradedItem, Message, Outcome, Prompt, Record, Sample, Score
 
-VERSION = "2"
-"""2: answers read by the quantity reader against the item's unit and tolerance."""
+VERSION = "3"
+"""2: answers read by the quantity reader against the item's unit and tolerance; 3: the reader
+knows the units of the one unit table (sq ft, cups, gallons, ounces, cents…), dozen is a scale
+word, and 两个半 / 三个半月 are 2.5 / 3.5 months (they were read as 2 and 3)."""
 VARIANT = "json"
 SOURCE = "builtin/structured/items.jsonl"
 

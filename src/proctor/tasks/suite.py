@@ -36,8 +36,10 @@ from proctor.suites.loader import load_suite
 from proctor.tasks.base import Dataset, Task
 from proctor.types import FinishReason, Message, Prompt, Record, Sample, Score
 
-VERSION = "2"
-"""2: summary points as claims, refusals against the material, the shared number reader."""
+VERSION = "3"
+"""2: summary points as claims, refusals against the material, the shared number reader; 3: the
+reader knows the units of the one unit table (sq ft, cups, gallons, ounces, cents…) and reads
+两个半 as 2.5."""
 VARIANT = "suite"
 
 Scorer = Callable[[str, FinishReason], Score]
