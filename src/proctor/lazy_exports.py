@@ -11,8 +11,8 @@ from typing import Any
 
 
 def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module `__getattr__` for `package` that finds `name` in submodule `exports[name]` (a
-    path relative to `package`, e.g. ".files") and keeps it in the package's namespace."""
+    """A module `__getattr__` for `package` that finds `name` in module `exports[name]` (a path
+    relative to `package`, e.g. ".files", or absolute) and keeps it in the package's namespace."""
 
     def __getattr__(name: str) -> Any:
         where = exports.get(name)

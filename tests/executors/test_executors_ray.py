@@ -294,3 +294,39 @@ async def test_a_server_a_worker_cannot_reach_is_reported_with_its_node(
         ((info,),) = [store.list_runs()]
         records = store.records(info.run_id)
     assert len(records) == 40 and {r.status for r in records} == {"call_failed"}
+
+
+TASK_FILE = """
+import proctor
+from proctor import Sample
+
+
+@proctor.scorer(rule="The reply is the target city.")
+def city(reply, sample):
+    return reply.text.strip() == sample.target
+
+
+cities = proctor.define_task(
+    "cities", samples=[Sample(id=c, input=c, target="Paris", answer_type="text")
+                       for c in ("fr", "fr2", "fr3")],
+    prompt="Capital of {input}?", scorer=city, version="1",
+)
+"""
+
+
+async def test_a_task_in_the_users_file_runs_on_ray(cluster: None, tmp_path: Path) -> None:
+    # The file exists only here: its task travels to the workers by value.
+    (tmp_path / "my_tasks.py").write_text(TASK_FILE)
+    task = get_task(f"{tmp_path}/my_tasks.py:cities")
+    data = load_for_run(task)
+    file_plan = RunPlan(
+        task=task, samples=data.samples, dataset_hash=data.content_hash,
+        generator_version=data.generator_version, models=("fake/const:Paris",),
+        variant="default", lang="en", params=GenerationParams(max_tokens=16, timeout_s=30),
+        results_dir=tmp_path / "res",
+    )  # fmt: skip
+    outcome = await execute(file_plan, executor=RayExecutor(shard_size=2, cpus_per_unit=0.5))
+    assert outcome.asked == 3
+    with RunStore.open(tmp_path / "res") as store:
+        _, items = grade_run(store, outcome.run_id, task)
+    assert [i.score.outcome for i in items] == ["correct"] * 3

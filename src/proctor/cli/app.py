@@ -22,6 +22,7 @@ from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.new import new_app
 from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.run_state import (
     exit_for,
@@ -212,7 +213,7 @@ def run(
     from proctor.providers.keys import parse_key_env
     from proctor.runner import RunPlan, execute, run_keys
     from proctor.stats.cost import load_price_table
-    from proctor.tasks.registry import get_task, load_for_run, resolve_variant
+    from proctor.tasks.registry import default_max_tokens, get_task, load_for_run, resolve_variant
 
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
@@ -256,7 +257,7 @@ def run(
     variant = resolve_variant(t, prompt)
     params = GenerationParams(
         temperature=temperature,
-        max_tokens=max_tokens or t.max_tokens.get(variant) or t_default_max_tokens(variant),
+        max_tokens=max_tokens or default_max_tokens(t, variant),
         timeout_s=timeout,
         max_reply_bytes=max_reply_bytes,
     )
@@ -414,10 +415,6 @@ def _with_sandbox_limits(task: Task, profile: str | None) -> Task:
         ) from None
 
 
-def t_default_max_tokens(variant: str) -> int:
-    return 32 if variant.upper() == "A" else 256
-
-
 @app.command()
 def score(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
@@ -478,6 +475,10 @@ def list_(
             table.add_column(col)
         for t in TASKS.values():
             table.add_row(Text(t.name), Text(t.version), Text(t.description))
+        from proctor.tasks.registry import TASK_PLUGINS
+
+        for name in TASK_PLUGINS.names():  # named, not loaded: a listing runs no plugin code
+            table.add_row(Text(name), Text("plugin"), Text(TASK_PLUGINS.origin(name)))
         console.print(table)
     if what in ("all", "runs"):
         if not (results_dir / "proctor.db").exists():
@@ -497,6 +498,11 @@ def _list_models() -> None:
         table.add_column(col)
     for form in MODEL_FORMS:
         table.add_row(*form)
+    from proctor.providers.registry import BUILTIN_KINDS, PROVIDERS
+
+    for kind in PROVIDERS.names():
+        if kind not in BUILTIN_KINDS:
+            table.add_row(Text(f"{kind}/NAME[@URL]"), Text(PROVIDERS.origin(kind)), "as PLUGIN")
     console.print(table)
     console.print(KEY_RULE)
     console.print("A run whose one variable would go to two hosts is refused before any call.")
@@ -663,6 +669,7 @@ app.command(name="judge")(judge_cmd)
 app.command(name="view")(view_cmd)
 app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
+app.add_typer(new_app, name="new")
 
 
 def main() -> None:

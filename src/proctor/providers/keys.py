@@ -9,7 +9,8 @@ several is refused before any call.
 For each keyed model, in order: the variable named for it; `PROCTOR_API_KEY` when set and the
 run has one keyed host; the provider's own variable when the model's URL is that provider's
 official host; else no key at all (an `openai-compat/` server that needs none is fine; `openai/`
-and `anthropic/` refuse to start without one, see `registry.make_provider`).
+and `anthropic/` at their official URL refuse to start without one, see
+`registry.make_provider`; at a gateway they may go keyless).
 
 The choice is made where the run starts, from variable names; a value is read where the model is
 asked (a Ray worker reads its own environment), so `check_set=False` skips the check that a

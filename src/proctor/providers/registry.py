@@ -5,7 +5,10 @@
     openai-compat/NAME@URL             any /v1/chat/completions endpoint at base URL
     openai/NAME                        OpenAI's API
     anthropic/NAME                     Anthropic's Messages API
-    anthropic/NAME@URL                 the same API served at base URL (e.g. a test server)
+    openai/NAME@URL, anthropic/NAME@URL   the same APIs at a gateway or proxy; without @URL,
+                                       OPENAI_BASE_URL / ANTHROPIC_BASE_URL when set
+    PLUGIN/NAME[@URL]                  a provider an installed package declares (entry point
+                                       group "proctor.providers")
     fake/const:TEXT                    a scripted reply, for trying the pipe without a model
     M+calculator                       model M with a calculator tool offered (function calling)
 
@@ -16,16 +19,18 @@ are passed to the adapter's headers and nowhere else."""
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 from urllib.parse import ParseResult, parse_qsl, urlparse
 
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, ProctorError
+from proctor.plugins import PROVIDER_GROUP, PluginTable
 from proctor.providers.base import Provider
 from proctor.providers.keys import (
-    ANTHROPIC_HOST,
     KEYED_KINDS,
     KeySource,
     KeyTarget,
@@ -56,6 +61,17 @@ MODEL_FORMS: tuple[tuple[str, str, str], ...] = (
         "--api-key-env NAME=VAR; else PROCTOR_API_KEY when it is the run's only host; "
         "else ANTHROPIC_API_KEY",
     ),
+    (
+        "openai/NAME@URL, anthropic/NAME@URL",
+        "the same APIs at a gateway or proxy (also: OPENAI_BASE_URL, ANTHROPIC_BASE_URL)",
+        "--api-key-env NAME=VAR; else PROCTOR_API_KEY when it is the run's only host; "
+        "the provider's own variable only at its official URL; else none",
+    ),
+    (
+        "PLUGIN/NAME[@URL]",
+        "a provider of an installed package (entry point group proctor.providers)",
+        "with @URL as openai-compat; without, the plugin reads its own credentials",
+    ),
     ("fake/const:TEXT", "always replies TEXT (try the pipe without a model)", "none"),
     ("M+calculator", "model M offered a calculator tool (function calling)", "as M"),
 )
@@ -64,23 +80,48 @@ MODEL_FORMS: tuple[tuple[str, str, str], ...] = (
 DEFAULT_MODEL = "local"
 CALCULATOR_SUFFIX = "+calculator"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
 
 
 @dataclass(frozen=True)
 class ModelSpec:
+    """A model string read: what a provider factory (built-in or a plugin's) is given."""
+
     kind: str
+    """The provider: "local", "openai-compat", "openai", "anthropic", "fake" or a plugin's name."""
     name: str
+    """The model's name at its provider (after "KIND/", before "@URL")."""
     base_url: str = ""
+    """Where it is asked ("" for an in-process model, or a plugin model without @URL)."""
     path: str = ""
+    """A local GGUF file."""
+    model: str = field(default="", compare=False)
+    """The model string as written (a provider reports it as its name)."""
 
     def key_target(self, model: str) -> KeyTarget:
-        """What the key rule needs to know of this model (`proctor.providers.keys`)."""
-        if self.kind not in KEYED_KINDS:
+        """What the key rule needs to know of this model (`proctor.providers.keys`): a model
+        with no URL takes no key from proctor (local, fake, a plugin that reads its own
+        credentials); any other goes to its URL's host."""
+        if self.kind in ("local", "fake") or not self.base_url:
             return KeyTarget(model, self.name, "", official=False)
-        if self.kind == "anthropic" and not self.base_url:  # anthropic/NAME: Anthropic's own
-            return KeyTarget(model, self.name, ANTHROPIC_HOST, official=True)
         host = host_of(self.base_url)
-        return KeyTarget(model, self.name, host, official=is_official(self.base_url, host))
+        official = self.kind in KEYED_KINDS and is_official(self.base_url, host)
+        return KeyTarget(model, self.name, host, official=official)
+
+
+ProviderFactory = Callable[[ModelSpec, str | None], Provider]
+"""How a provider is made: (the model string read, its key or None) → the provider. The built-in
+providers and a plugin's (entry point group "proctor.providers") have this one shape."""
+
+
+def _check_factory(loaded: object) -> ProviderFactory:
+    if not callable(loaded):
+        raise TypeError(f"expected a callable (spec, api_key) -> provider, got {type(loaded)}")
+    return cast(ProviderFactory, loaded)
+
+
+PROVIDERS: PluginTable[ProviderFactory] = PluginTable(PROVIDER_GROUP, "provider", _check_factory)
+"""Model string kinds → provider factories: the built-in ones below, then installed plugins."""
 
 
 def with_calculator(model: str) -> bool:
@@ -94,7 +135,14 @@ def bare_model(model: str) -> str:
     return s[: -len(CALCULATOR_SUFFIX)] if s.endswith(CALCULATOR_SUFFIX) else s
 
 
-def parse_model(spec: str) -> ModelSpec:
+def parse_model(spec: str, environ: Mapping[str, str] | None = None) -> ModelSpec:
+    """A model string read. `openai/NAME` and `anthropic/NAME` without `@URL` go to the URL in
+    OPENAI_BASE_URL / ANTHROPIC_BASE_URL when set (as the providers' SDKs read them), else to the
+    official API; `environ` is where those are read (default: this process's environment)."""
+    return replace(_parse_model(spec, environ), model=spec)
+
+
+def _parse_model(spec: str, environ: Mapping[str, str] | None) -> ModelSpec:
     s = bare_model(spec)
     if s == "local":
         return ModelSpec(kind="local", name="local")
@@ -102,30 +150,49 @@ def parse_model(spec: str) -> ModelSpec:
     if not sep or not rest:
         raise ConfigError(
             f"bad model string {spec!r}: expected local, local/PATH.gguf, "
-            "openai-compat/NAME@URL, openai/NAME, anthropic/NAME or fake/const:TEXT"
+            "openai-compat/NAME@URL, openai/NAME[@URL], anthropic/NAME[@URL], fake/const:TEXT "
+            "or PLUGIN/NAME[@URL]"
         )
     if kind == "local":
         return ModelSpec(kind="local", name=s, path=rest)
+    if kind == "fake":
+        return ModelSpec(kind="fake", name=rest)
     if kind == "openai-compat":
         name, url = split_name_url(rest, spec)
         return ModelSpec(kind="openai-compat", name=name, base_url=url)
-    if kind == "openai":
-        return ModelSpec(kind="openai", name=rest, base_url=OPENAI_BASE_URL)
-    if kind == "anthropic":
-        # anthropic/NAME, or anthropic/NAME@URL: a server that speaks Anthropic's API elsewhere
-        name, at, url = rest.rpartition("@")
-        if not at:
-            return ModelSpec(kind="anthropic", name=rest)
-        parsed = urlparse(url)
-        if not name or parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ConfigError(f"bad model string {spec!r}: expected anthropic/NAME[@URL]")
-        return ModelSpec(kind="anthropic", name=name, base_url=url)
-    if kind == "fake":
-        return ModelSpec(kind="fake", name=rest)
-    raise ConfigError(
-        f"unknown provider {kind!r} in {spec!r}: "
-        "use local, openai-compat, openai, anthropic or fake"
-    )
+    if kind in _GATEWAY_VARS:
+        if _URL_START.search(rest):
+            name, url = split_name_url(rest, spec)
+            return ModelSpec(kind=kind, name=name, base_url=url)
+        return ModelSpec(kind=kind, name=rest, base_url=_base_url(kind, rest, environ))
+    if PROVIDERS.get(kind) is None:
+        raise ConfigError(
+            f"unknown provider {kind!r} in {spec!r}: use {', '.join(PROVIDERS.names())} "
+            f"(or install the package whose {PROVIDER_GROUP!r} entry point is named {kind!r})"
+        )
+    if _URL_START.search(rest):
+        name, url = split_name_url(rest, spec)
+        return ModelSpec(kind=kind, name=name, base_url=url)
+    return ModelSpec(kind=kind, name=rest)
+
+
+_GATEWAY_VARS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+_OFFICIAL_URLS = {"openai": OPENAI_BASE_URL, "anthropic": ANTHROPIC_BASE_URL}
+
+
+def _base_url(kind: str, name: str, environ: Mapping[str, str] | None) -> str:
+    """The official API's base URL, or the SDK's environment variable's (checked like a model
+    string's URL). Anthropic's SDK reads ANTHROPIC_BASE_URL without the /v1 it adds itself."""
+    var = _GATEWAY_VARS[kind]
+    given = ((os.environ if environ is None else environ).get(var) or "").strip()
+    if not given:
+        return _OFFICIAL_URLS[kind]
+    if kind == "anthropic" and not given.rstrip("/").endswith("/v1"):
+        given = given.rstrip("/") + "/v1"
+    try:
+        return split_name_url(f"{name}@{given}", f"{kind}/{name}@{given}")[1]
+    except ConfigError as e:
+        raise ConfigError(f"{var} (the base URL of {kind}/{name}): {e}") from None
 
 
 _URL_START = re.compile(r"@(?=https?://)", re.IGNORECASE)
@@ -205,37 +272,89 @@ def key_sources(
 def make_provider(
     model: str, key: KeySource | None = None, *, environ: Mapping[str, str] | None = None
 ) -> Provider:
-    """The provider for a model string. `key` says where its key comes from (`key_sources` of
-    everything the command calls); None: the model alone, as if it were the run's only one.
-    `environ`: where the key's value is read (default: this process's environment)."""
-    spec = parse_model(model)
-    if spec.kind == "local":
-        from proctor.providers.local import LocalProvider
-
-        return LocalProvider(model, Path(spec.path) if spec.path else None)
+    """The provider for a model string, made by its kind's factory in `PROVIDERS`. `key` says
+    where its key comes from (`key_sources` of everything the command calls); None: the model
+    alone, as if it were the run's only one. `environ`: where the key's value is read (default:
+    this process's environment)."""
+    spec = parse_model(model, environ)
+    factory = PROVIDERS.get(spec.kind)
+    if factory is None:  # parse_model found it a moment ago
+        raise ConfigError(f"unknown provider {spec.kind!r} in {model!r}")
     source = key or key_sources([model])[model]
+    target = spec.key_target(model)
+    if source.host and target.host and source.host != target.host:
+        # The key was planned for another host (a base-URL variable differs between the machine
+        # that started the run and this one, e.g. a Ray worker): it must not go here.
+        raise ConfigError(
+            f"{model} would be asked at {target.host}, but its key was planned for "
+            f"{source.host} (OPENAI_BASE_URL / ANTHROPIC_BASE_URL differ between the machine "
+            "that started the run and this one?): refused, so the key goes nowhere else"
+        )
     secret = source.read(environ)
-    if spec.kind in ("openai-compat", "openai"):
-        from proctor.providers.openai_compat import OpenAICompatProvider
+    if spec.kind in _OFFICIAL_VARS and target.official and not secret:
+        raise ConfigError(_needs_a_key(model, source, _OFFICIAL_VARS[spec.kind]))
+    if spec.kind in BUILTIN_KINDS:
+        return factory(spec, secret)
+    try:
+        made = factory(spec, secret)
+    except ProctorError:
+        raise
+    # A plugin's factory is other people's code: its failure is a usage error of that plugin.
+    except Exception as e:
+        raise ConfigError(
+            f"plugin {spec.kind!r} failed to make a provider for {model!r}: "
+            f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
+        ) from None
+    from proctor.providers.plugin import PluginProvider
 
-        if spec.kind == "openai" and not secret:
-            raise ConfigError(_needs_a_key(model, source, "OPENAI_API_KEY"))
-        hint = "" if secret else key_hint(spec.key_target(model))
-        return OpenAICompatProvider(model, spec.name, spec.base_url, secret, auth_hint=hint)
-    if spec.kind == "anthropic":
-        from proctor.providers.anthropic import AnthropicProvider
+    return PluginProvider(f"plugin {spec.kind!r}", made)
 
-        if not secret:
-            raise ConfigError(_needs_a_key(model, source, "ANTHROPIC_API_KEY"))
-        if spec.base_url:
-            return AnthropicProvider(model, spec.name, secret, base_url=spec.base_url)
-        return AnthropicProvider(model, spec.name, secret)
+
+_OFFICIAL_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+def _local(spec: ModelSpec, _key: str | None) -> Provider:
+    from proctor.providers.local import LocalProvider
+
+    return LocalProvider(spec.model, Path(spec.path) if spec.path else None)
+
+
+def _openai(spec: ModelSpec, key: str | None) -> Provider:
+    from proctor.providers.openai_compat import OpenAICompatProvider
+
+    target = spec.key_target(spec.model)
+    hint = "" if key or not target.host else key_hint(target)  # said on a 401 from a keyless host
+    return OpenAICompatProvider(spec.model, spec.name, spec.base_url, key, auth_hint=hint)
+
+
+def _anthropic(spec: ModelSpec, key: str | None) -> Provider:
+    from proctor.providers.anthropic import AnthropicProvider
+
+    return AnthropicProvider(spec.model, spec.name, key, base_url=spec.base_url)
+
+
+def _fake(spec: ModelSpec, _key: str | None) -> Provider:
     from proctor.providers.fake import FakeProvider, constant_reply
 
     mode, _, arg = spec.name.partition(":")
     if mode != "const":
-        raise ConfigError(f"unknown fake model {model!r}: use fake/const:TEXT")
-    return FakeProvider(model, constant_reply(arg), keep_prompts=False)
+        raise ConfigError(f"unknown fake model {'fake/' + spec.name!r}: use fake/const:TEXT")
+    return FakeProvider(spec.model, constant_reply(arg), keep_prompts=False)
+
+
+def _builtin(factory: ProviderFactory) -> Callable[[], ProviderFactory]:
+    return lambda: factory
+
+
+BUILTIN_KINDS: dict[str, ProviderFactory] = {
+    "local": _local,
+    "openai-compat": _openai,
+    "openai": _openai,
+    "anthropic": _anthropic,
+    "fake": _fake,
+}
+for _kind, _factory in BUILTIN_KINDS.items():
+    PROVIDERS.register(_kind, _builtin(_factory))
 
 
 def _needs_a_key(model: str, source: KeySource, own: str) -> str:

@@ -11,6 +11,8 @@ _MAX_SLUG = 40
 
 
 def task_slug(task: str) -> str:
+    if ".py:" in task:  # a task in the user's file, PATH.py:NAME: its NAME says what it is
+        task = task.rpartition(":")[2]
     slug = _NOT_SLUG.sub("-", task.lower()).strip("-")[:_MAX_SLUG].strip("-")
     return slug or "run"
 

@@ -2,6 +2,7 @@
 
 Routes:
     POST /v1/chat/completions   an OpenAI-shaped completion, or an injected fault
+    POST /v1/messages           an Anthropic Messages reply (`proctor.stub.messages`)
     GET  /v1/models             the one model the stub serves (a readiness probe)
     GET  /stats                 counters, as JSON (see `StubStats`); ?brief=1: totals only
     POST /reset                 clears the counters
@@ -240,6 +241,10 @@ class StubApp:
                 await _send_error(send, 405, "use POST")
                 return
             await self._chat(scope, receive, send)
+        elif path == "/v1/messages" and method == "POST":
+            from proctor.stub.messages import messages_route
+
+            await messages_route(self, scope, receive, send)
         elif path == "/stats" and method == "GET":
             brief = b"brief=1" in scope.get("query_string", b"")
             await _send_json(send, 200, self.stats().as_dict(brief=brief))
@@ -367,6 +372,20 @@ class StubApp:
             )
         finally:
             left.cancel()
+
+    def count_request(self, credential: str | None) -> None:
+        """Count one request of another API (/v1/messages) and the credential it carried."""
+        seen = NO_CREDENTIAL if credential is None else credential_key(credential)
+        with self._lock:
+            self._credentials[seen] = self._credentials.get(seen, 0) + 1
+            self._requests += 1
+
+    def count_completion(self) -> int:
+        """Count one completion of another API; its number."""
+        with self._lock:
+            self._ids += 1
+            self._completions += 1
+            return self._ids
 
     def _reply_text(self, prompt: str) -> str:
         mode = self.config.answer_mode

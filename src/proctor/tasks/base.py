@@ -88,3 +88,13 @@ def first_n_balanced(samples: Sequence[Sample], n: int | None) -> tuple[Sample, 
             break
         i += 1
     return tuple(picked)
+
+
+def checked_task(task: Task) -> Task:
+    """A task from outside proctor, refused (ValueError) unless every report can state its rules
+    and tell its versions apart."""
+    if not task.version.strip():
+        raise ValueError(f"task {task.name!r} has no version (change it when grading changes)")
+    if not task.rules or not all(str(r).strip() for r in task.rules.values()):
+        raise ValueError(f"task {task.name!r} states no rules (one sentence per rule name)")
+    return task

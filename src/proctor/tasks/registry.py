@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
-from proctor.tasks.base import Dataset, Task, first_n_balanced
+from proctor.plugins import TASK_GROUP, PluginTable
+from proctor.tasks.base import Dataset, Task, checked_task, first_n_balanced
+from proctor.tasks.files import load_task_file
 
 BUILT_IN: dict[str, tuple[str, str]] = {
     "arithmetic": ("arithmetic", "TASK"),
@@ -55,12 +58,53 @@ class _Tasks(Mapping[str, Task]):
 TASKS: Mapping[str, Task] = _Tasks(BUILT_IN)
 
 
+def _check_task(loaded: object) -> Task:
+    """An entry point's (or a file's) task: a Task, or a function of no arguments making one."""
+    made = loaded() if callable(loaded) and not isinstance(loaded, Task) else loaded
+    if not isinstance(made, Task):
+        raise TypeError(f"expected a proctor Task (or a function returning one), got {type(made)}")
+    return checked_task(made)
+
+
+TASK_PLUGINS: PluginTable[Task] = PluginTable(TASK_GROUP, "task", _check_task)
+"""Tasks of installed packages (entry point group "proctor.tasks") and of this process
+(`register_task`), by the name a run stores."""
+
+
+def register_task(task: Task) -> None:
+    """Make `task` findable by its name in this process (a task made in Python, for resume and
+    re-grading; the last one registered under a name wins); a built-in's name cannot be taken."""
+    if task.name in TASKS:
+        if TASKS[task.name] is task:
+            return
+        raise ConfigError(f"task name {task.name!r} is taken by a built-in task")
+    if is_file_reference(task.name):
+        raise ConfigError(f"task name {task.name!r}: PATH.py:NAME names a task in a file")
+    TASK_PLUGINS.register(task.name, lambda: task)
+
+
 def get_task(name: str) -> Task:
-    try:
+    """A task by the name a command gives or a run stores: a built-in task, PATH.py:NAME (a
+    task in the user's file), a task of this process, or an installed package's."""
+    if name in TASKS:
         return TASKS[name]
-    except KeyError:
-        known = ", ".join(sorted(TASKS))
-        raise ConfigError(f"unknown task {name!r}: known tasks are {known}") from None
+    if is_file_reference(name):
+        return load_task_file(name)
+    found = TASK_PLUGINS.get(name)
+    if found is None:
+        known = ", ".join([*sorted(TASKS), *TASK_PLUGINS.names()])
+        raise ConfigError(
+            f"unknown task {name!r}: known tasks are {known} "
+            "(or PATH.py:NAME for a task in your own file; a task made in Python is known by "
+            "name only to the process that made it)"
+        )
+    return found if found.name == name else replace(found, name=name)
+
+
+def is_file_reference(name: str) -> bool:
+    """Whether a task name is PATH.py:NAME."""
+    path, colon, attr = name.rpartition(":")
+    return bool(colon and attr and path.endswith(".py"))
 
 
 def resolve_variant(task: Task, variant: str | None) -> str:
@@ -73,6 +117,12 @@ def resolve_variant(task: Task, variant: str | None) -> str:
     raise ConfigError(
         f"unknown prompt variant {wanted!r} for task {task.name}: use {' or '.join(task.variants)}"
     )
+
+
+def default_max_tokens(task: Task, variant: str) -> int:
+    """max_tokens when none is asked for: the task's for the variant, else 32 for an answer-only
+    prompt (A) and 256 for one that reasons."""
+    return task.max_tokens.get(variant) or (32 if variant.upper() == "A" else 256)
 
 
 def load_for_run(

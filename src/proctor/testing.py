@@ -1,0 +1,124 @@
+"""Gates in a team's own test suite: `assert_run(run, "accuracy>=0.9", baseline=...)`.
+
+    from proctor import evaluate
+    from proctor.testing import assert_run
+
+    def test_support_bot_still_good():
+        run = evaluate("path/to/tasks.py:support", ["openai-compat/bot@http://127.0.0.1:8000/v1"])
+        assert_run(run, "accuracy>=0.9", "category=refund:accuracy>=0.95", baseline="v1-run")
+
+The requirements are `proctor gate`'s (`proctor.stats.gates`); with a baseline, the run must
+also not be significantly worse than it on the items both scored (exact McNemar, or a paired
+permutation test with repeats). A run whose answers are not all there, or whose calls failed,
+fails: accuracy over the answers that came back says nothing of those that did not. The
+AssertionError's message is the gate's table, one row per requirement and model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from proctor.api import Run, load_run
+from proctor.cli.run_state import state_lines
+from proctor.stats.gates import GateRow, evaluate, not_worse_than, parse_requirement
+
+__all__ = ["assert_run", "gate_rows"]
+
+
+def assert_run(
+    run: Run | str | Path,
+    *requirements: str,
+    baseline: Run | str | Path | None = None,
+    alpha: float = 0.05,
+    results_dir: str | Path | None = None,
+) -> list[GateRow]:
+    """Raise AssertionError, with the gate's table as its message, unless every requirement
+    holds for every model of the run (and, with `baseline`, the run is not significantly worse
+    than it); return the rows when all pass."""
+    candidate = run if isinstance(run, Run) else load_run(run, results_dir=results_dir)
+    rows = gate_rows(
+        candidate, requirements, baseline=baseline, alpha=alpha, results_dir=results_dir
+    )
+    problems = state_lines(candidate.id, candidate.state)
+    failed = [r for r in rows if not r.passed]
+    if failed or problems:
+        lines = [
+            f"gate failed for run {candidate.id}: {len(failed)} of {len(rows)} checks",
+            table(rows),
+        ]
+        if problems:
+            lines += [
+                "the run is not complete, so no gate can pass it:",
+                *(f"  {p}" for p in problems),
+            ]
+        raise AssertionError("\n".join(lines))
+    return rows
+
+
+def gate_rows(
+    run: Run,
+    requirements: Sequence[str],
+    *,
+    baseline: Run | str | Path | None = None,
+    alpha: float = 0.05,
+    results_dir: str | Path | None = None,
+) -> list[GateRow]:
+    """One row per requirement and model, then one per model against the baseline."""
+    if not requirements and baseline is None:
+        raise ValueError('nothing to check: give a requirement ("accuracy>=0.9") or a baseline')
+    parsed = [parse_requirement(r) for r in requirements]
+    items = list(run.items)
+    rows = evaluate(parsed, items, run.models)
+    if baseline is None:
+        return rows
+    base = (
+        baseline
+        if isinstance(baseline, Run)
+        else load_run(
+            baseline, results_dir=results_dir if results_dir is not None else run.results_dir
+        )
+    )
+    for model in run.models:
+        theirs = model if model in base.models else _only(base)
+        rows.append(
+            not_worse_than(
+                [i for i in items if i.record.model == model],
+                [i for i in base.items if i.record.model == theirs],
+                label=base.id,
+                model=model,
+                alpha=alpha,
+            )
+        )
+    return rows
+
+
+def table(rows: Sequence[GateRow]) -> str:
+    """The gate's rows as a plain-text table (what a failing test prints)."""
+    header = ("requirement", "model", "value", "n", "result", "note")
+    body = [
+        (r.requirement, r.model, _value(r), str(r.n), "pass" if r.passed else "FAIL", r.note)
+        for r in rows
+    ]
+    widths = [max(len(row[c]) for row in (header, *body)) for c in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in (header, *body)
+    )
+
+
+def _value(row: GateRow) -> str:
+    if row.value is None:
+        return "-"
+    if row.metric in ("judge_mean", "n"):
+        return f"{row.value:.2f}" if row.metric == "judge_mean" else f"{row.value:.0f}"
+    if row.metric == "baseline":
+        return f"{row.value * 100:+.1f} pts"
+    return f"{row.value * 100:.1f} %"
+
+
+def _only(run: Run) -> str:
+    if len(run.models) != 1:
+        raise ValueError(
+            f"baseline {run.id} has models {', '.join(run.models)}; none has the candidate's name"
+        )
+    return run.models[0]
