@@ -160,7 +160,7 @@ def regrade(n: int = 100_000, reps: int = 3) -> dict[str, object]:
     """(d): `grade_run` over N stored records (read, grade, write scores), in process: as
     `proctor score` calls it (keeping every graded item for the report: `runs`, `median_s`),
     and streaming (`keep_items=False`: `stream_runs`, `stream_median_s`), interleaved."""
-    from proctor.runner import grade_run
+    from proctor.runs.grade import grade_run
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task, load_for_run
     from proctor.types import GenerationParams, Record, RunInfo, Usage
@@ -202,7 +202,8 @@ import asyncio, json, sys, time
 sys.path.insert(0, sys.argv[4])
 from pathlib import Path
 from bench_scale import _plan
-from proctor.runner import execute, grade_run
+from proctor.runner import execute
+from proctor.runs.grade import grade_run
 from proctor.store import RunStore
 mode, n, results = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
 start = time.perf_counter()

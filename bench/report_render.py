@@ -17,6 +17,7 @@ and prints each with its ratio to the baseline, and the file size.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -28,12 +29,13 @@ from typing import TypeVar
 
 from common import headless_chromium
 
-from proctor.report.html import ReportExtras, report_html
+from proctor.report.html import report_html
 from proctor.stats import summarize
-from proctor.stats.metrics import ranked
 from proctor.stats.multiple import ranked_comparisons
+from proctor.stats.run_statistics import TaskView, build_statistics
 from proctor.stats.scores import scores_by_model
 from proctor.stats.taxonomy import taxonomy_counts
+from proctor.stats.tiers import TIERS
 from proctor.types import GradedItem, Outcome, Record, RunInfo, Sample, Score, Usage
 
 T = TypeVar("T")
@@ -185,13 +187,16 @@ def main() -> int:
         )
 
     base_s, base_text = timed(baseline)
-    metrics_s, metrics = timed(lambda: summarize(items, models=info.models))
-    bare = ReportExtras(taxonomy={}, paired=())
-    core_s, _ = timed(lambda: report_html(info, metrics, items, RULES, bare))
-    html_s, html = timed(lambda: report_html(info, metrics, items, RULES), repeat=1)
+    metrics_s, _ = timed(lambda: summarize(items, models=info.models))
+    view = TaskView("arithmetic", rules=RULES, tiers=TIERS)
+    stats_s, stats = timed(lambda: build_statistics(info, items, view), repeat=1)
+    bare = dataclasses.replace(stats, taxonomy={}, paired=())
+    core_s, _ = timed(lambda: report_html(bare))
+    html_s, html = timed(lambda: report_html(stats), repeat=1)
     size = len(html.encode("utf-8"))
     print(f"  baseline json.dumps of the answers  {base_s:7.3f} s  {len(base_text) / 1e6:7.1f} MB")
     print(f"  summarize (metrics)                 {metrics_s:7.3f} s  ×{metrics_s / base_s:5.2f}")
+    print(f"  build_statistics (every statistic)  {stats_s:7.3f} s  ×{stats_s / base_s:5.2f}")
     print(
         f"  report_html, page only              {core_s:7.3f} s  ×{core_s / base_s:5.2f}"
         "  (charts, tables, sample browser; taxonomy and paired tests given as empty)"
@@ -202,7 +207,7 @@ def main() -> int:
         "\n    (adds the error taxonomy and the paired tests of adjacent models, from stats)"
     )
     taxonomy_s, _ = timed(lambda: taxonomy_counts(items), repeat=1)
-    order = [m.model for m in ranked(metrics)]
+    order = list(stats.models)
     paired_s, _ = timed(
         lambda: ranked_comparisons(scores_by_model(items), order, pairs="adjacent"), repeat=1
     )

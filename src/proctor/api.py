@@ -25,10 +25,10 @@ from typing import ParamSpec, TypeVar
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
-from proctor.report.files import write_run_files
-from proctor.runner import RunPlan, execute, grade_run, shown_items
-from proctor.stats.completeness import Completeness, completeness
-from proctor.stats.metrics import ModelMetrics, RunMetrics, summarize
+from proctor.runner import RunPlan, execute
+from proctor.runs.report import run_statistics, write_report
+from proctor.stats.completeness import Completeness
+from proctor.stats.metrics import ModelMetrics, RunMetrics
 from proctor.store import RunStore
 from proctor.tasks.base import Task
 from proctor.tasks.registry import (
@@ -181,8 +181,8 @@ def load_run(
     run: str | Path, *, results_dir: str | Path | None = None, task: Task | None = None
 ) -> Run:
     """A stored run (an id, a unique prefix of one, or its folder) with its records, grades and
-    statistics; calls no model and changes nothing. Grades are the current rules' (computed in
-    memory, as `proctor report` shows them; a task that runs code shows its stored grades).
+    statistics; calls no model and changes nothing. Grades are the stored ones, as `proctor
+    report` shows them (`proctor score RUN` grades again with the current rules).
     `task`: the Task of a run made from Python whose task is not findable by name."""
     folder = Path(run)
     where = Path(results_dir) if results_dir is not None else DEFAULT_RESULTS
@@ -194,29 +194,25 @@ def load_run(
 
 
 def _graded(results_dir: Path, ref: str, task: Task | None, *, save: bool) -> Run:
+    """The run with its stored grades (graded once, as `execute` stored each answer) and its
+    statistics; with `save`, its files written, as `proctor run` writes them."""
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(ref)
         info = store.run_info(run_id)
         chosen = task if task is not None else get_task(info.task)
+        stats = run_statistics(store, run_id, chosen)
         if save:
-            info, items = grade_run(store, run_id, chosen)
-        else:
-            items = shown_items(store, run_id, chosen)
+            write_report(store, stats)
         run_dir = store.run_dir(run_id)
-        epochs = store.run_config(run_id).get("epochs", 1)
-    per_model = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
-    metrics = summarize(items, info.models)
-    if save:
-        write_run_files(run_dir, info, metrics, items, chosen.rules)
     return Run(
         id=run_id,
         folder=run_dir,
         results_dir=results_dir,
         info=info,
         task=chosen,
-        items=tuple(items),
-        statistics=metrics,
-        state=completeness(items, info.models, per_model),
+        items=stats.items,
+        statistics=stats.metrics,
+        state=stats.completeness,
     )
 
 

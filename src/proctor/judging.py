@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +39,6 @@ from proctor.score.judge import (
 )
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement, JudgementStatus
-from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, Prompt, Record, Sample, Score, Usage
 
 REFERENCE = "reference"
@@ -120,19 +119,20 @@ def _kind(sample: Sample) -> str:
     return sample.metadata.get("kind") or sample.category
 
 
-Grade = Callable[[Record, Sample], Score]
+Grades = Mapping[tuple[str, str, int], Score]
+"""The run's stored grades by (model, sample id, epoch)."""
 
 
 def _pointwise_jobs(
-    samples: dict[str, Sample], records: Sequence[Record], plan: JudgePlan, grade: Grade | None
+    samples: dict[str, Sample], records: Sequence[Record], plan: JudgePlan, grades: Grades | None
 ) -> tuple[list[_Job], int]:
     jobs: list[_Job] = []
     skipped = 0
     for r in records:
         sample = samples[r.sample_id]
         undecided = ""
-        if grade is not None and r.status == "ok":
-            score = grade(r, sample)
+        score = None if grades is None else grades.get((r.model, r.sample_id, r.epoch))
+        if score is not None and r.status == "ok" and score.rule != "not_graded":
             undecided = score.explanation if score.outcome == "unscored" else ""
         if plan.kinds is not None and _kind(sample) not in plan.kinds and not undecided:
             continue
@@ -277,8 +277,8 @@ async def judge_run(
             if plan.pairwise:
                 jobs, skipped = _pairwise_jobs(samples, records, info.models, plan)
             else:
-                grade = get_task(info.task).grade if plan.undecided else None
-                jobs, skipped = _pointwise_jobs(samples, records, plan, grade)
+                grades = store.scores(run_id) if plan.undecided else None
+                jobs, skipped = _pointwise_jobs(samples, records, plan, grades)
             have = {
                 (j.model, j.sample_id, j.epoch, j.ordering)
                 for j in store.judgements(run_id, plan.stored_as)

@@ -4,17 +4,17 @@
 
 `execute` asks each model only for what the store does not hold yet, so a run killed at any
 moment and started again with the same command (or `--resume RUN`) loses nothing and asks
-nothing twice. `grade_run` re-enters after the store and never calls a model."""
+nothing twice. Each answer is graded once, as it is stored, by the grading room
+(`proctor.runs.grade`), and its grade stored beside it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import hashlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError, ProctorError, StoreError
 from proctor.executors import (
+    DEFAULT_MAX_FAILURES,
     AskSettings,
     Executor,
     LocalExecutor,
@@ -37,13 +38,14 @@ from proctor.providers.base import Provider, supports_tools
 from proctor.providers.batch import BatchProvider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import bare_model, key_sources, make_provider, with_calculator
+from proctor.runs import grade as grading
 from proctor.store import RunStore, new_run_id, response_cache
 from proctor.store.batches import StoreBatchLedger
 from proctor.store.response_cache import CacheEntry
-from proctor.store.run_store import DB_NAME
-from proctor.tasks.base import NOT_GRADED_YET, Task
+from proctor.store.run_store import DB_NAME, ScoreRow
+from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
-from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score, Usage
+from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
 from proctor.untrusted import repair_text
 
 OnResult = Callable[[str, Score], None]
@@ -70,7 +72,7 @@ class RunPlan:
     epochs: int = 1
     """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
     limits: RateLimits = field(default_factory=RateLimits)
-    breaker_threshold: int = 25
+    breaker_threshold: int = DEFAULT_MAX_FAILURES
     deadline_s: float | None = None
     """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
     api_key_env: Mapping[str, str] = field(default_factory=dict)
@@ -297,30 +299,34 @@ def check_models(models: Sequence[str]) -> None:
 
 
 class _GroupCommit:
-    """Group commit: one writer commits, in one transaction, every record queued since its last
-    commit, off the event loop; each `commit` returns once its records are on disk.
+    """The run's store writer: one writer commits, in one transaction, every record (and every
+    grade) queued since its last commit, off the event loop; each `commit` returns once its
+    records are on disk.
 
     So a run pays one SQLite commit per batch, not per answer, while an answer is still never
-    acknowledged (nor graded, nor its worker given a new item) before it is stored. Grading for
-    the progress display runs on the writer's thread too, after the commit."""
+    acknowledged (nor graded, nor its worker given a new item) before it is stored. The writer
+    only commits: grading is `RunGrader`'s, and its grades come back here to be stored."""
 
-    def __init__(
-        self, store: RunStore, task: Task, on_result: OnResult | None, keys: _Keys | None = None
-    ) -> None:
+    def __init__(self, store: RunStore, run_id: str, keys: _Keys | None = None) -> None:
         self._store = store
-        self._task = task
-        self._on_result = on_result
+        self._run_id = run_id
         self._keys = keys or {}
-        self._queue: list[tuple[Sequence[tuple[Record, Sample]], asyncio.Future[None]]] = []
+        self._queue: list[tuple[_Batch, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._closing = False
 
     async def commit(self, batch: Sequence[tuple[Record, Sample]]) -> None:
-        if not batch:
-            return
+        if batch:
+            await self._queued(_Batch(records=[r for r, _ in batch]))
+
+    async def commit_scores(self, rows: Sequence[ScoreRow]) -> None:
+        if rows:
+            await self._queued(_Batch(scores=list(rows)))
+
+    async def _queued(self, rows: _Batch) -> None:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append((batch, done))
+        self._queue.append((rows, done))
         self._wake.set()
         if self._writer is None:
             self._writer = asyncio.create_task(self._write_loop())
@@ -343,28 +349,23 @@ class _GroupCommit:
                 self._wake.clear()
                 continue
             queued, self._queue = self._queue, []
-            pairs = [pair for batch, _ in queued for pair in batch]
             try:
-                graded = await asyncio.to_thread(self._write, pairs)
+                await asyncio.to_thread(self._write, [rows for rows, _ in queued])
+                failure: Exception | None = None
             except Exception as e:
-                graded = e
-            if isinstance(graded, Exception):  # not stored, or stored but a grader failed
-                for _, done in queued:
-                    if not done.done():
-                        done.set_exception(graded)
-                continue
-            if self._on_result is not None:
-                for model, score in graded:
-                    self._on_result(model, score)
+                failure = e
             for _, done in queued:
                 if not done.done():
-                    done.set_result(None)
+                    if failure is None:
+                        done.set_result(None)
+                    else:
+                        done.set_exception(failure)
 
-    def _write(self, pairs: Sequence[tuple[Record, Sample]]) -> list[tuple[str, Score]] | Exception:
+    def _write(self, queued: Sequence[_Batch]) -> None:
         # Committed before it is graded: the raw answer is never lost to a grading bug.
-        records = [r for r, _ in pairs]
+        records = [r for batch in queued for r in batch.records]
         self._store.add_records(records)
-        if self._keys:
+        if self._keys and records:
             # After the records' own commit: a kill in between costs a cache entry, never an
             # answer; so does a cache that cannot be written (a full disk says so at the next
             # records' commit), which is then given up for the rest of the run.
@@ -376,12 +377,15 @@ class _GroupCommit:
                 )  # fmt: skip
             except StoreError:
                 self._keys = {}
-        if self._on_result is None:
-            return []
-        try:
-            return [(r.model, self._task.grade(r, s)) for r, s in pairs]
-        except Exception as e:  # handed to the waiting worker, which raises it
-            return e
+        self._store.add_scores(self._run_id, [s for batch in queued for s in batch.scores])
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """What one `commit` hands the writer: answers to store, or their grades."""
+
+    records: list[Record] = field(default_factory=list)
+    scores: list[ScoreRow] = field(default_factory=list)
 
 
 _Keys = dict[tuple[str, str, int], tuple[str, str]]
@@ -550,28 +554,45 @@ async def execute(
                     {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
                      for m in plan.models},
                 )  # fmt: skip
-            sink = _GroupCommit(store, plan.task, on_result, cache_keys)
+            grading.prepare(store, run_id, plan.task)
+            sink = _GroupCommit(store, run_id, cache_keys)
+            grader = grading.RunGrader(plan.task, sink.commit_scores, on_result)
+
+            async def commit(batch: Sequence[tuple[Record, Sample]]) -> None:
+                await sink.commit(batch)  # stored first: a grader bug never loses an answer
+                grader.submit(batch)
+
+            async def close() -> None:
+                try:
+                    await grader.close()
+                finally:
+                    await sink.close()
+
             store.set_status(run_id, "running")
             deadline_hit = False
             calls: dict[str, ModelCalls] = {}
             try:
                 if plan.batch is not None:
-                    work = _ask_in_batches(plan, settings, todo, built, sink.commit)
+                    work = _ask_in_batches(plan, settings, todo, built, commit)
                 else:
-                    work = chosen.run(settings, todo, built, sink.commit)
+                    work = chosen.run(settings, todo, built, commit)
                 remaining = None
                 if plan.deadline_s is not None:
                     remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
                 calls = await asyncio.wait_for(work, timeout=remaining)
                 missing = sum(c.left_missing for c in calls.values())
                 asked = sum(len(t) for t in todo.values()) - missing
-                await sink.close()
+                await close()
+                grading.grade_ungraded(store, run_id, plan.task)
                 store.set_status(run_id, "interrupted" if missing else "complete")
             except TimeoutError:
-                await sink.close()
+                await close()
+                grading.grade_ungraded(store, run_id, plan.task)
                 deadline_hit, asked = True, 0
                 store.set_status(run_id, "interrupted")
             except BaseException as e:
+                # Stopped: the answers stored but not graded yet are graded when it resumes.
+                grader.abandon()
                 await sink.close()
                 with contextlib.suppress(StoreError):  # e.g. the disk is full: say the first
                     store.set_status(run_id, "interrupted")
@@ -580,9 +601,7 @@ async def execute(
                     raise
                 raise failure from e
             reports = tuple(
-                ModelReport(
-                    m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures)
-                )
+                ModelReport(m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures))
                 for m, c in calls.items()
             )
             return RunOutcome(
@@ -640,71 +659,3 @@ def _redo(todo: Sequence[tuple[Sample, int]], store: RunStore, run_id: str, mode
         return 0
     stored = {(r.sample_id, r.epoch) for r in store.records(run_id, model)}
     return sum((s.id, e) in stored for s, e in todo)
-
-
-GRADE_PAGE = 5000
-"""Samples (of one model, all epochs) that `grade_run` reads, grades and saves at a time."""
-
-
-def grade_run(
-    store: RunStore,
-    run_id: str,
-    task: Task,
-    *,
-    keep_items: bool = True,
-    page_size: int = GRADE_PAGE,
-) -> tuple[RunInfo, list[GradedItem]]:
-    """Re-grade every stored record of a run with `task`'s current rules; never calls a model.
-
-    Reads, grades and saves the scores a page at a time (`RunStore.answer_pages`,
-    `RunStore.save_score_pages`). With `keep_items` every graded item comes back, in
-    `RunStore.records` order (a report needs them all); without, the list is empty and memory
-    holds one page whatever the size of the run."""
-    info = store.run_info(run_id)
-    items: list[GradedItem] = []
-    pages = _graded_pages(store, run_id, task, page_size, items if keep_items else None)
-    # The cyclic collector is paused meanwhile (reference counting still frees all that is
-    # dropped): each of its passes walks every object kept, so over the items of a 100k-record
-    # run they cost about a quarter of the time. Cycles a grader leaves wait until it resumes.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        store.save_score_pages(run_id, pages, grader_version=f"{task.name}/{task.version}")
-    finally:
-        if collecting:
-            gc.enable()
-    return info, items
-
-
-def _graded_pages(
-    store: RunStore, run_id: str, task: Task, page_size: int, items: list[GradedItem] | None
-) -> Iterator[list[tuple[str, str, int, Score]]]:
-    """Each page's scores, graded as it is read; the items appended to `items` if given."""
-    samples: dict[str, Sample] = {}  # kept items share one Sample per id, whatever the model
-    for page in store.answer_pages(run_id, page_size):
-        scores: list[tuple[str, str, int, Score]] = []
-        for record, sample in page:
-            score = task.grade(record, sample)
-            scores.append((record.model, record.sample_id, record.epoch, score))
-            if items is not None:
-                items.append(GradedItem(samples.setdefault(sample.id, sample), record, score))
-        yield scores
-
-
-def shown_items(store: RunStore, run_id: str, task: Task) -> list[GradedItem]:
-    """A stored run's items as a report shows them. A task whose grading runs the reply's code
-    (`Task.runs_code`) is shown with its stored grades only, and an answer never graded reads
-    as `NOT_GRADED_YET`: code runs in `proctor run` and `proctor score`, never on a read. Any
-    other task is graded again, purely, in memory (nothing is saved)."""
-    samples: dict[str, Sample] = {s.id: s for s in store.samples(run_id)}
-    records = store.records(run_id)
-    if not task.runs_code:
-        return [GradedItem(samples[r.sample_id], r, task.grade(r, samples[r.sample_id]))
-                for r in records]  # fmt: skip
-    stored = store.scores(run_id)
-    return [
-        GradedItem(
-            samples[r.sample_id], r, stored.get((r.model, r.sample_id, r.epoch), NOT_GRADED_YET)
-        )
-        for r in records
-    ]

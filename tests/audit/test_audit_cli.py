@@ -92,7 +92,7 @@ def test_a_malformed_audit_file_is_one_clear_line_and_exit_2(tmp_path: Path) -> 
 
 
 def test_every_report_ends_with_the_grader_audit_line(tmp_path: Path) -> None:
-    from proctor.report.audit_footer import grader_audit_line
+    from proctor.runs.report import grader_audit_line
 
     recorded = json.loads((AUDIT_DIR / "audited.json").read_text(encoding="utf-8"))["tasks"]
     n = recorded["arithmetic"]["labelled"]

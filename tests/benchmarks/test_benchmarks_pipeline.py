@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from proctor.providers.fake import FakeProvider
-from proctor.runner import RunPlan, execute, grade_run
+from proctor.runner import RunPlan, execute
+from proctor.runs.grade import grade_run
 from proctor.stats.repeats import repeat_metrics
 from proctor.store import RunStore
 from proctor.tasks.base import Task

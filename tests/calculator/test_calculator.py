@@ -4,6 +4,7 @@ asks M and M+calculator on the same items and reports the gap."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -13,13 +14,13 @@ from proctor.calling.caller import CallFailure, CallSuccess, ModelCaller
 from proctor.calling.retry import RetryPolicy
 from proctor.calling.tools import call_with_calculator, run_tool
 from proctor.cli.app import _grade_and_report
-from proctor.cli.calculator import calculator_pairs
 from proctor.datasets.calculator import calculate
 from proctor.providers.fake import FakeProvider, Reply
 from proctor.providers.local import LocalProvider
 from proctor.providers.openai_compat import OpenAICompatProvider
 from proctor.providers.registry import bare_model, make_provider, parse_model, with_calculator
 from proctor.runner import RunPlan, execute
+from proctor.runs.report import calculator_pairs
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Message, Prompt, Sample, ToolCall
@@ -235,9 +236,13 @@ async def test_run_reports_the_gap_per_model(
     capsys.readouterr()
     _grade_and_report(outcome.run_id, plan.results_dir)
     out = capsys.readouterr().out
-    assert "fake/m: bare 25.0 % → with calculator 100.0 % (gap +75.0 points)" in out
+    gap = re.compile(r"\bm\s+25\.0 %\s+100\.0 %\s+\+75\.0")  # bare, with calculator, gap
+    assert "Bare vs calculator" in out and gap.search(out), out
     with RunStore.open(plan.results_dir) as store:
         run_dir = store.run_dir(outcome.run_id)
     html = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert "no calculator run" not in html
-    assert "bare vs calculator accuracy" in html
+    assert "bare vs calculator accuracy" in html and 'id="calculator"' in html
+    summary = (run_dir / "summary.md").read_text(encoding="utf-8")
+    assert "| fake/m | 25.0 % | 100.0 % | +75.0 |" in summary
+    document = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    assert document["calculator"]["fake/m"]["accuracy"] == 1.0

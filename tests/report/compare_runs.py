@@ -7,6 +7,7 @@ from pathlib import Path
 
 from proctor.datasets.arithmetic import generate
 from proctor.datasets.jsonl import content_hash
+from proctor.runs.grade import grade, grade_run
 from proctor.store import RunStore
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Usage
@@ -75,7 +76,7 @@ def records(run_id: str, model: str, samples: Sequence[Sample], answer: Answer) 
 def graded(recs: Sequence[Record], samples: Sequence[Sample]) -> list[GradedItem]:
     task = get_task("arithmetic")
     by_id = {s.id: s for s in samples}
-    return [GradedItem(by_id[r.sample_id], r, task.grade(r, by_id[r.sample_id])) for r in recs]
+    return [GradedItem(by_id[r.sample_id], r, grade(task, r, by_id[r.sample_id])) for r in recs]
 
 
 def store_run(
@@ -84,12 +85,13 @@ def store_run(
     answers: dict[str, Answer],
     samples: Sequence[Sample] = SAMPLES,
 ) -> RunInfo:
-    """Create a run with one model per entry of `answers`, every record stored."""
+    """Create a run with one model per entry of `answers`, every record stored and graded."""
     run = info(run_id, list(answers), samples)
     with RunStore.open(results) as store:
         store.create_run(run, samples, fingerprint=run_id, config={"epochs": 1})
         for model, answer in answers.items():
             store.add_records(records(run_id, model, samples, answer))
+        grade_run(store, run_id, get_task("arithmetic"), keep_items=False)
         store.set_status(run_id, "complete")
         store.run_dir(run_id)
     return run

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import pytest
 
-from proctor.stats import RunMetrics, summarize
+from proctor.stats import summarize
 from proctor.types import (
     GenerationParams,
     GradedItem,
@@ -17,20 +16,14 @@ from proctor.types import (
     Usage,
 )
 
+from .run_stats import Run
+
 TRICKY_RESPONSE = 'He said, "12 × 3 = 36",\r\nthen: 最终答案：36\nand a | pipe, "quoted" "" twice'
 
 RULES = {
     "final_answer_line": "The answer is read from the last 'Final answer:' line.",
     "numeric": "The number must equal the target exactly.",
 }
-
-
-@dataclass(frozen=True)
-class Run:
-    info: RunInfo
-    items: list[GradedItem]
-    metrics: RunMetrics
-    rules: dict[str, str]
 
 
 def _item(

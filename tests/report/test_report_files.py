@@ -3,6 +3,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from .conftest import TRICKY_RESPONSE, Run
 
 
 def _write(run: Run, tmp_path: Path) -> dict[str, Path]:
-    paths = write_run_files(tmp_path / "run", run.info, run.metrics, run.items, run.rules)
+    paths = write_run_files(tmp_path / "run", run.stats)
     return {path.name: path for path in paths}
 
 
@@ -41,7 +42,8 @@ def test_results_json(run: Run, tmp_path: Path) -> None:
     assert strong["accuracy"] == expected.accuracy == 0.75
     assert (strong["ci_low"], strong["ci_high"]) == (expected.ci_low, expected.ci_high)
     assert (strong["correct"], strong["n_scored"], strong["n_items"]) == (3, 4, 4)
-    assert strong["tier"] == "B"
+    assert strong["tier"] == "?"  # 3/4: the interval 30.1–95.4 spans tiers A to D
+    assert strong["tier_label"].startswith("withheld: the 95 % interval 30.1–95.4 %")
     assert strong["retries"] == 2
     assert strong["tokens"] == {"prompt": 160, "completion": 48, "answers_with_unknown_counts": 0}
     assert set(strong["by_category"]["decimal"]) >= {"accuracy", "ci_low", "ci_high", "n"}
@@ -76,7 +78,7 @@ def test_samples_csv_round_trips(run: Run, tmp_path: Path) -> None:
 
 def test_samples_csv_groups_rows_by_model(run: Run, tmp_path: Path) -> None:
     items = [run.items[4], run.items[0], run.items[5], run.items[1]]  # interleaved
-    paths = write_run_files(tmp_path, run.info, run.metrics, items, run.rules)
+    paths = write_run_files(tmp_path, replace(run, items=items).stats)
     with paths[1].open(encoding="utf-8", newline="") as handle:
         models = [row["model"] for row in csv.DictReader(handle)]
     assert models == ["openai/gpt-4o", "openai/gpt-4o", "local/smol|lm", "local/smol|lm"]

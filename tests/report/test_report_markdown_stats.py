@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from proctor.report.markdown import summary_markdown
-from proctor.stats import summarize
 
 from .compare_runs import SAMPLES, Answer, graded, info, records, right, wrong_from
 from .conftest import build_run
+from .run_stats import statistics
 
 
 def _summary(answers: dict[str, Callable[[int], Answer]], epochs: int = 1) -> str:
@@ -19,7 +19,7 @@ def _summary(answers: dict[str, Callable[[int], Answer]], epochs: int = 1) -> st
             recs = [replace(r, epoch=epoch) for r in records("run", model, SAMPLES, answer(epoch))]
             items += graded(recs, SAMPLES)
     run = info("run", list(answers), SAMPLES)
-    return summary_markdown(run, summarize(items, models=run.models), items, {})
+    return summary_markdown(statistics(run, items, {}))
 
 
 def test_paired_verdicts_down_the_ranking_holm_adjusted() -> None:
@@ -72,7 +72,7 @@ def test_one_model_has_no_paired_section() -> None:
 
 def test_the_report_fixture_still_renders() -> None:
     run = build_run()
-    text = summary_markdown(run.info, run.metrics, run.items, run.rules)
+    text = summary_markdown(run.stats)
     assert "### Paired comparisons" in text
     assert "not distinguishable on these 3 items" in text
 

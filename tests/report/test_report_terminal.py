@@ -16,7 +16,7 @@ from .conftest import Run, build_many, build_run
 
 def _render(run: Run, width: int) -> str:
     console = Console(file=io.StringIO(), width=width, color_system=None)
-    render_report(run.info, run.metrics, console)
+    render_report(run.stats, console)
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert isinstance(output, str)
     return output
@@ -55,13 +55,13 @@ def test_empty_and_narrow_do_not_crash(width: int) -> None:
     run = build_run()
     empty = replace(run, items=[], metrics=summarize([]))
     assert "Tiers" in _render(empty, width)
-    long_name = replace(run, metrics=summarize(run.items, models=["x" * 120]))
+    long_name = replace(run, info=replace(run.info, models=("x" * 120,)))
     assert "Ranking" in _render(long_name, width)
 
 
 def _recorded(run: Run, width: int = 80) -> str:
     console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
-    render_report(run.info, run.metrics, console)
+    render_report(run.stats, console)
     return console.export_text()
 
 
@@ -149,6 +149,8 @@ def test_slices_many_values_split_to_fit() -> None:
         for model in models
         for item in items
     ]
-    text = _recorded(replace(run, items=items, metrics=summarize(items, models=models)))
+    text = _recorded(
+        replace(run, info=replace(run.info, models=tuple(models)), items=items)
+    )
     assert all(cell_len(line) <= 80 for line in text.splitlines())
     assert "Accuracy by category (1/" in text

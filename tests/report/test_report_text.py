@@ -6,7 +6,8 @@ from itertools import product
 
 import pytest
 
-from proctor.report.text import name_pattern, names_line, short_names, shows_tiers
+from proctor.report.text import name_pattern, names_line, short_names, tier_legend
+from proctor.stats.tiers import TIERS
 
 URL = "http://127.0.0.1:18555/v1"
 
@@ -124,5 +125,8 @@ def test_labels_are_never_shared_or_empty() -> None:
 
 
 def test_tier_legend_is_the_arithmetic_seeds() -> None:
-    assert shows_tiers("arithmetic")
-    assert not shows_tiers("gsm8k") and not shows_tiers("suite")
+    from proctor.tasks.registry import TASKS
+
+    assert TASKS["arithmetic"].tiers == TIERS
+    assert [name for name, task in TASKS.items() if task.tiers is not None] == ["arithmetic"]
+    assert tier_legend(TIERS)[0] == ("A", "≥ 89 %", "can carry numeric work without tools")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from proctor.stats import RunMetrics, summarize
+from proctor.stats import summarize
 from proctor.types import (
     GenerationParams,
     GradedItem,
@@ -15,6 +13,7 @@ from proctor.types import (
     Score,
     Usage,
 )
+from report.run_stats import Run
 
 PWN = "window.__pwned=1"
 EVIL_MODEL = f"evil/<img src=x onerror={PWN}>"
@@ -43,14 +42,6 @@ MODELS = ("fake/good", "fake/bad", EVIL_MODEL)
 CATEGORIES = ("integer", "decimal", "分数", EVIL_CATEGORY)
 N_SAMPLES = 40
 RUN_ID = "2026-06-01T09-00-00-hostile"
-
-
-@dataclass(frozen=True)
-class Run:
-    info: RunInfo
-    items: list[GradedItem]
-    metrics: RunMetrics
-    rules: dict[str, str]
 
 
 def outcome_of(model_index: int, i: int) -> Outcome:

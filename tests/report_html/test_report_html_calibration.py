@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from proctor.report.html import ReportExtras, calibration_of, report_html
+from proctor.report.html import report_html
 from proctor.stats.calibration import summarize_calibration
+from report.run_stats import statistics
 
 from .hostile import EVIL_MODEL, Run
 from .test_report_html_page import Page
@@ -21,23 +22,18 @@ PAIRS: dict[str, list[tuple[float, bool]]] = {
 
 
 def _section(html: str) -> str:
-    found = re.search(r'<section id="calibration">(.*?)</section>', html, re.S)
+    found = re.search(r'<section id="calibration"[^>]*>(.*?)</section>', html, re.S)
     assert found is not None
     return found.group(1)
 
 
 def test_reliability_chart_per_model_with_diagonal_points_and_scores(hostile: Run) -> None:
-    calibration = calibration_of(PAIRS)
     html = report_html(
-        hostile.info,
-        hostile.metrics,
-        hostile.items,
-        hostile.rules,
-        ReportExtras(calibration=calibration),
+        statistics(hostile.info, hostile.items, hostile.rules, confidence_pairs=PAIRS)
     )
     section = _section(html)
     assert "<h2>Calibration</h2>" in section
-    assert "not a confidence-scored task" not in section
+    calibration = {m: summarize_calibration(*zip(*p, strict=True)) for m, p in PAIRS.items()}
     charts = re.findall(r'<svg class="chart chart-reliability".*?</svg>', section, re.S)
     assert len(charts) == 2
     by_model = {m: c for m in PAIRS for c in charts if f"ECE {calibration[m].ece:.3f}" in c}
@@ -71,21 +67,11 @@ def test_point_sits_at_mean_confidence_and_accuracy() -> None:
     assert float(point[1]) == pytest.approx((y1 + y2) / 2, abs=0.1)
 
 
-def test_without_calibration_one_line_says_why(hostile: Run) -> None:
-    html = report_html(hostile.info, hostile.metrics, hostile.items, hostile.rules)
-    section = _section(html)
-    assert "chart-reliability" not in section
-    assert '<p class="note">calibration: not a confidence-scored task</p>' in section
-
-
-def test_no_valid_reply_says_so(hostile: Run) -> None:
-    html = report_html(
-        hostile.info,
-        hostile.metrics,
-        hostile.items,
-        hostile.rules,
-        ReportExtras(calibration=calibration_of({"m": []})),
-    )
-    section = _section(html)
-    assert "chart-reliability" not in section
-    assert "no valid reply stated a confidence" in section
+def test_without_calibration_there_is_no_section(hostile: Run) -> None:
+    """A task that asks for no confidence, or a run where no valid reply stated one, has no
+    calibration section (no empty one)."""
+    for given in (None, {"m": []}):
+        html = report_html(
+            statistics(hostile.info, hostile.items, hostile.rules, confidence_pairs=given)
+        )
+        assert 'id="calibration"' not in html and "chart-reliability" not in html

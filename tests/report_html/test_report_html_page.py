@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from proctor.report import write_run_files
-from proctor.report.html import ReportExtras, content_security_policy, report_html
+from proctor.report.html import content_security_policy, report_html
 from proctor.report.html.sample_data import ROW_FIELDS, SAMPLE_FIELDS, script_json
 from proctor.stats import summarize
 from proctor.stats.paired import compare_paired
+from report.run_stats import statistics
 
 from .hostile import EVIL_CATEGORY, EVIL_MODEL, HOSTILE_REPLIES, MODELS, PWN, Run
 
@@ -63,7 +64,7 @@ def sha256(text: str) -> str:
 
 @pytest.fixture
 def html(hostile: Run) -> str:
-    return report_html(hostile.info, hostile.metrics, hostile.items, hostile.rules)
+    return report_html(hostile.stats)
 
 
 def test_script_json_leaves_nothing_that_ends_or_bends_a_script() -> None:
@@ -143,25 +144,18 @@ def test_every_hostile_reply_round_trips(hostile: Run, html: str) -> None:
         assert reply in texts
 
 
-def test_sections_without_data_say_so(hostile: Run) -> None:
-    html = report_html(
-        hostile.info,
-        hostile.metrics,
-        hostile.items,
-        hostile.rules,
-        ReportExtras(taxonomy={}, paired=()),
-    )
-    for note in (
-        "error taxonomy: no wrong numeric answer to classify",
-        "size vs accuracy: no model size known",
-        "bare vs calculator: no calculator run",
-        "paired comparison: none given",
-    ):
-        assert note in html
+def test_sections_without_data_are_not_drawn(hostile: Run) -> None:
+    """No empty section: without a taxonomy, sizes, a calculator run, a second model or a
+    confidence, their sections are absent (not a heading over a "none" line)."""
+    stats = replace(hostile.stats, taxonomy={}, paired=())
+    html = report_html(stats)
+    for gone in ('id="size"', 'id="calculator"', 'id="calibration"', 'id="paired"',
+                 "Error taxonomy", "chart-scatter", "chart-dumbbell"):  # fmt: skip
+        assert gone not in html
     one = [i for i in hostile.items if i.record.model == MODELS[0]]
-    single = report_html(hostile.info, summarize(one), one, hostile.rules)
-    assert "paired comparison: needs at least two models" in single
-    assert "chart-scatter" not in single and "chart-dumbbell" not in single
+    single = report_html(statistics(replace(hostile.info, models=(MODELS[0],)), one, {}))
+    assert 'id="paired"' not in single and "Paired comparisons" not in single
+    assert 'id="ranking"' in single
 
 
 def test_stats_sections_are_worked_out_from_the_run(hostile: Run) -> None:
@@ -171,7 +165,8 @@ def test_stats_sections_are_worked_out_from_the_run(hostile: Run) -> None:
         replace(i, record=replace(i.record, model=sized.get(i.record.model, i.record.model)))
         for i in hostile.items
     ]
-    html = report_html(hostile.info, summarize(items), items, hostile.rules)
+    info = replace(hostile.info, models=tuple(dict.fromkeys(i.record.model for i in items)))
+    html = report_html(statistics(info, items, hostile.rules))
     page = Page(html)
     assert "chart-scatter" in html
     assert len([a for t, a in page.tags if t == "circle"]) == 2
@@ -181,20 +176,26 @@ def test_stats_sections_are_worked_out_from_the_run(hostile: Run) -> None:
     assert "chart-stacked" in html and "The wrong answer fits none of the error rules." in html
     assert html.count('class="pair significant"') + html.count("not distinguishable") >= 1
     assert "exact McNemar" in html and "(Holm)" in html
-    assert "paired comparison:" not in html
+    assert 'id="paired"' in html
 
 
 def test_optional_sections_draw_when_given(hostile: Run) -> None:
     calc_items = [i for i in hostile.items if i.record.model != MODELS[1]]
     paired = compare_paired([1, 1, 0, 1] * 10, [0, 1, 0, 0] * 10, names=(MODELS[0], EVIL_MODEL))
-    extras = ReportExtras(
+    stats = statistics(
+        hostile.info,
+        hostile.items,
+        hostile.rules,
         prompts={f"s{i:03d}": f"Solve: <{i}>" for i in range(40)},
         sizes={MODELS[0]: 7e9, EVIL_MODEL: 1.35e8},
+    )
+    stats = replace(
+        stats,
         calculator=summarize(calc_items),
         taxonomy={MODELS[0]: {"carry": 3, "sign": 1}, EVIL_MODEL: {"dropped digit": 2}},
-        paired=[paired],
+        paired=(paired,),
     )
-    html = report_html(hostile.info, hostile.metrics, hostile.items, hostile.rules, extras)
+    html = report_html(stats)
     page = Page(html)
     circles = [a for t, a in page.tags if t == "circle"]
     # two scatter points and two dumbbells of two points
@@ -203,14 +204,13 @@ def test_optional_sections_draw_when_given(hostile: Run) -> None:
     assert "chart-dumbbell" in html and "chart-scatter" in html
     assert "dropped digit" in html
     assert "better than" in html and "exact McNemar" in html
-    for note in ("no calculator run", "no model size known", "paired comparison:"):
-        assert note not in html
+    assert 'id="calculator"' in html and 'id="paired"' in html
     data = json.loads(page.scripts[0][1])
     assert data["samples"][0][SAMPLE_FIELDS.index("prompt")] == "Solve: <0>"
 
 
 def test_write_run_files_adds_report_html(hostile: Run, tmp_path: Path) -> None:
-    paths = write_run_files(tmp_path, hostile.info, hostile.metrics, hostile.items, hostile.rules)
+    paths = write_run_files(tmp_path, hostile.stats)
     report = tmp_path / "report.html"
     assert report in paths
     raw = report.read_bytes()
@@ -226,13 +226,13 @@ def test_lone_surrogate_in_a_reply_still_writes(hostile: Run, tmp_path: Path) ->
         sample=replace(first.sample, input="q \ud800"),
     )
     items = [odd, *hostile.items[1:]]
-    html = report_html(hostile.info, summarize(items), items, hostile.rules)
+    html = report_html(statistics(hostile.info, items, hostile.rules))
     html.encode("utf-8")
     data = json.loads(Page(html).scripts[0][1])
     assert "bad \udcff byte" in {row[ROW_FIELDS.index("text")] for row in data["rows"]}
 
 
 def test_empty_run_renders(hostile: Run) -> None:
-    html = report_html(hostile.info, summarize([]), [], hostile.rules)
+    html = report_html(statistics(hostile.info, [], hostile.rules))
     assert "0 of 0" not in html  # counts are drawn by the script
     assert re.search(r"<svg class=\"chart chart-ranking", html)

@@ -119,15 +119,8 @@ def test_ranking_accuracy_then_name_with_nothing_scored_last(make_item: MakeItem
     assert [m.model for m in ranked(metrics.models)] == [m.model for m in ranked(metrics)]
 
 
-@pytest.mark.parametrize(
-    ("correct", "total", "tier"),
-    [(89, 100, "A"), (100, 100, "A"), (88, 100, "B"), (70, 100, "B"), (69, 100, "C"),
-     (50, 100, "C"), (49, 100, "D"), (0, 100, "D")],
-)  # fmt: skip
-def test_tier_of_summarized_model(make_item: MakeItem, correct: int, total: int, tier: str) -> None:
-    m = summarize(_model_at(make_item, "m", correct, total - correct)).model("m")
-    assert m.tier == tier
-    assert m.tier_label
+# The tier of a summarized model (given only when its interval lies in one tier) is in
+# test_stats_metrics_honest.py; the scale's boundaries in test_stats_tiers.py.
 
 
 def test_metrics_are_frozen(make_item: MakeItem) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from proctor.datasets.arithmetic import generate
-from proctor.runner import grade_run
+from proctor.runs.grade import grade, grade_run
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
@@ -73,7 +73,7 @@ def _store(tmp_path: Path) -> RunStore:
 def _direct(store: RunStore) -> dict[tuple[str, str, int], Score]:
     samples = {s.id: s for s in store.samples(RUN)}
     return {
-        (r.model, r.sample_id, r.epoch): TASK.grade(r, samples[r.sample_id])
+        (r.model, r.sample_id, r.epoch): grade(TASK, r, samples[r.sample_id])
         for r in store.records(RUN)
     }
 
@@ -116,7 +116,8 @@ def test_regrading_replaces_the_scores_of_the_previous_rules(tmp_path: Path) -> 
 
     with _store(tmp_path) as store:
         grade_run(store, RUN, dataclasses.replace(TASK, grade=unscored, version="0"), page_size=5)
-        assert {s.outcome for s in store.scores(RUN).values()} == {"unscored"}
+        # failed calls never reach a task's grader: the grading room grades them call_failed
+        assert {s.outcome for s in store.scores(RUN).values()} == {"unscored", "call_failed"}
         grade_run(store, RUN, TASK, keep_items=False, page_size=5)
         assert store.scores(RUN) == _direct(store)
         assert store.grader_version(RUN) == f"{TASK.name}/{TASK.version}"
@@ -155,3 +156,19 @@ def test_the_garbage_collector_is_left_as_it_was(tmp_path: Path, enabled: bool) 
             assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_a_failed_call_never_reaches_the_grader(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def answered_only(record: Record, sample: Sample) -> Score:
+        seen.append(record.status)
+        return TASK.grade(record, sample)
+
+    with _store(tmp_path) as store:
+        _, items = grade_run(store, RUN, dataclasses.replace(TASK, grade=answered_only))
+    failed = [i for i in items if i.record.status == "call_failed"]
+    assert failed and set(seen) == {"ok"}
+    assert len(seen) == len(items) - len(failed)
+    assert {i.score.outcome for i in failed} == {"call_failed"}
+    assert all("boom" in i.score.explanation for i in failed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,8 @@ import pytest
 
 from proctor.calling.retry import RetryPolicy
 from proctor.providers.fake import FakeProvider, Reply
-from proctor.runner import RunPlan, execute, grade_run
+from proctor.runner import RunPlan, execute
+from proctor.runs.grade import grade_run
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Prompt, Sample
@@ -66,7 +68,8 @@ def correct_count(model: str, run: int) -> int:
 class Results:
     path: Path
     run_ids: tuple[str, str]
-    """Run 1 (graded and stored) and run 2 (never graded: the viewer grades it in memory)."""
+    """Run 1 (graded by the current rules) and run 2 (its stored grades made by an older version
+    of the rules: the viewer shows them as stored and says that `proctor score` re-grades)."""
 
 
 def make_results(root: Path) -> Results:
@@ -88,7 +91,7 @@ def make_results(root: Path) -> Results:
         outcome = asyncio.run(execute(plan, providers=providers))  # type: ignore[arg-type]
         ids.append(outcome.run_id)
     with RunStore.open(root) as store:
-        grade_run(store, ids[0], TASK)
+        grade_run(store, ids[1], dataclasses.replace(TASK, version="0"))
     return Results(root, (ids[0], ids[1]))
 
 

@@ -60,8 +60,9 @@ def test_run_report_and_samples(server: ViewerServer, results: Results, which: i
         assert model in report
     # the prompt the run sent is rebuilt and shown with each sample
     assert "Problem: 0 + 100" in report
-    graded = "stored grades (arithmetic/" if which == 0 else "current rules (arithmetic/"
-    assert graded in report
+    assert "stored grades (arithmetic/" in report
+    if which == 1:  # graded by older rules: shown as stored, never graded again on a read
+        assert "stored grades (arithmetic/0); the current rules are arithmetic/" in report
     status, _, samples = get(server, f"/runs/{run_id[:-2]}/samples")  # a unique prefix works
     assert status == 200 and 'id="proctor-data"' in samples and "chart-" not in samples
 
@@ -88,12 +89,15 @@ def test_refusals(server: ViewerServer, results: Results) -> None:
 
 
 def test_viewer_never_writes_the_store(server: ViewerServer, results: Results) -> None:
-    _, ungraded = results.run_ids
-    assert get(server, f"/runs/{ungraded}")[0] == 200
+    _, older = results.run_ids
     with RunStore.open(results.path) as store:
-        assert store.grader_version(ungraded) is None
-        assert store.scores(ungraded) == {}
-        assert sum(store.count_records(ungraded).values()) == N * len(MODELS)
+        before = (store.grader_version(older), store.scores(older))
+    assert get(server, f"/runs/{older}")[0] == 200
+    assert get(server, f"/runs/{older}/samples")[0] == 200
+    with RunStore.open(results.path) as store:
+        assert (store.grader_version(older), store.scores(older)) == before
+        assert before[0] == "arithmetic/0"
+        assert sum(store.count_records(older).values()) == N * len(MODELS)
 
 
 def _own_addresses() -> set[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from proctor.runner import grade_run
+from proctor.runs.grade import grade_run
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import Record, Usage

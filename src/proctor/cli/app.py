@@ -33,6 +33,7 @@ from proctor.cli.run_state import (
 )
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
+from proctor.defaults import DEFAULT_MAX_FAILURES
 from proctor.errors import ProctorError, StoreError
 from proctor.redact import scrubbed
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
@@ -138,7 +139,7 @@ def run(
     ] = None,
     max_failures: Annotated[
         int, typer.Option(help="Stop a model after this many failed attempts in a row.")
-    ] = 25,
+    ] = DEFAULT_MAX_FAILURES,
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print calls, tokens and cost; call nothing.")
     ] = False,
@@ -344,7 +345,7 @@ def run(
         )  # fmt: skip
     try:
         state = _grade_and_report(
-            outcome.run_id, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits
+            outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits
         )
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
         say_store_failed(
@@ -448,8 +449,8 @@ def report(
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
 ) -> None:
-    """Print a run's report and rewrite its files (grading is re-done, purely, from the store;
-    a task whose grading runs code, such as HumanEval, shows its stored grades).
+    """Print a run's report and rewrite its files, from its stored grades (`proctor score RUN`
+    grades again with the current rules).
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
     _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=False)
@@ -556,79 +557,40 @@ def _grade_and_report(
     regrade: bool = True,
     sandbox_limits: str | None = None,
 ) -> Completeness:
-    """Grade (saving the grades), print and write the report; the run's completeness, said at
-    the top when it is not a success. With `regrade` False a task that runs code
-    (`Task.runs_code`) is reported from its stored grades: only `run` and `score` run code.
-    A task that runs code is graded under `sandbox_limits`, else under the limits of its last
-    grading (named in its grader version, e.g. "humaneval/2+strict"), else the reference's."""
-    from proctor.cli.calculator import calculator_metrics, print_calculator_gaps
-    from proctor.cli.run_support import print_costs, report_task_metrics
-    from proctor.report.files import write_run_files
-    from proctor.report.html.report_page import ReportExtras
+    """Print and write the report from the run's stored grades, after grading every answer
+    again (saving the grades) when `regrade` (`proctor score`); the run's completeness, said at
+    the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
+    else under the limits of its last grading (named in its grader version, e.g.
+    "humaneval/2+strict"), else the reference's."""
     from proctor.report.terminal import render_report
-    from proctor.runner import grade_run, shown_items
-    from proctor.stats.completeness import completeness
-    from proctor.stats.metrics import summarize
+    from proctor.runs.grade import grade_run
+    from proctor.runs.report import run_statistics, write_report
+    from proctor.stats.cost import load_price_table
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task
 
     if not (results_dir / "proctor.db").exists():
         raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
+    table = load_price_table(prices)
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
         info = store.run_info(run_id)
         version = store.grader_version(run_id) or ""
         stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
         task = _with_sandbox_limits(get_task(info.task), sandbox_limits or stored or None)
-        if regrade or not task.runs_code:
-            info, items = grade_run(store, run_id, task)
-        else:
-            items = shown_items(store, run_id, task)
+        if regrade:
+            grade_run(store, run_id, task, keep_items=False)
+        stats = run_statistics(store, run_id, task, prices=table)
+        written = write_report(store, stats)
         run_dir = store.run_dir(run_id)
-        epochs = store.run_config(run_id).get("epochs", 1)
-    per_model = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
-    state = completeness(items, info.models, per_model)
+    state = stats.completeness
     lines = state_lines(run_id, state)
     if lines:
         kind = "is incomplete" if state.incomplete else "has failed calls"
         console.print(f"[bold red]run {run_id} {kind}:[/]")
         for line in lines:
             console.print(f"  {line}")
-    metrics = summarize(items, info.models)
-    render_report(info, metrics, console)
-    if task.grading_note is not None:
-        console.print(task.grading_note())
-    print_costs(metrics, prices, console, items)
-    calculator = calculator_metrics(items, info.models)
-    print_calculator_gaps(metrics, calculator, console)
-    if info.task == "suite":
-        from proctor.cli.suite import print_suite_report
-
-        print_suite_report(results_dir, run_id, items, console)
-    samples = {i.sample.id: i.sample for i in items}
-    prompts = {
-        sid: "\n\n".join(
-            m.content for m in task.build_prompt(s, info.prompt_variant, info.lang).messages
-        )
-        for sid, s in samples.items()
-    }
-    calibration = None
-    if task.name.startswith("structured"):
-        from proctor.report.html.report_page import calibration_of
-        from proctor.tasks.structured import confidence_pairs
-
-        calibration = calibration_of(confidence_pairs(items))
-    written = write_run_files(
-        run_dir,
-        info,
-        metrics,
-        items,
-        task.rules,
-        extras=ReportExtras(prompts=prompts, calibration=calibration, calculator=calculator),
-    )
-    extra = report_task_metrics(task, items, run_dir, console)
-    if extra is not None:
-        written.append(extra)
+    render_report(stats, console)
     console.print(f"run [bold]{run_id}[/] · folder {plain(run_dir)}")
     for path in written:
         console.print(Text(f"  {path}"))

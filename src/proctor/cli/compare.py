@@ -3,12 +3,13 @@
     proctor compare RUN_A RUN_B                 the (single) model of each run; A is the baseline
     proctor compare RUN_A RUN_B --models X Y    model X of run A against model Y of run B
     proctor compare RUN --models A B            two models of one run
+    proctor compare RUN                         the two models of a run that has two
 
 Exit codes: 0 when B is not significantly worse than A (better, or not distinguishable);
 1 when B is significantly worse (a regression, for CI); 2 on a usage or data error, including
 "no item was scored on both sides" (e.g. every call of one side failed).
-Grading is redone purely from the stored records with the run's task; nothing is written to the
-store and no model is called.
+Both sides are read with their stored grades (`proctor score RUN` grades again); nothing is
+written to the store and no model is called.
 """
 
 from __future__ import annotations
@@ -82,16 +83,12 @@ def compare_cmd(
         render_comparison,
         side_labels,
     )
-    from proctor.runner import shown_items
+    from proctor.runs.grade import stored_items
     from proctor.store import RunStore
-    from proctor.tasks.registry import get_task
 
     _check_options(confidence, alpha, power, detect, resamples, show)
     if imported and (run_b is not None or models is not None):
         raise typer.BadParameter("--imported compares the two graders of one run: name one run")
-    if run_b is None and models is None and not imported:
-        raise typer.BadParameter("compare two runs, or one run with --models A B")
-
     def load(ref: str) -> tuple[RunInfo, list[GradedItem]]:
         folder = _results_dir_of(ref, results_dir)
         if not (folder / "proctor.db").exists():
@@ -99,12 +96,19 @@ def compare_cmd(
         with RunStore.open(folder) as store:
             run_id = store.resolve(ref)
             info = store.run_info(run_id)
-            items = shown_items(store, run_id, get_task(info.task))
+            items = stored_items(store, run_id)
         return info, items
 
     info_a, items_a = load(run_a)
     info_b, items_b = (info_a, items_a) if run_b is None else load(run_b)
-    wanted = models or (None, None)
+    wanted: tuple[str | None, str | None] = models or (None, None)
+    if run_b is None and models is None and not imported:
+        if len(info_a.models) != 2:
+            raise typer.BadParameter(
+                f"run {info_a.run_id} has {len(info_a.models)} models: compare two runs, or "
+                "name two of its models with --models A B"
+            )
+        wanted = (info_a.models[0], info_a.models[1])
     model_a = _pick_model(info_a, wanted[0], "A")
     model_b = _pick_model(info_b, wanted[1], "B")
     if imported:

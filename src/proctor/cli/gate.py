@@ -44,7 +44,7 @@ def gate_cmd(
         typer.Option(
             "--require",
             help='A requirement, e.g. "accuracy>=0.9" or "kind=extraction:accuracy>=0.95"; '
-            "repeat for several. Default: the [gate] of the suite's config.",
+            "repeat for several. Default: the \\[gate] of the suite's config.",
         ),
     ] = None,
     baseline: Annotated[
@@ -58,7 +58,7 @@ def gate_cmd(
         str | None, typer.Option(help="Whose verdicts judge_mean reads (default: the only one).")
     ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="Read the requirements from this suite config's [gate].")
+        Path | None, typer.Option(help="Read the requirements from this suite config's \\[gate].")
     ] = None,
     alpha: Annotated[
         float | None, typer.Option(help="Significance level for --baseline (default 0.05).")
@@ -69,13 +69,8 @@ def gate_cmd(
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
     from proctor.cli.run_state import state_exit, state_lines
-    from proctor.cli.suite import (
-        graded_items,
-        judge_scores,
-        only_judge,
-        resolve_run,
-        suite_info,
-    )
+    from proctor.cli.suite import graded_items, only_judge, suite_info
+    from proctor.runs.report import judge_scores
     from proctor.stats.completeness import completeness
     from proctor.stats.gates import evaluate, not_worse_than, parse_requirement
     from proctor.store import RunStore
@@ -84,7 +79,7 @@ def gate_cmd(
     if not (results_dir / "proctor.db").exists():
         raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
     with RunStore.open(results_dir) as store:
-        run_id = resolve_run(store, run_ref)
+        run_id = store.resolve(run_ref)
         info = store.run_info(run_id)
         stored = suite_info(store.run_config(run_id))
         texts, stored_alpha = _requirements(require, config, stored)
@@ -109,7 +104,7 @@ def gate_cmd(
             kappa = _judge_kappa(store.run_dir(run_id), judge)
         rows = evaluate(requirements, items, models, scores, kappa)
         if baseline is not None:
-            base_id = resolve_run(store, baseline)
+            base_id = store.resolve(baseline)
             base_info = store.run_info(base_id)
             _warn_versions(console, stored, suite_info(store.run_config(base_id)), info, base_info)
             base_items = graded_items(store, base_id)
@@ -201,7 +196,7 @@ def _warn_versions(
     info: RunInfo,
     base_info: RunInfo,
 ) -> None:
-    from proctor.cli.suite import describe_version
+    from proctor.runs.report import describe_version
 
     if ours.get("content_hash") != theirs.get("content_hash"):
         console.print(

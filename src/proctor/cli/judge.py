@@ -74,18 +74,17 @@ def judge_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
-    missing."""
-    from proctor.cli.suite import (
-        graded_items,
-        print_suite_summary,
-        resolve_run,
-        run_judge_phase,
-        suite_info,
-    )
+    missing, and writes the run's files again with the verdicts in them."""
+    from proctor.cli.judge_report import print_validation, write_validation
+    from proctor.cli.suite import run_judge_phase, suite_info
     from proctor.judging import JudgePlan
     from proctor.providers.keys import parse_key_env
     from proctor.providers.registry import key_sources
+    from proctor.report import sections
+    from proctor.report.terminal import render_sections
+    from proctor.runs.report import run_statistics, write_report
     from proctor.store import RunStore
+    from proctor.tasks.registry import TASKS
     from proctor.types import GenerationParams
 
     console = SafeConsole()
@@ -94,7 +93,7 @@ def judge_cmd(
     if parse_retries < 0:
         raise typer.BadParameter("--parse-retries must be 0 or more")
     with RunStore.open(results_dir) as store:
-        run_id = resolve_run(store, run_ref)
+        run_id = store.resolve(run_ref)
         info = suite_info(store.run_config(run_id))
     kinds = tuple(kind) if kind else _stored_kinds(info)
     stored_max = info.get("judge_max_tokens")
@@ -127,13 +126,13 @@ def judge_cmd(
         again = replace(plan, label=f"{judge}#{r}", params=replace(plan.params, seed=r))
         run_judge_phase(results_dir, run_id, again, console)
     with RunStore.open(results_dir) as store:
-        items = graded_items(store, outcome.run_id)
-        print_suite_summary(store, outcome.run_id, items, console)
+        stats = run_statistics(store, outcome.run_id, TASKS.get(store.run_info(run_id).task))
+        written = write_report(store, stats)
+        validation = None
         if labels is not None and against is not None:
-            from proctor.cli.judge_report import print_validation, write_validation
             from proctor.judge_validation import validate
 
-            result = validate(
+            validation = validate(
                 store,
                 run_id,
                 judge,
@@ -143,8 +142,13 @@ def judge_cmd(
                 pass_score=pass_score,
                 repeats=repeats,
             )
-            print_validation(result, console)
-            console.print(f"  {write_validation(store.run_dir(run_id), result)}")
+            written.append(write_validation(store.run_dir(run_id), validation))
+    render_sections([*sections.consistency(stats), *sections.judges(stats)], console)
+    if validation is not None:
+        print_validation(validation, console)
+    console.print(f"run {outcome.run_id}: its files now hold the verdicts", markup=False)
+    for path in written:
+        console.print(f"  {path}", markup=False, highlight=False)
 
 
 def _stored_kinds(info: object) -> tuple[str, ...] | None:

@@ -3,9 +3,7 @@ calling each model went (retries, rate limits, a model stopped by its circuit br
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -14,13 +12,8 @@ from rich.text import Text
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
-from proctor.report.atomic import write_text_atomic
-from proctor.report.text import short_names
 from proctor.runner import ModelReport, RunOutcome, RunPlan, reusable, run_keys
-from proctor.stats.cost import PriceTable, ledger, load_price_table
-from proctor.stats.metrics import RunMetrics
-from proctor.tasks.base import Task
-from proctor.types import GradedItem
+from proctor.stats.cost import PriceTable
 
 
 def print_estimate(
@@ -109,74 +102,3 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
                 then = f"its {f.unanswered} unanswered left missing (--resume asks them)"
             line = f"  shard {f.shard} {where}: {f.reason}; {then}"
             console.print(Text(line), soft_wrap=True)  # one line each, to grep in logs
-
-
-def print_costs(
-    metrics: RunMetrics, prices: Path | None, console: Console, items: Sequence[GradedItem]
-) -> None:
-    """Tokens and cost per model, from the price table, for the answers this run asked for; the
-    answers it took from the response cache, and what that saved, on a line of their own. A
-    model with no price says so."""
-    table = load_price_table(prices)
-    label = short_names([m.model for m in metrics.models])  # as in the tables above
-    parts = []
-    saved = []
-    unknown = {m.model: m.unknown_usage for m in metrics.models}
-    for m in ledger(items, table, [m.model for m in metrics.models]):
-        money = "no price" if m.cost is None else f"${m.cost:,.4f}"
-        if m.batched:
-            money += f" ({m.batched:,} answers asked in batches, at the batch price)"
-        line = (
-            f"{label.get(m.model, m.model)}: {m.prompt_tokens:,} prompt + "
-            f"{m.completion_tokens:,} completion tokens, {money}"
-        )
-        if unknown.get(m.model):
-            # a server that sent no usable counts: the sums (and the cost) are lower bounds
-            line += f" (at least: {unknown[m.model]:,} answers had unknown token counts)"
-        parts.append(plain(line))
-        if m.reused:
-            runs = ", ".join(m.sources[:3]) + (" …" if len(m.sources) > 3 else "")
-            basis = "batch" if m.saved_at_batch_price else "list"
-            value = "no price" if m.saved is None else f"${m.saved:,.4f} not spent"
-            value += "" if m.saved is None else f" (at the {basis} price)"
-            saved.append(
-                plain(
-                    f"{label.get(m.model, m.model)}: {m.reused:,} answers reused from the "
-                    f"response cache (run {runs}): {m.reused:,} calls, "
-                    f"{m.reused_prompt_tokens:,} prompt + {m.reused_completion_tokens:,} "
-                    f"completion tokens, {value}"
-                )
-            )
-    console.print("cost  " + "\n      ".join(parts))
-    if saved:
-        console.print("saved " + "\n      ".join(saved))
-
-
-def report_task_metrics(
-    task: Task, items: Sequence[GradedItem], run_dir: Path, console: Console
-) -> Path | None:
-    """A task's own metrics beyond accuracy (lm-eval filters, calibration, perturbation drop…):
-    printed as a table and written to `task_metrics.json` in the run folder."""
-    if task.metrics is None or not items:
-        return None
-    values = task.metrics(items)
-    names = sorted({name for per_model in values.values() for name in per_model})
-    if not names:
-        return None
-    table = Table(title=f"{task.name} metrics")
-    table.add_column("model")
-    for name in names:
-        table.add_column(name, justify="right")
-    for model, per_model in values.items():
-        table.add_row(Text(model), *(_fmt(per_model.get(name)) for name in names))
-    console.print(table)
-    path = run_dir / "task_metrics.json"
-    document = {"task": task.name, "task_version": task.version, "models": values}
-    write_text_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    return path
-
-
-def _fmt(value: float | None) -> str:
-    if value is None or value != value:
-        return "—"
-    return f"{value:.4g}"

@@ -6,6 +6,7 @@ asks from this process's event loop; `RayExecutor` (`proctor.executors.ray_execu
 `ray` extra) fans the units out as Ray tasks and returns their records to the driver."""
 
 from proctor.executors.base import (
+    DEFAULT_MAX_FAILURES,
     AskSettings,
     Commit,
     Executor,
@@ -20,6 +21,7 @@ from proctor.executors.base import (
 from proctor.executors.local import LocalExecutor
 
 __all__ = [
+    "DEFAULT_MAX_FAILURES",
     "AskSettings",
     "Commit",
     "Executor",

@@ -13,6 +13,7 @@ from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.calling.tools import CALCULATOR, call_with_calculator
+from proctor.defaults import DEFAULT_MAX_FAILURES as DEFAULT_MAX_FAILURES
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import with_calculator
@@ -24,6 +25,7 @@ Item = tuple[Sample, int]
 
 Commit = Callable[[Sequence[tuple[Record, Sample]]], Awaitable[None]]
 """Stores records (with their samples, for grading) and returns once they are committed."""
+
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class AskSettings:
     concurrency: int | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     limits: RateLimits = field(default_factory=RateLimits)
-    breaker_threshold: int = 10
+    breaker_threshold: int = DEFAULT_MAX_FAILURES
     keys: Mapping[str, KeySource] = field(default_factory=dict)
     """Per model, the variable its key is read from: names only, a worker reads its own env."""
 

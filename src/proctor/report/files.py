@@ -2,40 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from proctor.report.atomic import write_atomic, write_text_atomic
-from proctor.report.html import ReportExtras, report_html
+from proctor.report.html import report_html
 from proctor.report.markdown import summary_markdown
 from proctor.report.results_json import results_json
 from proctor.report.samples_csv import write_samples_csv
-from proctor.stats.metrics import RunMetrics
-from proctor.types import GradedItem, RunInfo
+from proctor.stats.run_statistics import RunStatistics
 
 
-def write_run_files(
-    run_dir: Path,
-    info: RunInfo,
-    metrics: RunMetrics,
-    items: Sequence[GradedItem],
-    rules: Mapping[str, str],
-    *,
-    extras: ReportExtras | None = None,
-) -> list[Path]:
-    """Write the report files into `run_dir`, each atomically; return their paths.
-
-    `rules` maps a rule name to its one-sentence explanation; `extras` feeds the HTML report's
-    optional sections (prompts, model sizes, a calculator run, taxonomy, paired comparisons).
-    """
-    models = [m.model for m in metrics.models]
+def write_run_files(run_dir: Path, stats: RunStatistics) -> list[Path]:
+    """Write the report files into `run_dir`, each atomically and each a pure function of the
+    run's statistics; return their paths."""
+    models = list(stats.models)
     return [
-        write_text_atomic(run_dir / "results.json", results_json(info, metrics)),
+        write_text_atomic(run_dir / "results.json", results_json(stats)),
         write_atomic(
-            run_dir / "samples.csv", lambda out: write_samples_csv(out, items, rules, models)
+            run_dir / "samples.csv",
+            lambda out: write_samples_csv(out, stats.items, stats.task.rules, models),
         ),
-        write_text_atomic(run_dir / "summary.md", summary_markdown(info, metrics, items, rules)),
-        write_text_atomic(
-            run_dir / "report.html", report_html(info, metrics, items, rules, extras)
-        ),
+        write_text_atomic(run_dir / "summary.md", summary_markdown(stats)),
+        write_text_atomic(run_dir / "report.html", report_html(stats)),
     ]

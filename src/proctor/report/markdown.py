@@ -4,26 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from proctor.report.audit_footer import grader_audit_line
 from proctor.report.samples_csv import rule_explanation
+from proctor.report.sections import Section, result_sections
 from proctor.report.text import (
     cell_text,
     header_lines,
     interval,
     pct,
     shown_outcomes,
-    shows_tiers,
     slice_name,
     slice_values,
     tier_legend,
 )
-from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked
-from proctor.stats.multiple import ranked_comparisons
-from proctor.stats.repeats import Estimate, repeat_metrics
-from proctor.stats.scores import scores_by_model
-from proctor.stats.size import size_trend
-from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES, taxonomy_counts
-from proctor.types import GradedItem, RunInfo
+from proctor.stats.metrics import Cell, ModelMetrics
+from proctor.stats.run_statistics import RunStatistics, failures
+from proctor.stats.size import SizeTrend
+from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES
 
 EXAMPLES_PER_MODEL = 5
 MODEL_COLUMNS = 4
@@ -50,50 +46,53 @@ def escape_cell(value: str, limit: int | None = CELL_LIMIT) -> str:
     return value
 
 
-def summary_markdown(
-    info: RunInfo,
-    metrics: RunMetrics,
-    items: Sequence[GradedItem],
-    rules: Mapping[str, str],
-) -> str:
-    rows = ranked(metrics)
+def summary_markdown(stats: RunStatistics) -> str:
+    """The run in Markdown: a pure function of its statistics; a section only where the run has
+    its data."""
+    info, rows = stats.info, list(stats.ranking)
     header = "\n".join(f"- **{name}**: {escape_cell(value)}" for name, value in header_lines(info))
     parts = [
         f"## proctor run `{info.run_id.replace('`', '')}`",
         header,
         "### Ranking",
-        _ranking(rows, shows_tiers(info.task)),
+        _ranking(rows, stats.task.tiers is not None),
     ]
-    paired = _paired(rows, items)
+    if stats.task.grading_note:
+        parts.append(escape_cell(stats.task.grading_note, limit=None))
+    paired = _paired(stats)
     if paired:
         parts += ["### Paired comparisons", paired]
-    repeats = _repeats(rows, items)
-    if repeats:
-        parts += ["### Repeated samples", repeats]
-    parts += [
-        "### Accuracy by category",
-        _slices(rows, [m.by_category for m in rows]),
-        "### Accuracy by difficulty",
-        _slices(rows, [m.by_difficulty for m in rows]),
-        "### Outcomes",
-        _outcomes(rows),
-    ]
-    taxonomy = _taxonomy(rows, items)
+    for piece in stats.slices:
+        parts += [
+            f"### Accuracy by {piece.key}",
+            _slices(rows, [piece.cells[m.model] for m in rows]),
+        ]
+    parts += ["### Outcomes", _outcomes(rows)]
+    taxonomy = _taxonomy(rows, stats.taxonomy)
     if taxonomy:
         parts += ["### Wrong numeric answers by kind", taxonomy]
-    size = _size(rows)
-    if size:
-        parts += ["### Model size and accuracy", size]
-    if shows_tiers(info.task):
-        parts += [
-            "### Tiers",
-            markdown_table(["tier", "accuracy", "meaning"], [list(row) for row in tier_legend()]),
-        ]
-    failures = _failures(rows, items, rules)
+    if stats.size is not None:
+        parts += ["### Model size and accuracy", _size(stats.size)]
+    for section in result_sections(stats):
+        parts += [f"### {escape_cell(section.title, limit=None)}", _section(section)]
+    if stats.task.tiers is not None:
+        legend = [list(row) for row in tier_legend(stats.task.tiers)]
+        parts += ["### Tiers", markdown_table(["tier", "accuracy", "meaning"], legend)]
+    failures = _failures(stats)
     if failures:
         parts += ["### Example failures", failures]
-    parts.append(f"<sub>{escape_cell(grader_audit_line(info.task))}</sub>")
+    if stats.task.audit:
+        parts.append(f"<sub>{escape_cell(stats.task.audit, limit=None)}</sub>")
     return "\n\n".join(parts) + "\n"
+
+
+def _section(section: Section) -> str:
+    body = [
+        [escape_cell(cell) if i in section.text_columns else cell for i, cell in enumerate(row)]
+        for row in section.rows
+    ]
+    table = markdown_table([escape_cell(h) for h in section.head], body)
+    return table + (f"\n\n{escape_cell(section.note, limit=None)}" if section.note else "")
 
 
 def markdown_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> str:
@@ -149,12 +148,11 @@ def _outcomes(rows: Sequence[ModelMetrics]) -> str:
     return markdown_table(["model", *outcomes], body)
 
 
-def _paired(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
+def _paired(stats: RunStatistics) -> str:
     """Each model against the next one down the ranking, on the items both answered."""
-    order = [m.model for m in rows if m.accuracy is not None]
-    if len(order) < 2:
+    comparisons = stats.paired
+    if not comparisons:
         return ""
-    comparisons = ranked_comparisons(scores_by_model(items), order, pairs="adjacent")
     lines = []
     for c in comparisons:
         mark = "✅" if c.significant else "➖"
@@ -171,51 +169,8 @@ def _paired(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
     return "\n".join(lines) + "\n\n" + escape_cell(method, limit=None)
 
 
-def _estimate(e: Estimate) -> str:
-    if e.value is None:
-        return "—"
-    if e.low is None or e.high is None:
-        return f"{pct(e.value)} (n={e.n})"
-    return f"{pct(e.value)} {interval(e.low, e.high)}"
-
-
-def _repeats(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
-    """Stability, majority vote and pass@k, shown only when some item has several replies."""
-    if all(item.record.epoch == 0 for item in items):  # one reply per item: nothing to show
-        return ""
-    repeats = repeat_metrics(items)
-    if not any(r.replies_per_item > 1 for r in repeats.values()):
-        return ""
-    ks = sorted({k for r in repeats.values() for k in r.pass_at})
-    head = ["model", "replies/item", "accuracy (all replies)", "majority vote", "stability"]
-    head += [f"pass@{k}" for k in ks]
-    body = []
-    for m in rows:
-        r = repeats.get(m.model)
-        if r is None:
-            continue
-        body.append(
-            [
-                escape_cell(m.model),
-                str(r.replies_per_item),
-                _estimate(r.accuracy),
-                _estimate(r.majority),
-                _estimate(r.stability),
-                *(_estimate(r.pass_at[k]) if k in r.pass_at else "—" for k in ks),
-            ]
-        )
-    legend = (
-        "Accuracy over all replies has an interval clustered by item; majority vote: the answer "
-        "given most often per item; stability: share of items whose replies all read the same "
-        "(apart from accuracy: a model can be stably wrong); pass@k: unbiased estimator, "
-        "bootstrap interval over items."
-    )
-    return markdown_table(head, body) + "\n\n" + legend
-
-
-def _taxonomy(rows: Sequence[ModelMetrics], items: Sequence[GradedItem]) -> str:
+def _taxonomy(rows: Sequence[ModelMetrics], counts: Mapping[str, Mapping[str, int]]) -> str:
     """Kinds of wrong numeric answer per model, each with its one-sentence rule."""
-    counts = taxonomy_counts(items)
     classes = [name for name in ERROR_CLASSES if any(name in c for c in counts.values())]
     if not classes:
         return ""
@@ -250,11 +205,8 @@ def _parameters(count: float) -> str:
     return f"{count:.3g}"
 
 
-def _size(rows: Sequence[ModelMetrics]) -> str:
-    """Accuracy by parameter count, when at least two models say their size in their name."""
-    trend = size_trend(rows)
-    if len({p.parameters for p in trend.points}) < 2:
-        return ""
+def _size(trend: SizeTrend) -> str:
+    """Accuracy by parameter count (the run knows the size of at least two models)."""
     body = [
         [
             escape_cell(p.model),
@@ -275,20 +227,12 @@ def _size(rows: Sequence[ModelMetrics]) -> str:
     return "\n\n".join(lines)
 
 
-def _failures(
-    rows: Sequence[ModelMetrics], items: Sequence[GradedItem], rules: Mapping[str, str]
-) -> str:
+def _failures(stats: RunStatistics) -> str:
     """Up to EXAMPLES_PER_MODEL answers per model that counted against it, folded away."""
     sections: list[str] = []
-    by_model: dict[str, list[GradedItem]] = {}  # one pass: 50 models × 100k items is 5M looks
-    for item in items:
-        if item.score.outcome in NOT_SCORED or item.score.outcome == "correct":
-            continue
-        kept = by_model.setdefault(item.record.model, [])
-        if len(kept) < EXAMPLES_PER_MODEL:
-            kept.append(item)
-    for m in rows:
-        failed = by_model.get(m.model, [])
+    by_model = failures(stats, EXAMPLES_PER_MODEL)
+    for m in stats.ranking:
+        failed = by_model.get(m.model, ())
         if not failed:
             continue
         body = [
@@ -298,7 +242,7 @@ def _failures(
                 escape_cell(item.sample.input),
                 escape_cell(item.sample.target),
                 escape_cell(item.score.extracted) if item.score.extracted is not None else "—",
-                escape_cell(rule_explanation(item.score, rules)),
+                escape_cell(rule_explanation(item.score, stats.task.rules)),
             ]
             for item in failed
         ]

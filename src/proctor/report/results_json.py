@@ -1,4 +1,7 @@
-"""results.json: what the run was and every model's metrics, for machines (gates, comparisons)."""
+"""results.json: what the run was and every model's metrics, for machines (gates, comparisons).
+
+A pure function of the run's `RunStatistics`; a part the run has no data for is left out (no
+"tiers" for a task without a tier scale, no "judges" for a run nobody judged)."""
 
 from __future__ import annotations
 
@@ -6,22 +9,23 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from proctor.stats.metrics import Cell, ModelMetrics, RunMetrics, ranked
-from proctor.stats.tiers import TIERS
-from proctor.types import RunInfo
+from proctor.stats.metrics import Cell, ModelMetrics
+from proctor.stats.repeats import Estimate
+from proctor.stats.run_statistics import RunStatistics
 
 SCHEMA = "proctor.results/1"
 CONFIDENCE = 0.95
 
 
-def results_json(info: RunInfo, metrics: RunMetrics) -> str:
-    return json.dumps(results_document(info, metrics), ensure_ascii=False, indent=2) + "\n"
+def results_json(stats: RunStatistics) -> str:
+    return json.dumps(results_document(stats), ensure_ascii=False, indent=2) + "\n"
 
 
-def results_document(info: RunInfo, metrics: RunMetrics) -> dict[str, Any]:
+def results_document(stats: RunStatistics) -> dict[str, Any]:
     """Models are listed in input order; each carries its rank."""
-    rank = {m.model: position for position, m in enumerate(ranked(metrics), start=1)}
-    return {
+    info = stats.info
+    rank = {m.model: position for position, m in enumerate(stats.ranking, start=1)}
+    document: dict[str, Any] = {
         "schema": SCHEMA,
         "run": {
             "run_id": info.run_id,
@@ -34,12 +38,78 @@ def results_document(info: RunInfo, metrics: RunMetrics) -> dict[str, Any]:
             "params": asdict(info.params),
             "seed": info.seed,
         },
+        "grader_version": stats.grader_version,
         "interval": {"method": "wilson", "confidence": CONFIDENCE},
-        "tiers": [
-            {"tier": t.name, "min_accuracy": t.min_accuracy, "label": t.label} for t in TIERS
-        ],
-        "models": [_model(m, rank[m.model]) for m in metrics.models],
     }
+    if stats.task.tiers is not None:
+        document["tiers"] = [
+            {"tier": t.name, "min_accuracy": t.min_accuracy, "label": t.label}
+            for t in stats.task.tiers
+        ]
+    document["models"] = [_model(m, rank[m.model]) for m in stats.metrics.models]
+    document.update(_parts(stats))
+    return document
+
+
+def _parts(stats: RunStatistics) -> dict[str, Any]:
+    """Every result beyond the per-model metrics that the run has."""
+    parts: dict[str, Any] = {}
+    if stats.suite:
+        parts["suite"] = stats.suite
+    if stats.paired:
+        parts["paired"] = [
+            {**asdict(p), "verdict": p.verdict(), "significant": p.significant}
+            for p in stats.paired
+        ]
+    if stats.repeats:
+        parts["repeats"] = {
+            model: {
+                "replies_per_item": r.replies_per_item,
+                "accuracy": _estimate(r.accuracy),
+                "majority": _estimate(r.majority),
+                "stability": _estimate(r.stability),
+                "pass_at": {str(k): _estimate(e) for k, e in r.pass_at.items()},
+            }
+            for model, r in stats.repeats.items()
+        }
+    if stats.consistency is not None:
+        parts["consistency"] = {
+            r.model: {"overall": _estimate(r.overall),
+                      "by_kind": {k: _estimate(e) for k, e in r.by_kind.items()}}
+            for r in stats.consistency.rows
+        }  # fmt: skip
+    if stats.judges:
+        parts["judges"] = [asdict(j) for j in stats.judges]
+    if stats.task_metrics is not None:
+        parts["task_metrics"] = {m: dict(v) for m, v in stats.task_metrics.values.items()}
+    if stats.gate is not None:
+        parts["gate"] = {
+            "passed": stats.gate.passed,
+            "checks": [asdict(r) for r in stats.gate.rows],
+        }
+    if stats.calibration:
+        parts["calibration"] = {
+            model: {"n": c.n, "ece": c.ece, "brier": c.brier,
+                    "mean_confidence": c.mean_confidence, "accuracy": c.accuracy}
+            for model, c in stats.calibration.items()
+        }  # fmt: skip
+    if stats.calculator is not None:
+        parts["calculator"] = {
+            m.model: {"accuracy": m.accuracy, "ci_low": m.ci_low, "ci_high": m.ci_high,
+                      "n_scored": m.n_scored}
+            for m in stats.calculator.models
+        }  # fmt: skip
+    if any(c.cost is not None or c.reused for c in stats.cost):
+        parts["cost"] = {
+            c.model: {"usd": c.cost, "batched": c.batched, "reused": c.reused,
+                      "saved_usd": c.saved, "reused_from": list(c.sources)}
+            for c in stats.cost
+        }  # fmt: skip
+    return parts
+
+
+def _estimate(e: Estimate) -> dict[str, Any]:
+    return {"value": e.value, "low": e.low, "high": e.high, "n": e.n}
 
 
 def _model(m: ModelMetrics, rank: int) -> dict[str, Any]:

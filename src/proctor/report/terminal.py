@@ -15,7 +15,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from proctor.report.audit_footer import grader_audit_line
+from proctor.report.sections import Section, result_sections
 from proctor.report.text import (
     NONE,
     cell_text,
@@ -25,12 +25,13 @@ from proctor.report.text import (
     pct,
     short_names,
     shown_outcomes,
-    shows_tiers,
     slice_name,
     slice_values,
     tier_legend,
 )
-from proctor.stats.metrics import Cell, ModelMetrics, RunMetrics, ranked
+from proctor.stats.metrics import Cell, ModelMetrics
+from proctor.stats.run_statistics import RunStatistics
+from proctor.stats.tiers import Tier
 from proctor.types import Outcome, RunInfo
 
 MODEL_COLUMNS = 4
@@ -43,28 +44,91 @@ VALUE_WIDTH = 10
 """A slice value's column in the one-row-per-model tables: a longer heading folds."""
 
 
-def render_report(info: RunInfo, metrics: RunMetrics, console: Console) -> None:
-    """Print the whole report. Cells are plain `Text`: a name with brackets stays as written."""
-    rows = ranked(metrics)
+def render_report(stats: RunStatistics, console: Console) -> None:
+    """Print the whole report, a pure function of the run's statistics; a section only where
+    the run has its data. Cells are plain `Text`: a name with brackets stays as written."""
+    rows = list(stats.ranking)
     models = [m.model for m in rows]
     labels = short_names(models)
-    console.print(_header(info, name_pattern(models)))
-    for table in _ranking(rows, labels, console, tiers=shows_tiers(info.task)):
+    console.print(_header(stats.info, name_pattern(models)))
+    if stats.suite:
+        console.print(Text(f"suite {stats.suite}"))
+    for table in _ranking(rows, labels, console, tiers=stats.task.tiers is not None):
         console.print(table)
+    if stats.task.grading_note:
+        console.print(Text(stats.task.grading_note))
     if rows:
-        for title, slices in (
-            ("Accuracy by category", [m.by_category for m in rows]),
-            ("Accuracy by difficulty", [m.by_difficulty for m in rows]),
-        ):
+        for piece in stats.slices:
+            title = f"Accuracy by {piece.key}"
+            slices = [piece.cells[m] for m in models]
             if len(rows) <= MODEL_COLUMNS:
                 console.print(_slices(title, rows, labels, slices))
             else:
                 for table in _slices_by_model(title, rows, labels, slices, console):
                     console.print(table)
-    if shows_tiers(info.task):
+    shown = [section for section in result_sections(stats) if section.key != "cost"]
+    render_sections(shown, console, labels)
+    for line in cost_lines(stats, labels):
+        console.print(Text(line))
+    if stats.task.tiers is not None:
         console.print(Text("Tiers", style="bold"))
-        console.print(_legend())
-    console.print(Text(grader_audit_line(info.task), style="dim"))
+        console.print(_legend(stats.task.tiers))
+    if stats.task.audit:
+        console.print(Text(stats.task.audit, style="dim"))
+
+
+def cost_lines(stats: RunStatistics, labels: Mapping[str, str]) -> list[str]:
+    """Tokens and cost per model, for the answers this run asked for ("cost  …"); the answers it
+    took from the response cache, and what that saved, on lines of their own ("saved …"). A
+    model with no price says so."""
+    unknown = {m.model: m.unknown_usage for m in stats.ranking}
+    spent: list[str] = []
+    saved: list[str] = []
+    for m in stats.cost:
+        name = labels.get(m.model, m.model)
+        money = "no price" if m.cost is None else f"${m.cost:,.4f}"
+        if m.batched:
+            money += f" ({m.batched:,} answers asked in batches, at the batch price)"
+        line = f"{name}: {m.prompt_tokens:,} prompt + {m.completion_tokens:,} completion tokens, "
+        line += money
+        if unknown.get(m.model):
+            # a server that sent no usable counts: the sums (and the cost) are lower bounds
+            line += f" (at least: {unknown[m.model]:,} answers had unknown token counts)"
+        spent.append(line)
+        if m.reused:
+            runs = ", ".join(m.sources[:3]) + (" …" if len(m.sources) > 3 else "")
+            basis = "batch" if m.saved_at_batch_price else "list"
+            value = "no price" if m.saved is None else f"${m.saved:,.4f} not spent"
+            value += "" if m.saved is None else f" (at the {basis} price)"
+            saved.append(
+                f"{name}: {m.reused:,} answers reused from the response cache (run {runs}): "
+                f"{m.reused:,} calls, {m.reused_prompt_tokens:,} prompt + "
+                f"{m.reused_completion_tokens:,} completion tokens, {value}"
+            )
+    lines = ["cost  " + "\n      ".join(spent)] if spent else []
+    if saved:
+        lines.append("saved " + "\n      ".join(saved))
+    return lines
+
+
+def render_sections(
+    sections: Sequence[Section], console: Console, labels: Mapping[str, str] | None = None
+) -> None:
+    """Print result sections (`proctor.report.sections`), each a table and its note; a model
+    in the first column by its short label (`labels`, as in the ranking)."""
+    for section in sections:
+        console.print(_section(section, labels or {}))
+        if section.note:
+            console.print(Text(section.note, style="dim"))
+
+
+def _section(section: Section, labels: Mapping[str, str]) -> Table:
+    table = _new_table(section.title)
+    for i, heading in enumerate(section.head):
+        table.add_column(heading, justify="left" if i == 0 else "right", overflow="fold")
+    for first, *rest in section.rows:
+        table.add_row(Text(labels.get(first, first)), *(Text(cell) for cell in rest))
+    return table
 
 
 def _header(info: RunInfo, pattern: str | None) -> Table:
@@ -252,11 +316,11 @@ def _new_table(title: str) -> Table:
     )
 
 
-def _legend() -> Table:
+def _legend(tiers: Sequence[Tier]) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(no_wrap=True)
     grid.add_column()
-    for name, bounds, label in tier_legend():
+    for name, bounds, label in tier_legend(tiers):
         grid.add_row(Text(name), Text(bounds), Text(label))
     return grid

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from proctor.stats.metrics import Cell, ModelMetrics
-from proctor.stats.tiers import TIERS
+from proctor.stats.tiers import Tier
 from proctor.types import OUTCOMES, Outcome, RunInfo
 
 NONE = "—"
@@ -85,11 +85,12 @@ def header_lines(info: RunInfo) -> list[tuple[str, str]]:
     ]
 
 
-def tier_legend() -> list[tuple[str, str, str]]:
-    """(tier, accuracy range, meaning) for each tier, best first: ("B", "70–89 %", "…")."""
+def tier_legend(tiers: Sequence[Tier]) -> list[tuple[str, str, str]]:
+    """(tier, accuracy range, meaning) for each tier of a scale, best first:
+    ("B", "70–89 %", "…")."""
     rows: list[tuple[str, str, str]] = []
     upper: float | None = None
-    for tier in TIERS:
+    for tier in tiers:
         low = f"{tier.min_accuracy * 100:g}"
         if upper is None:
             bounds = f"≥ {low} %"
@@ -100,15 +101,6 @@ def tier_legend() -> list[tuple[str, str, str]]:
         rows.append((tier.name, bounds, tier.label))
         upper = tier.min_accuracy
     return rows
-
-
-# Tiers describe the arithmetic seed (stats.tiers); other tasks get no legend for them.
-TIERED_TASKS = frozenset({"arithmetic"})
-
-
-def shows_tiers(task: str) -> bool:
-    """Whether a run of this task gets the tier legend."""
-    return task in TIERED_TASKS
 
 
 def _dropped(models: Sequence[str]) -> tuple[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from proctor.extract.choice import CHOICE_RULES, extract_choice
-from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.failed import CALL_FAILED_RULE
 from proctor.types import FinishReason, Sample, Score
 
 RULES: dict[str, str] = {
@@ -22,12 +22,7 @@ def grade_choice(
     text: str,
     finish_reason: FinishReason,
     sample: Sample,
-    *,
-    call_failed: bool = False,
-    error: str = "",
 ) -> Score:
-    if call_failed:
-        return call_failed_score(error)
     choices = json.loads(sample.metadata.get("choices", "[]"))
     found = extract_choice(text, letters=sample.metadata.get("letters", "ABCD"), choices=choices)
     if found.value is None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from proctor.extract.code import CODE_RULES, extract_code
 from proctor.sandbox import Job, Limits, SandboxResult, detect, run_job
-from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.failed import CALL_FAILED_RULE
 from proctor.types import FinishReason, Sample, Score
 
 RULES: dict[str, str] = {
@@ -101,12 +101,8 @@ def grade_code(
     *,
     build: Callable[[str, Sample], Job],
     limits: Limits,
-    call_failed: bool = False,
-    error: str = "",
 ) -> Score:
     """Grade one reply to one code sample; `build` turns the extracted code into the job."""
-    if call_failed:
-        return call_failed_score(error)
     found = extract_code(text, entry_point=sample.metadata.get("entry_point", ""))
     if found.value is None:
         if finish_reason == "length":

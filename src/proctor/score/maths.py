@@ -55,7 +55,7 @@ from proctor.extract.quantity_match import read_answer
 from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
 from proctor.extract.units import AMBIGUOUS_SCALES, scale_named
 from proctor.score.compare import float_artefact
-from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.failed import CALL_FAILED_RULE
 from proctor.score.maths_units import unit_conflict
 from proctor.score.mathverify import (
     DEFAULT_TIMEOUT_S,
@@ -410,13 +410,9 @@ def grade_maths(
     *,
     asked: tuple[str, ...],
     numeric: bool,
-    call_failed: bool = False,
-    error: str = "",
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Score:
     """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
-    if call_failed:
-        return call_failed_score(error)
     found = find_maths_answer(text, asked=asked, numeric=numeric)
     if finish_reason == "length" and (found.at_end or found.rule in ("none", "last_number")):
         return Score("truncated", "truncated", RULES["truncated"], extracted=found.value)

@@ -1,6 +1,7 @@
 """The arithmetic scorer: one stored reply and its sample → one typed `Score`.
 
-Order: a failed call is `call_failed` (never wrong); code or a tool is `violation`; a reply cut
+A failed call never reaches a scorer (the grading room grades it `call_failed`, never wrong).
+Order: code or a tool is `violation`; a reply cut
 off by max_tokens is `truncated` unless it had already given a final-answer line (then it is
 graded on that line); no answer found is `no_answer`; otherwise the answer is compared with the
 target by the sample's answer type.
@@ -33,7 +34,7 @@ from proctor.score.compare import (
     integer_equal,
     text_equal,
 )
-from proctor.score.failed import CALL_FAILED_RULE, call_failed_score
+from proctor.score.failed import CALL_FAILED_RULE
 from proctor.types import Extraction, FinishReason, Sample, Score
 
 _OUTCOME_RULES: dict[str, str] = {
@@ -67,13 +68,8 @@ class ExactAnswerMatch:
         text: str,
         finish_reason: FinishReason,
         sample: Sample,
-        *,
-        call_failed: bool = False,
-        error: str = "",
     ) -> Score:
-        return grade(
-            text, finish_reason, sample, variant=self.variant, call_failed=call_failed, error=error
-        )
+        return grade(text, finish_reason, sample, variant=self.variant)
 
 
 def _operands(sample: Sample) -> tuple[str, ...]:
@@ -122,12 +118,8 @@ def grade(
     sample: Sample,
     *,
     variant: str,
-    call_failed: bool = False,
-    error: str = "",
 ) -> Score:
     """Grade one reply to one arithmetic sample (see the module docstring for the order)."""
-    if call_failed:
-        return call_failed_score(error)
     reason = find_violation(strip_reasoning(text))
     if reason is not None:
         return Score("violation", "violation", reason)

@@ -3,6 +3,12 @@
 A failed call and an unscored item are left out of every denominator: they say nothing about the
 model's answer. Every other outcome that is not "correct" (wrong, no_answer, truncated, violation,
 refused) counts against the model.
+
+Intervals are 95 % Wilson intervals; when an item has several scored replies (`--samples N`)
+they are clustered by item (`clustered_wilson_interval`, Miller 2024): the replies to one item
+are not independent, so 3 items × 4 replies count for about 3 items, not 12. A tier is given
+only on a scale the task defines (`tiers`), and only when the whole interval lies in one tier;
+else it is "?" and `tier_label` says why.
 """
 
 from __future__ import annotations
@@ -10,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from proctor.stats.intervals import wilson_interval
-from proctor.stats.tiers import tier_for
+from proctor.stats.intervals import clustered_wilson_interval, wilson_interval
+from proctor.stats.tiers import TIERS, Tier, tier_for
 from proctor.types import OUTCOMES, GradedItem, Outcome
 
 NOT_SCORED: frozenset[Outcome] = frozenset({"call_failed", "unscored"})
@@ -46,6 +52,8 @@ class ModelMetrics:
     format_compliance: float | None
     """Share of scored items whose reply followed the requested answer format."""
     tier: str
+    """The tier on the task's scale; "" when the task has none, "?" when withheld (the
+    interval spans two tiers: `tier_label` says so)."""
     tier_label: str
     mean_latency_s: float | None
     """Mean over calls that returned (failed calls excluded)."""
@@ -76,15 +84,54 @@ def cell(correct: int, n: int) -> Cell:
     return Cell(n=n, correct=correct, accuracy=correct / n, ci_low=low, ci_high=high)
 
 
-def summarize(items: Sequence[GradedItem], models: Sequence[str] = ()) -> RunMetrics:
-    """Metrics per model, in the order of `models` and then of first appearance in `items`.
+def summarize(
+    items: Sequence[GradedItem],
+    models: Sequence[str] = (),
+    *,
+    tiers: Sequence[Tier] | None = TIERS,
+) -> RunMetrics:
+    """Metrics per model, in the order of `models` and then of first appearance in `items`;
+    tiers on the scale `tiers` (None: the task has no tier scale, and `tier` is "").
 
     A model named in `models` without any item still gets a row (nothing scored).
     """
     grouped: dict[str, list[GradedItem]] = {name: [] for name in models}
     for item in items:
         grouped.setdefault(item.record.model, []).append(item)
-    return RunMetrics(models=tuple(_model_metrics(name, group) for name, group in grouped.items()))
+    return RunMetrics(
+        models=tuple(_model_metrics(name, group, tiers) for name, group in grouped.items())
+    )
+
+
+def scored_cell(items: Sequence[GradedItem]) -> Cell:
+    """The accuracy of the scored items, its interval clustered by sample when a sample has
+    several scored replies."""
+    scored = [item for item in items if item.score.outcome not in NOT_SCORED]
+    correct = sum(1 for item in scored if item.score.outcome == "correct")
+    clusters = [item.sample.id for item in scored]
+    if len(set(clusters)) == len(clusters):
+        return cell(correct, len(scored))
+    low, high = clustered_wilson_interval(
+        [item.score.outcome == "correct" for item in scored], clusters
+    )
+    return Cell(n=len(scored), correct=correct, accuracy=correct / len(scored), ci_low=low,
+                ci_high=high)  # fmt: skip
+
+
+def tier_of(c: Cell, tiers: Sequence[Tier] | None) -> tuple[str, str]:
+    """(tier, meaning) of a cell on a scale: the tier only when the whole interval lies in it,
+    else "?" and why it is withheld; ("", "") when there is no scale."""
+    if tiers is None:
+        return "", ""
+    if c.accuracy is None or c.ci_low is None or c.ci_high is None:
+        return tier_for(None).name, tier_for(None).label
+    low, high = tier_for(c.ci_low, tiers), tier_for(c.ci_high, tiers)
+    if low == high:
+        return low.name, low.label
+    return "?", (
+        f"withheld: the 95 % interval {c.ci_low * 100:.1f}–{c.ci_high * 100:.1f} % spans tiers "
+        f"{high.name} to {low.name} (more items would tell)"
+    )
 
 
 def ranked(metrics: RunMetrics | Iterable[ModelMetrics]) -> list[ModelMetrics]:
@@ -93,15 +140,17 @@ def ranked(metrics: RunMetrics | Iterable[ModelMetrics]) -> list[ModelMetrics]:
     return sorted(rows, key=lambda m: (m.accuracy is None, -(m.accuracy or 0.0), m.model))
 
 
-def _model_metrics(model: str, items: Sequence[GradedItem]) -> ModelMetrics:
+def _model_metrics(
+    model: str, items: Sequence[GradedItem], tiers: Sequence[Tier] | None
+) -> ModelMetrics:
     scored = [item for item in items if item.score.outcome not in NOT_SCORED]
     correct = sum(1 for item in scored if item.score.outcome == "correct")
-    overall = cell(correct, len(scored))
+    overall = scored_cell(items)
     outcomes: dict[Outcome, int] = dict.fromkeys(OUTCOMES, 0)
     for item in items:
         outcomes[item.score.outcome] += 1
     returned = [item.record.latency_s for item in items if item.record.status == "ok"]
-    tier = tier_for(overall.accuracy)
+    tier, tier_label = tier_of(overall, tiers)
     return ModelMetrics(
         model=model,
         n_items=len(items),
@@ -116,8 +165,8 @@ def _model_metrics(model: str, items: Sequence[GradedItem]) -> ModelMetrics:
         format_compliance=(
             sum(1 for item in scored if item.score.format_ok) / len(scored) if scored else None
         ),
-        tier=tier.name,
-        tier_label=tier.label,
+        tier=tier,
+        tier_label=tier_label,
         mean_latency_s=sum(returned) / len(returned) if returned else None,
         total_prompt_tokens=sum(item.record.usage.prompt_tokens or 0 for item in items),
         total_completion_tokens=sum(item.record.usage.completion_tokens or 0 for item in items),
@@ -137,12 +186,9 @@ def _by(
 
     A value whose items all went unscored still gets a cell, with nothing scored.
     """
-    counts: dict[str, list[int]] = {}
+    groups: dict[str, list[GradedItem]] = {}
     for item in items:
-        tally = counts.setdefault(key(item), [0, 0])
-        if item.score.outcome not in NOT_SCORED:
-            tally[0] += item.score.outcome == "correct"
-            tally[1] += 1
-    order = [value for value in first if value in counts]
-    order += [value for value in counts if value not in first]
-    return {value: cell(counts[value][0], counts[value][1]) for value in order}
+        groups.setdefault(key(item), []).append(item)
+    order = [value for value in first if value in groups]
+    order += [value for value in groups if value not in first]
+    return {value: scored_cell(groups[value]) for value in order}

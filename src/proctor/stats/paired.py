@@ -175,6 +175,17 @@ class PairedComparison:
             return None
         return items_needed(self.detect_difference, self.psi, alpha=self.alpha, power=self.power)
 
+    def reversed(self) -> PairedComparison:
+        """The same comparison read as B against A (`difference` is then mean(B) − mean(A)):
+        for a page whose columns say "B − A", so its sentence says it with the same numbers."""
+        low = None if self.ci_high is None else -self.ci_high
+        high = None if self.ci_low is None else -self.ci_low
+        return replace(
+            self, a=self.b, b=self.a, mean_a=self.mean_b, mean_b=self.mean_a,
+            difference=-self.difference, ci_low=low, ci_high=high, a_only=self.b_only,
+            b_only=self.a_only,
+        )  # fmt: skip
+
     def verdict(self) -> str:
         """One sentence: who is better and by how much, or that they are not distinguishable."""
         if self.n == 0 or self.ci_low is None or self.ci_high is None:

@@ -1,7 +1,11 @@
-"""The seed's accuracy tiers: what an accuracy means for using a model without tools."""
+"""The seed's accuracy tiers: what an accuracy means for using a model without tools.
+
+Defined for arithmetic without a calculator (the seed's scale): a task names its scale in
+`Task.tiers`, and a task without one shows no tier."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -23,11 +27,12 @@ TIERS: tuple[Tier, ...] = (
 NO_TIER = Tier("-", 0.0, "nothing scored")
 
 
-def tier_for(accuracy: float | None) -> Tier:
-    """The tier of an accuracy in [0, 1]; `NO_TIER` when nothing was scored."""
+def tier_for(accuracy: float | None, tiers: Sequence[Tier] = TIERS) -> Tier:
+    """The tier of an accuracy in [0, 1] on the scale `tiers`; `NO_TIER` when nothing was
+    scored."""
     if accuracy is None:
         return NO_TIER
-    for tier in TIERS:
+    for tier in tiers:
         if accuracy >= tier.min_accuracy:
             return tier
-    return TIERS[-1]
+    return tiers[-1]

@@ -26,7 +26,10 @@ from proctor.store.schema import migrate
 from proctor.store.turns import TURN_KINDS, TURN_STATUSES, Turn
 from proctor.store.turns import UPSERT as _UPSERT_TURN
 from proctor.store.turns import to_row as _turn_row
-from proctor.types import Record, RunInfo, Sample, Score, Usage
+from proctor.types import GradedItem, Record, RunInfo, Sample, Score, Usage
+
+LATEST = "latest"
+"""The RUN that names the newest run of a results folder."""
 
 RunStatus = Literal["running", "complete", "interrupted"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
@@ -41,6 +44,7 @@ _INSERT_SCORE = (
     " explanation, extracted, normalized, format_ok)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_UPSERT_SCORE = _INSERT_SCORE.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
 _MARK_GRADED = (
     "INSERT INTO gradings (run_id, grader_version, graded_at) VALUES (?, ?, ?)"
     " ON CONFLICT (run_id) DO UPDATE SET"
@@ -388,8 +392,14 @@ class RunStore:
         ]
 
     def resolve(self, ref: str) -> str:
-        """The run id meant by `ref`: an id, a unique prefix of one, or a path ending in one."""
+        """The run id meant by `ref`: an id, a unique prefix of one, a path ending in one, or
+        "latest" (the newest run). Every command that takes a RUN reads it here."""
         key = ref.strip()
+        if key == LATEST:
+            newest = self.list_runs()
+            if not newest:
+                raise StoreError(f"no runs in {self.db_path}")
+            return newest[0].run_id
         is_path = "/" in key or "\\" in key
         if is_path:
             key = Path(key).name
@@ -588,6 +598,57 @@ class RunStore:
         with self._tx(f"save scores of run {run_id}", write=True) as db:
             self._require_run(db, run_id)
             db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+
+    def add_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
+        """Store the grades of records that have just been graded, in one transaction; each
+        replaces the record's earlier grade, if any. The run's grader version is left as it is
+        (`mark_graded` says which rules the grades were made by)."""
+        if not scores:
+            return
+        with self._tx(f"save scores of run {run_id}", write=True) as db:
+            db.executemany(_UPSERT_SCORE, _score_rows(run_id, scores))
+
+    def mark_graded(self, run_id: str, grader_version: str) -> None:
+        """Record that the run's stored grades are made by `grader_version`."""
+        with self._tx(f"save scores of run {run_id}", write=True) as db:
+            self._require_run(db, run_id)
+            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+
+    def ungraded(self, run_id: str) -> list[tuple[Record, Sample]]:
+        """The stored records that have no grade yet, with their samples, in `records` order."""
+        with self._tx(f"read records of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = _tuples(
+                db,
+                f"SELECT {_READ_COLUMNS}, s.data FROM records r JOIN samples s"
+                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+                " LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
+                " AND g.sample_id = r.sample_id AND g.epoch = r.epoch"
+                " WHERE r.run_id = ? AND g.run_id IS NULL"
+                " ORDER BY r.model, s.position, r.epoch",
+                (run_id,),
+            )
+        samples: dict[str, Sample] = {}
+        out: list[tuple[Record, Sample]] = []
+        for row in rows:
+            record = codec.record_from_row(row[:-1])
+            sample = samples.get(record.sample_id)
+            if sample is None:
+                sample = samples[record.sample_id] = codec.sample_from_json(row[-1])
+            out.append((record, sample))
+        return out
+
+    def graded_items(self, run_id: str, ungraded: Score) -> list[GradedItem]:
+        """Every stored record with its sample and its stored grade (`ungraded` for a record
+        never graded), in `records` order: what every report, gate and comparison reads."""
+        samples = {s.id: s for s in self.samples(run_id)}
+        stored = self.scores(run_id)
+        return [
+            GradedItem(
+                samples[r.sample_id], r, stored.get((r.model, r.sample_id, r.epoch), ungraded)
+            )
+            for r in self.records(run_id)
+        ]
 
     def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
         """The run's scores keyed by (model, sample id, epoch)."""

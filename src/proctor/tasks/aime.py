@@ -46,8 +46,6 @@ def grade_record(record: Record, sample: Sample) -> Score:
         sample,
         asked=("boxed",),
         numeric=True,
-        call_failed=record.status == "call_failed",
-        error=record.error,
     )
 
 

@@ -17,6 +17,7 @@ from proctor.datasets.arithmetic import GENERATOR_VERSION, generate
 from proctor.datasets.jsonl import content_hash
 from proctor.prompts.arithmetic import build_prompt
 from proctor.score.numeric import RULES, grade
+from proctor.stats.tiers import TIERS
 from proctor.tasks.base import Dataset, Task
 from proctor.types import Record, Sample, Score
 
@@ -37,8 +38,6 @@ def grade_record(record: Record, sample: Sample) -> Score:
         record.finish_reason,
         sample,
         variant=record.prompt_variant,
-        call_failed=record.status == "call_failed",
-        error=record.error,
     )
 
 
@@ -50,4 +49,5 @@ TASK = Task(
     build_prompt=build_prompt,
     grade=grade_record,
     rules=RULES,
+    tiers=TIERS,
 )

@@ -8,11 +8,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proctor.stats.tiers import Tier
 from proctor.types import GradedItem, Prompt, Record, Sample, Score
 
 TaskMetrics = Callable[[Sequence[GradedItem]], Mapping[str, Mapping[str, float]]]
 """Graded items of a run → per model, extra metrics by name (e.g. accuracy under lm-eval's
 filters)."""
+
+Confidences = Callable[[Sequence[GradedItem]], Mapping[str, Sequence[tuple[float, bool]]]]
+"""Graded items of a run → per model, (stated confidence, answer right) of each valid reply."""
 
 
 @dataclass(frozen=True)
@@ -46,24 +50,26 @@ class Task:
     load_file: Callable[[Path, int | None], Dataset] | None = None
     """(path, seed) → the task's samples from a file the user names (e.g. GPQA's CSV), read
     the task's way; None: the generic JSONL/CSV loader."""
-    runs_code: bool = False
-    """Grading runs the reply's code (in the sandbox): then only `proctor run` and `proctor
-    score` grade, and everything that shows a run (`proctor report`, `proctor view`, `proctor
-    compare`) reads the stored grades, so that opening a run never runs a model's code."""
     with_limits: Callable[[str], Task] | None = None
     """The same task graded under a named set of sandbox limits ("reference", "strict"), for
     `--sandbox-limits`; None for a task that runs no code."""
     grading_note: Callable[[], str] | None = None
     """A line the report prints about how grading was done (the sandbox and its limits)."""
+    tiers: tuple[Tier, ...] | None = None
+    """The accuracy scale the report gives each model a tier on (the arithmetic seed's
+    `stats.tiers.TIERS`); None: the task has none, and no report shows a tier."""
+    confidence: Confidences | None = None
+    """The confidences a task asks its replies to state, for the calibration section; None: the
+    task asks for none."""
 
 
 NOT_GRADED_YET = Score(
     outcome="unscored",
     rule="not_graded",
-    explanation="not graded yet: grading runs the reply's code, which only `proctor score RUN`"
-    " (or `proctor run`) does",
+    explanation="not graded yet: `proctor run` (resuming the run) or `proctor score RUN` grades it",
 )
-"""How a task that runs code (`Task.runs_code`) shows an answer that has no stored grade."""
+"""How a report shows a stored answer that has no stored grade (its session stopped between
+storing and grading it): reports read stored grades only, and never grade."""
 
 
 def first_n_balanced(samples: Sequence[Sample], n: int | None) -> tuple[Sample, ...]:

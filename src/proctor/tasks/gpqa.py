@@ -62,8 +62,6 @@ def grade_record(record: Record, sample: Sample) -> Score:
         record.text,
         record.finish_reason,
         sample,
-        call_failed=record.status == "call_failed",
-        error=record.error,
     )
 
 

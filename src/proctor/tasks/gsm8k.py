@@ -61,11 +61,7 @@ def grade_record(record: Record, sample: Sample) -> Score:
         sample,
         asked=("final_answer",),
         numeric=True,
-        call_failed=record.status == "call_failed",
-        error=record.error,
     )
-    if record.status == "call_failed":
-        return score
     return Score(
         score.outcome,
         score.rule,

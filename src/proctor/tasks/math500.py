@@ -43,8 +43,6 @@ def grade_record(record: Record, sample: Sample) -> Score:
         sample,
         asked=asked,
         numeric=False,
-        call_failed=record.status == "call_failed",
-        error=record.error,
     )
 
 

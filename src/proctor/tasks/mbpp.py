@@ -102,8 +102,6 @@ def grade_record(record: Record, sample: Sample, limits: Limits = LIMITS) -> Sco
         sample,
         build=program,
         limits=limits,
-        call_failed=record.status == "call_failed",
-        error=record.error,
     )
 
 
@@ -120,7 +118,6 @@ def make_task(limits: Limits = LIMITS) -> Task:
         rules=RULES,
         default_variant=ZERO_SHOT,
         variants=(ZERO_SHOT, FEW_SHOT),
-        runs_code=True,
         max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
         with_limits=lambda profile: make_task(PROFILES[profile]),
         grading_note=lambda: sandbox_note(limits),

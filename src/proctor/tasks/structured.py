@@ -234,8 +234,6 @@ SCORER = StructuredScorer()
 
 
 def grade_record(record: Record, sample: Sample) -> Score:
-    if record.status == "call_failed":
-        return Score("call_failed", "call_failed", f"the call failed: {record.error}")
     graded = SCORER.score_text(record.text, item_of(sample))
     axes = ", ".join(f"{a.axis} {a.value:.2f}" for a in graded.axes)
     lines = [graded.reason, f"total {graded.total:.3f} ({axes})", *graded.attribution]
@@ -330,6 +328,7 @@ TASK = Task(
     max_tokens={VARIANT: 256},
     metrics=structured_metrics,
     load_file=load_file,
+    confidence=confidence_pairs,
 )
 
 TASK_PERTURBED = replace(

@@ -27,7 +27,6 @@ from proctor.datasets.jsonl import content_hash
 from proctor.errors import ConfigError
 from proctor.score import extraction, refusal, rewrite, summary
 from proctor.score.extraction import JsonFieldsMatch, MatchMode
-from proctor.score.failed import call_failed_score
 from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
 from proctor.score.rewrite import RewriteConstraints
 from proctor.score.summary import RequiredPoints
@@ -108,8 +107,6 @@ def scorer_for(spec: CaseSpec) -> Scorer:
 
 
 def grade(record: Record, sample: Sample) -> Score:
-    if record.status == "call_failed":
-        return call_failed_score(record.error)
     try:
         spec = CaseSpec.from_metadata(sample.metadata)
     except (ValueError, TypeError, KeyError) as e:

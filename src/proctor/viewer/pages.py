@@ -2,9 +2,8 @@
 request (`proctor.store.browse`): one item across models, one model across runs, one page of a
 run's answers, and the progress of a run as it fills. None holds more than one page of answers.
 
-Grades are the stored ones. On the item page only (a handful of answers) an answer with no stored
-grade is graded in memory with the task's current rules, as `proctor report` would, unless the
-task runs the reply's code: a page never runs a model's code.
+Grades are the stored ones: nothing is graded here (a page never runs a grader nor a model's
+code); an answer with no stored grade says "not graded".
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from proctor.errors import ProctorError
 from proctor.report.html.page import render
 from proctor.report.html.viewer_pages import run_href
 from proctor.report.text import interval, one_line, pct
+from proctor.runs.report import prompt_text
 from proctor.stats.intervals import wilson_interval
 from proctor.store import RunStore
 from proctor.store.browse import (
@@ -31,8 +31,7 @@ from proctor.store.browse import (
     tallies,
 )
 from proctor.tasks.registry import TASKS
-from proctor.types import OUTCOMES, RunInfo, Score
-from proctor.viewer.runs import prompt_text
+from proctor.types import OUTCOMES, Score
 
 PAGE_SIZE = 50
 REFRESH_S = 2
@@ -114,7 +113,7 @@ def item_page(store: RunStore, run_id: str, sample_id: str) -> str:
     )
     cards = []
     for answer in answers:
-        score, graded_by = _grade_of(answer, info)
+        score, graded_by = _grade_of(answer)
         cards.append(
             {
                 "model": answer.record.model,
@@ -155,13 +154,8 @@ def _rule_parts(rule: str, rules: Mapping[str, str]) -> list[tuple[str, str]]:
     return [(part, rules.get(part, "")) for part in rule.split("+") if part]
 
 
-def _grade_of(answer: Answer, info: RunInfo) -> tuple[Score | None, str]:
-    if answer.score is not None:
-        return answer.score, "stored grade"
-    task = TASKS.get(info.task)
-    if task is None or task.runs_code:
-        return None, "not graded"
-    return task.grade(answer.record, answer.sample), f"current rules ({task.name}/{task.version})"
+def _grade_of(answer: Answer) -> tuple[Score | None, str]:
+    return (answer.score, "stored grade") if answer.score is not None else (None, "not graded")
 
 
 def model_page(store: RunStore, model: str) -> str:

@@ -32,7 +32,6 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from proctor.errors import ProctorError, StoreError
 from proctor.report.html import (
     Links,
-    ReportExtras,
     compare_html,
     content_security_policy,
     report_html,
@@ -155,12 +154,9 @@ class ViewerServer(ThreadingHTTPServer):
 
         def build() -> bytes:
             if kind == "samples":
-                html = samples_html(
-                    run.info, run.metrics, run.items, run.rules, run.prompts, links=links
-                )
+                html = samples_html(run.stats, links=links)
             else:
-                extras = ReportExtras(prompts=run.prompts)
-                html = report_html(run.info, run.metrics, run.items, run.rules, extras, links=links)
+                html = report_html(run.stats, links=links)
             return html.encode("utf-8")
 
         return self._cached_page((kind, *run.key), build)

@@ -11,21 +11,13 @@ from proctor.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from proctor.report.html.page import content_security_policy
-    from proctor.report.html.report_page import (
-        Links,
-        ReportExtras,
-        calibration_of,
-        report_html,
-        samples_html,
-    )
+    from proctor.report.html.report_page import Links, report_html, samples_html
     from proctor.report.html.viewer_pages import RunListing, RunView, compare_html, runs_html
 
 __all__ = [
     "Links",
-    "ReportExtras",
     "RunListing",
     "RunView",
-    "calibration_of",
     "compare_html",
     "content_security_policy",
     "report_html",
@@ -38,8 +30,6 @@ __getattr__ = lazy_exports(
     {
         "content_security_policy": ".page",
         "Links": ".report_page",
-        "ReportExtras": ".report_page",
-        "calibration_of": ".report_page",
         "report_html": ".report_page",
         "samples_html": ".report_page",
         "RunListing": ".viewer_pages",

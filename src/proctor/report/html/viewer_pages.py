@@ -132,7 +132,10 @@ def compare_html(a: RunView, b: RunView) -> str:
             Side(sides[0], model_a, a.info),
             Side(sides[1], model_b, b.info),
         )
-        change = None if ma.accuracy is None or mb.accuracy is None else mb.accuracy - ma.accuracy
+        # B − A from the paired comparison itself (the items both answered), and its sentence
+        # read the same way: the column and the verdict never show opposite signs.
+        b_vs_a = c.paired.reversed()
+        change = b_vs_a.difference if b_vs_a.n else None
         rows.append(
             {
                 "model": name,
@@ -143,10 +146,10 @@ def compare_html(a: RunView, b: RunView) -> str:
                 "change": "—" if change is None else f"{change * 100:+.1f}",
                 "change_class": "" if not change else ("delta-pos" if change > 0 else "delta-neg"),
                 "n": c.paired.n,
-                "a_only": c.paired.a_only,
-                "b_only": c.paired.b_only,
+                "a_only": b_vs_a.b_only,
+                "b_only": b_vs_a.a_only,
                 "p": format_p(c.paired.p) if c.paired.n else "—",
-                "verdict": c.paired.verdict(),
+                "verdict": b_vs_a.verdict(),
                 "worse": c.b_significantly_worse,
             }
         )

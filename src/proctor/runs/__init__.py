@@ -1,0 +1,1 @@
+"""The wiring of a run, always through the store: ask, grade, statistics, report."""

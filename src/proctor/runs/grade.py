@@ -1,0 +1,191 @@
+"""The grading room: the only place a stored answer is graded, and how its grade is stored.
+
+    store (records) ──► grade (once per record and grader version) ──► store (scores)
+
+A failed call is handled here, once, before any scorer: it is `call_failed` with its stored
+error, and a task's grader (one signature for all: an answered `Record` and its `Sample`) never
+sees one. A run's stored grades are all made by the grader version the store names for it
+(`RunStore.grader_version`): `proctor run` grades each answer as it is stored, `proctor score`
+grades every answer again with the current rules, and everything that shows a grade reads the
+stored one (`stored_items`). Grading never calls a model."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+
+from proctor.score.failed import call_failed_score
+from proctor.store import RunStore
+from proctor.store.run_store import ScoreRow
+from proctor.tasks.base import NOT_GRADED_YET, Task
+from proctor.types import GradedItem, Record, RunInfo, Sample, Score
+
+GRADE_PAGE = 5000
+"""Samples (of one model, all epochs) that `grade_run` reads, grades and saves at a time."""
+
+OnGraded = Callable[[str, Score], None]
+"""Called after each grade with the model and the grade (for progress)."""
+
+
+def grader_version(task: Task) -> str:
+    """What the stored grades of a run name as their rules: "arithmetic/1", "humaneval/2+strict"."""
+    return f"{task.name}/{task.version}"
+
+
+def grade(task: Task, record: Record, sample: Sample) -> Score:
+    """The grade of one stored record: `call_failed` for a failed call (never a wrong answer),
+    else the task's grader on the answered record."""
+    if record.status == "call_failed":
+        return call_failed_score(record.error)
+    return task.grade(record, sample)
+
+
+def stored_items(store: RunStore, run_id: str) -> list[GradedItem]:
+    """A stored run's items with their stored grades, in `RunStore.records` order; an answer not
+    graded yet reads as `NOT_GRADED_YET`. Nothing is graded here: showing a run never runs a
+    grader (nor, for a code task, the reply's code)."""
+    return store.graded_items(run_id, NOT_GRADED_YET)
+
+
+def prepare(store: RunStore, run_id: str, task: Task) -> None:
+    """Before a run (or a resume) stores new grades: if the grades it holds were made by other
+    rules, grade them all again now, so that every grade of the run is of one grader version."""
+    current = grader_version(task)
+    stored = store.grader_version(run_id)
+    if stored == current:
+        return
+    if not store.scores(run_id):
+        store.mark_graded(run_id, current)
+        return
+    grade_run(store, run_id, task, keep_items=False)
+
+
+def grade_ungraded(store: RunStore, run_id: str, task: Task) -> int:
+    """Grade and store the answers that have no grade yet (a session killed between storing an
+    answer and grading it); how many there were."""
+    prepare(store, run_id, task)
+    pairs = store.ungraded(run_id)
+    for start in range(0, len(pairs), GRADE_PAGE):
+        page = pairs[start : start + GRADE_PAGE]
+        store.add_scores(run_id, [_row(r, grade(task, r, s)) for r, s in page])
+    return len(pairs)
+
+
+def grade_run(
+    store: RunStore,
+    run_id: str,
+    task: Task,
+    *,
+    keep_items: bool = True,
+    page_size: int = GRADE_PAGE,
+) -> tuple[RunInfo, list[GradedItem]]:
+    """Re-grade every stored record of a run with `task`'s current rules (`proctor score`).
+
+    Reads, grades and saves the scores a page at a time (`RunStore.answer_pages`,
+    `RunStore.save_score_pages`). With `keep_items` every graded item comes back, in
+    `RunStore.records` order; without, the list is empty and memory holds one page whatever the
+    size of the run."""
+    info = store.run_info(run_id)
+    items: list[GradedItem] = []
+    pages = _graded_pages(store, run_id, task, page_size, items if keep_items else None)
+    # The cyclic collector is paused meanwhile (reference counting still frees all that is
+    # dropped): each of its passes walks every object kept, so over the items of a 100k-record
+    # run they cost about a quarter of the time. Cycles a grader leaves wait until it resumes.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        store.save_score_pages(run_id, pages, grader_version=grader_version(task))
+    finally:
+        if collecting:
+            gc.enable()
+    return info, items
+
+
+def _row(record: Record, score: Score) -> ScoreRow:
+    return (record.model, record.sample_id, record.epoch, score)
+
+
+def _graded_pages(
+    store: RunStore, run_id: str, task: Task, page_size: int, items: list[GradedItem] | None
+) -> Iterator[list[ScoreRow]]:
+    """Each page's scores, graded as it is read; the items appended to `items` if given."""
+    samples: dict[str, Sample] = {}  # kept items share one Sample per id, whatever the model
+    for page in store.answer_pages(run_id, page_size):
+        scores: list[ScoreRow] = []
+        for record, sample in page:
+            score = grade(task, record, sample)
+            scores.append(_row(record, score))
+            if items is not None:
+                items.append(GradedItem(samples.setdefault(sample.id, sample), record, score))
+        yield scores
+
+
+class RunGrader:
+    """Grades a run's answers as they are stored, one batch at a time on a thread of its own
+    (grading may run a reply's code in the sandbox: the event loop and the workers go on), and
+    hands each batch's grades to `save` (the run's store writer). `submit` never waits; `close`
+    waits for every grade to be saved and raises the first grader error, if any (the answers
+    are stored already)."""
+
+    def __init__(
+        self,
+        task: Task,
+        save: Callable[[Sequence[ScoreRow]], Awaitable[None]],
+        on_graded: OnGraded | None = None,
+    ) -> None:
+        self._task = task
+        self._save = save
+        self._on_graded = on_graded
+        self._queue: list[Sequence[tuple[Record, Sample]]] = []
+        self._wake = asyncio.Event()
+        self._loop: asyncio.Task[None] | None = None
+        self._closing = False
+        self.error: BaseException | None = None
+
+    def submit(self, batch: Sequence[tuple[Record, Sample]]) -> None:
+        """Grade `batch` (records already committed) soon; raises an earlier grader error."""
+        if self.error is not None:
+            raise self.error
+        self._queue.append(batch)
+        self._wake.set()
+        if self._loop is None:
+            self._loop = asyncio.create_task(self._grade_loop())
+
+    async def close(self) -> None:
+        self._closing = True
+        self._wake.set()
+        if self._loop is not None:
+            await asyncio.wait([self._loop])
+        if self.error is not None:
+            raise self.error
+
+    def abandon(self) -> None:
+        """Stop grading (the run is stopping): what is not graded yet stays ungraded, and the
+        next `proctor run` of the run (or `proctor score`) grades it."""
+        self._queue = []
+        if self._loop is not None:
+            self._loop.cancel()
+
+    async def _grade_loop(self) -> None:
+        while True:
+            if not self._queue:
+                if self._closing or self.error is not None:
+                    return
+                await self._wake.wait()
+                self._wake.clear()
+                continue
+            queued, self._queue = self._queue, []
+            pairs = [pair for batch in queued for pair in batch]
+            try:
+                rows = await asyncio.to_thread(self._grade, pairs)
+                await self._save(rows)
+            except Exception as e:  # raised to the next submit and by close
+                self.error = e
+                return
+            if self._on_graded is not None:
+                for model, _, _, score in rows:
+                    self._on_graded(model, score)
+
+    def _grade(self, pairs: Sequence[tuple[Record, Sample]]) -> list[ScoreRow]:
+        return [_row(r, grade(self._task, r, s)) for r, s in pairs]

@@ -1,0 +1,205 @@
+"""A run's statistics, built once from the store, and the files rendered from them.
+
+    store (records, stored grades, judge verdicts, run config) ──► run_statistics ──► RunStatistics
+                                                                    ──► write_run_files (pure)
+
+Nothing is graded here: every grade is the stored one (`proctor.runs.grade`). What the task adds
+to a report is read from its fields (`Task.tiers`, `Task.metrics`, `Task.confidence`,
+`Task.grading_note`), never from its name; what a run adds (judge verdicts, a suite's [gate], a
+bare/calculator pair) from the store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from proctor.datasets.audit import recorded_audits
+from proctor.errors import ProctorError
+from proctor.providers.registry import bare_model, with_calculator
+from proctor.report.atomic import write_text_atomic
+from proctor.report.files import write_run_files
+from proctor.runs.grade import stored_items
+from proctor.score.judge import combine_pairwise, read_replies
+from proctor.stats.cost import PriceTable
+from proctor.stats.gates import JudgeScores
+from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
+from proctor.store import RunStore
+from proctor.store.run_store import Judgement
+from proctor.tasks.base import Task
+from proctor.types import Prompt, RunInfo, Sample
+
+SUITE_KEY = "suite"
+"""Where a suite run's config keeps the suite (name, version, [gate]) in the run config."""
+
+
+def grader_audit_line(task: str) -> str:
+    """ "grader audited: 0 false correct in 69 labelled replies (…)", or that it is not."""
+    record = recorded_audits().get(task)
+    if record is None:
+        return f"grader not audited: no hand-labelled replies for {task} yet (proctor audit)"
+    return (
+        f"grader audited: {record.false_correct} false correct in {record.labelled} labelled"
+        f" replies ({record.false_wrong} false wrong, {record.unscored} unscored;"
+        f" {record.grader_version}, proctor audit {task})"
+    )
+
+
+def task_view(task: Task) -> TaskView:
+    """What the reports need of the task, as data."""
+    return TaskView(
+        name=task.name,
+        version=task.version,
+        rules=dict(task.rules),
+        tiers=task.tiers,
+        grading_note=task.grading_note() if task.grading_note is not None else "",
+        audit=grader_audit_line(task.name),
+    )
+
+
+def calculator_pairs(models: Sequence[str]) -> list[tuple[str, str]]:
+    """(bare, with calculator) model strings of a run where both were asked."""
+    names = set(models)
+    return [(bare_model(m), m) for m in models if with_calculator(m) and bare_model(m) in names]
+
+
+def judge_verdicts(judgements: Sequence[Judgement]) -> list[JudgeVerdict]:
+    """Stored judgements read again with today's reading rules: one verdict per pointwise
+    judgement, one per pair of orders of a pairwise one."""
+    out: list[JudgeVerdict] = []
+    pairs: dict[tuple[str, str, str, int], dict[str, Judgement]] = {}
+    for j in judgements:
+        if j.ordering != "single":
+            pairs.setdefault((j.judge, j.model, j.sample_id, j.epoch), {})[j.ordering] = j
+            continue
+        reading = read_replies(j.replies, pairwise=False)
+        score = reading.score
+        reason = j.error if j.status == "call_failed" else reading.error
+        out.append(
+            JudgeVerdict(
+                j.judge, j.model, j.sample_id, j.epoch, pairwise=False,
+                score=None if score is None else score.score,
+                correctness=None if score is None else score.correctness,
+                completeness=None if score is None else score.completeness,
+                reason="" if score is not None else reason,
+            )
+        )  # fmt: skip
+    for (judge, model, sample_id, epoch), orders in pairs.items():
+        ab, ba = orders.get("ab"), orders.get("ba")
+        first = None if ab is None else read_replies(ab.replies, pairwise=True).pair
+        second = None if ba is None else read_replies(ba.replies, pairwise=True).pair
+        outcome = None if first is None or second is None else combine_pairwise(first, second)
+        reason = "" if outcome is not None else "no valid verdict in both orders"
+        out.append(
+            JudgeVerdict(judge, model, sample_id, epoch, pairwise=True, outcome=outcome,
+                         reason=reason)
+        )  # fmt: skip
+    return out
+
+
+def describe_version(suite: Mapping[str, object]) -> str:
+    """A suite's version in words: "sha256:… at git 1a2b3c4d5e6f (uncommitted changes)"."""
+    if not suite:
+        return "not recorded"
+    commit = suite.get("git_commit")
+    text = str(suite.get("content_hash", "?"))
+    if isinstance(commit, str):
+        text += f" at git {commit[:12]}"
+        if suite.get("git_dirty"):
+            text += f" ({suite.get('git_note')})"
+    else:
+        text += f" ({suite.get('git_note')})"
+    return text
+
+
+def judge_scores(judgements: Sequence[Judgement], judge: str | None = None) -> JudgeScores:
+    """Pointwise verdicts read again from their stored replies: (model, sample, epoch) → score,
+    or None when unscored (a failed judge call included)."""
+    scores: dict[tuple[str, str, int], float | None] = {}
+    for j in judgements:
+        if j.ordering != "single" or (judge is not None and j.judge != judge):
+            continue
+        reading = read_replies(j.replies, pairwise=False)
+        scores[(j.model, j.sample_id, j.epoch)] = (
+            float(reading.score.score) if reading.score is not None else None
+        )
+    return scores
+
+
+def suite_description(suite: Mapping[str, object]) -> str:
+    """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
+    return f"{suite.get('name')} · {describe_version(suite)}" if suite else ""
+
+
+def gate_requirements(suite: Mapping[str, object]) -> list[str]:
+    """The requirements of the [gate] the suite's config had when the run began."""
+    gate = suite.get("gate")
+    required = gate.get("require") if isinstance(gate, dict) else None
+    return [str(r) for r in required] if isinstance(required, list) else []
+
+
+def prompt_text(prompt: Prompt) -> str:
+    """A prompt as the report shows it: its one message, or each message under its role."""
+    if len(prompt.messages) == 1:
+        return prompt.messages[0].content
+    return "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt.messages)
+
+
+def _prompts(task: Task, info: RunInfo, samples: Iterable[Sample]) -> Mapping[str, str] | None:
+    """Each sample's prompt as the run sent it; None if the task cannot rebuild them."""
+    try:
+        return {
+            s.id: prompt_text(task.build_prompt(s, info.prompt_variant, info.lang)) for s in samples
+        }
+    except ProctorError:
+        return None
+
+
+def run_statistics(
+    store: RunStore, run_id: str, task: Task | None, *, prices: PriceTable | None = None
+) -> RunStatistics:
+    """Every statistic of a stored run, from its stored grades, once. `task` None: a task this
+    proctor does not know (the run shows its stored grades, without the task's extras)."""
+    info = store.run_info(run_id)
+    items = stored_items(store, run_id)
+    config = store.run_config(run_id)
+    epochs = config.get("epochs", 1)
+    raw_suite = config.get(SUITE_KEY)
+    suite: Mapping[str, object] = raw_suite if isinstance(raw_suite, dict) else {}
+    if task is None:
+        return build_statistics(
+            info, items, TaskView(name=info.task), grader_version=store.grader_version(run_id),
+            judge_verdicts=judge_verdicts(store.judgements(run_id)), prices=prices,
+        )  # fmt: skip
+    samples = {i.sample.id: i.sample for i in items}
+    return build_statistics(
+        info,
+        items,
+        task_view(task),
+        grader_version=store.grader_version(run_id),
+        expected_per_model=info.dataset_size * (epochs if isinstance(epochs, int) else 1),
+        prompts=_prompts(task, info, samples.values()),
+        judge_verdicts=judge_verdicts(store.judgements(run_id)),
+        task_metric_values=task.metrics(items) if task.metrics is not None and items else None,
+        gate_requirements=gate_requirements(suite),
+        confidence_pairs=task.confidence(items) if task.confidence is not None else None,
+        calculator_pairs=calculator_pairs(info.models),
+        prices=prices,
+        suite=suite_description(suite),
+    )
+
+
+def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:
+    """Write the run's files (results.json, samples.csv, summary.md, report.html, and the
+    task's own metrics in task_metrics.json when it has some) into its folder; their paths."""
+    run_dir = store.run_dir(stats.info.run_id)
+    written = write_run_files(run_dir, stats)
+    if stats.task_metrics is not None:
+        document = {
+            "task": stats.task.name,
+            "task_version": stats.task.version,
+            "models": {m: dict(v) for m, v in stats.task_metrics.values.items()},
+        }
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        written.append(write_text_atomic(run_dir / "task_metrics.json", text))
+    return written

@@ -1,0 +1,408 @@
+"""`RunStatistics`: everything a run's reports say, built once per run from its stored grades.
+
+    stored grades, judge verdicts, run config ──► build_statistics ──► RunStatistics
+                                                                        │
+                  terminal · results.json · summary.md · report.html · viewer ◄┘ (pure renderers)
+
+Every renderer is a pure function of one `RunStatistics`: no renderer computes a statistic, so
+two files of one run never disagree. A part is None (or empty) when the run has no data for it,
+and then no renderer shows its section: a run of one model has no paired comparisons, a task
+with no tier scale no tiers, a run without repeated replies no pass@k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from proctor.stats.calibration import CalibrationSummary, summarize_calibration
+from proctor.stats.completeness import Completeness, completeness
+from proctor.stats.cost import ModelLedger, PriceTable, ledger
+from proctor.stats.gates import GateRow, JudgeScores, evaluate, parse_requirement
+from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked, summarize
+from proctor.stats.multiple import ranked_comparisons
+from proctor.stats.paired import PairedComparison
+from proctor.stats.repeats import Estimate, RepeatMetrics, repeat_metrics
+from proctor.stats.scores import scores_by_model
+from proctor.stats.size import SizeTrend, size_trend
+from proctor.stats.taxonomy import taxonomy_counts
+from proctor.stats.tiers import Tier
+from proctor.types import GradedItem, RunInfo
+
+SLICES: tuple[str, ...] = ("category", "difficulty")
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """What the reports need to know of the run's task, as data (never its name)."""
+
+    name: str
+    version: str = ""
+    rules: Mapping[str, str] = field(default_factory=dict)
+    tiers: tuple[Tier, ...] | None = None
+    """The task's tier scale (the arithmetic seed's); None: the task has none."""
+    grading_note: str = ""
+    """How grading was done, in a line (the sandbox and its limits), or ""."""
+    audit: str = ""
+    """How the task's grader fared on its hand-labelled replies (`proctor audit`), or ""."""
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Accuracy by one field of the samples, for every model (ranking order)."""
+
+    key: str
+    """The field: "category" or "difficulty"."""
+    values: tuple[str, ...]
+    cells: Mapping[str, Mapping[str, Cell]]
+    """model → value → its cell."""
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """One stored judge verdict, as read again from the judge's stored replies."""
+
+    judge: str
+    model: str
+    """The judged model, or "A vs B" when pairwise."""
+    sample_id: str
+    epoch: int
+    pairwise: bool
+    score: int | None = None
+    correctness: int | None = None
+    completeness: int | None = None
+    outcome: str | None = None
+    """Pairwise: "a", "b", "tie" or "inconsistent" over both orders; None when unscored."""
+    reason: str = ""
+    """Why there is no verdict (a failed judge call, no valid reply)."""
+
+    @property
+    def scored(self) -> bool:
+        return self.score is not None if not self.pairwise else self.outcome is not None
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    model: str
+    kind: str
+    """"all", or one kind (category)."""
+    judged: int
+    mean_score: float | None
+    mean_correctness: float | None
+    mean_completeness: float | None
+    unscored: int
+
+
+@dataclass(frozen=True)
+class PairwiseRow:
+    pair: str
+    a_wins: int
+    b_wins: int
+    ties: int
+    inconsistent: int
+    unscored: int
+
+
+@dataclass(frozen=True)
+class JudgeSummary:
+    judge: str
+    pointwise: tuple[JudgeRow, ...]
+    pairwise: tuple[PairwiseRow, ...]
+    unscored_reasons: tuple[str, ...]
+    """"sample#epoch: why", the first few."""
+
+
+@dataclass(frozen=True)
+class ConsistencyRow:
+    model: str
+    overall: Estimate
+    by_kind: Mapping[str, Estimate]
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Share of items whose repeated replies all read the same, overall and per category."""
+
+    kinds: tuple[str, ...]
+    rows: tuple[ConsistencyRow, ...]
+
+
+@dataclass(frozen=True)
+class TaskMetricTable:
+    """A task's own metrics beyond accuracy (e.g. lm-eval's filters), per model."""
+
+    names: tuple[str, ...]
+    values: Mapping[str, Mapping[str, float]]
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """The requirements the run carries (a suite config's [gate]), checked on its grades."""
+
+    rows: tuple[GateRow, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.rows)
+
+
+@dataclass(frozen=True)
+class RunStatistics:
+    """Everything a run's reports say, built once (`build_statistics`); every part the run has
+    no data for is None or empty."""
+
+    info: RunInfo
+    task: TaskView
+    grader_version: str | None
+    items: tuple[GradedItem, ...]
+    """Every stored answer with its stored grade (samples.csv, the sample browser)."""
+    metrics: RunMetrics
+    ranking: tuple[ModelMetrics, ...]
+    """`metrics.models`, best first."""
+    completeness: Completeness
+    slices: tuple[Slice, ...]
+    """Only slices with something in them: a paper with no categories has no category table."""
+    paired: tuple[PairedComparison, ...]
+    repeats: Mapping[str, RepeatMetrics]
+    """Empty unless some item has several scored replies."""
+    consistency: Consistency | None
+    judges: tuple[JudgeSummary, ...]
+    task_metrics: TaskMetricTable | None
+    gate: GateReport | None
+    calibration: Mapping[str, CalibrationSummary] | None
+    calculator: RunMetrics | None
+    """Metrics of the M+calculator models, named by their bare model."""
+    taxonomy: Mapping[str, Mapping[str, int]]
+    size: SizeTrend | None
+    cost: tuple[ModelLedger, ...]
+    """Tokens and money per model: spent, asked in batches, and saved by the response cache."""
+    prompts: Mapping[str, str] | None = None
+    suite: str = ""
+    """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(m.model for m in self.ranking)
+
+    @property
+    def pass_ks(self) -> tuple[int, ...]:
+        return tuple(sorted({k for r in self.repeats.values() for k in r.pass_at}))
+
+
+def build_statistics(
+    info: RunInfo,
+    items: Sequence[GradedItem],
+    task: TaskView,
+    *,
+    grader_version: str | None = None,
+    expected_per_model: int | None = None,
+    prompts: Mapping[str, str] | None = None,
+    judge_verdicts: Sequence[JudgeVerdict] = (),
+    task_metric_values: Mapping[str, Mapping[str, float]] | None = None,
+    gate_requirements: Sequence[str] = (),
+    confidence_pairs: Mapping[str, Sequence[tuple[float, bool]]] | None = None,
+    calculator_pairs: Sequence[tuple[str, str]] = (),
+    prices: PriceTable | None = None,
+    sizes: Mapping[str, float] | None = None,
+    suite: str = "",
+) -> RunStatistics:
+    """Every statistic of a run, once. `calculator_pairs`: (bare, with calculator) model strings
+    both asked; `gate_requirements`: the run's own requirements (a suite's [gate])."""
+    metrics = summarize(items, info.models, tiers=task.tiers)
+    rows = ranked(metrics)
+    names = [m.model for m in rows]
+    expected = expected_per_model
+    if expected is None:
+        expected = info.dataset_size * max(1, 1 + max((i.record.epoch for i in items), default=0))
+    scored_names = [m.model for m in rows if m.accuracy is not None]
+    paired: tuple[PairedComparison, ...] = ()
+    if len(scored_names) >= 2:
+        paired = tuple(ranked_comparisons(scores_by_model(items), scored_names, pairs="adjacent"))
+    repeats = _repeats(items)
+    sizes_trend = size_trend(rows, sizes)
+    judge_scores = _judge_scores(judge_verdicts)
+    return RunStatistics(
+        info=info,
+        task=task,
+        grader_version=grader_version,
+        items=tuple(items),
+        metrics=metrics,
+        ranking=tuple(rows),
+        completeness=completeness(items, info.models, expected),
+        slices=_slices(rows),
+        paired=paired,
+        repeats=repeats,
+        consistency=_consistency(items, names) if repeats else None,
+        judges=_judges(judge_verdicts, items),
+        task_metrics=_task_metrics(task_metric_values),
+        gate=_gate(gate_requirements, items, info.models, judge_scores),
+        calibration=_calibration(confidence_pairs),
+        calculator=_calculator(items, calculator_pairs, task),
+        taxonomy=taxonomy_counts(items),
+        size=sizes_trend if len({p.parameters for p in sizes_trend.points}) >= 2 else None,
+        cost=tuple(ledger(items, prices or PriceTable({}), [m.model for m in metrics.models])),
+        prompts=prompts,
+        suite=suite,
+    )
+
+
+def _slices(rows: Sequence[ModelMetrics]) -> tuple[Slice, ...]:
+    out: list[Slice] = []
+    for key in SLICES:
+        by_model = {
+            m.model: (m.by_category if key == "category" else m.by_difficulty) for m in rows
+        }
+        values = list(dict.fromkeys(v for cells in by_model.values() for v in cells))
+        if not values or values == [""]:
+            continue  # nothing to slice by: no "(none)" table
+        out.append(Slice(key, tuple(values), by_model))
+    return tuple(out)
+
+
+def _repeats(items: Sequence[GradedItem]) -> Mapping[str, RepeatMetrics]:
+    if all(item.record.epoch == 0 for item in items):
+        return {}
+    repeats = repeat_metrics(items)
+    if not any(r.replies_per_item > 1 for r in repeats.values()):
+        return {}
+    return repeats
+
+
+def _consistency(items: Sequence[GradedItem], models: Sequence[str]) -> Consistency:
+    kinds = tuple(dict.fromkeys(i.sample.category for i in items if i.sample.category))
+    overall = repeat_metrics(items, ks=())
+    rows: list[ConsistencyRow] = []
+    for model in models:
+        m = overall.get(model)
+        if m is None:
+            continue
+        by_kind: dict[str, Estimate] = {}
+        for kind in kinds:
+            part = [i for i in items if i.record.model == model and i.sample.category == kind]
+            s = repeat_metrics(part, ks=()).get(model)
+            if s is not None:
+                by_kind[kind] = s.stability
+        rows.append(ConsistencyRow(model, m.stability, by_kind))
+    return Consistency(kinds, tuple(rows))
+
+
+def _judge_scores(verdicts: Sequence[JudgeVerdict]) -> JudgeScores:
+    judges = sorted({v.judge for v in verdicts if not v.pairwise})
+    if len(judges) != 1:  # judge_mean needs one judge; several: `proctor gate --judge J`
+        return {}
+    return {
+        (v.model, v.sample_id, v.epoch): None if v.score is None else float(v.score)
+        for v in verdicts
+        if not v.pairwise
+    }
+
+
+def _mean(values: Sequence[int]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _judges(
+    verdicts: Sequence[JudgeVerdict], items: Sequence[GradedItem]
+) -> tuple[JudgeSummary, ...]:
+    kind_of = {i.sample.id: i.sample.category for i in items}
+    out: list[JudgeSummary] = []
+    for judge in sorted({v.judge for v in verdicts}):
+        mine = [v for v in verdicts if v.judge == judge]
+        groups: dict[tuple[str, str], list[JudgeVerdict]] = {}
+        for v in mine:
+            if v.pairwise:
+                continue
+            groups.setdefault((v.model, "all"), []).append(v)
+            kind = kind_of.get(v.sample_id, "")
+            if kind:
+                groups.setdefault((v.model, kind), []).append(v)
+        pointwise = tuple(
+            JudgeRow(
+                model=model,
+                kind=kind,
+                judged=len(group),
+                mean_score=_mean([v.score for v in group if v.score is not None]),
+                mean_correctness=_mean([v.correctness for v in group if v.correctness is not None]),
+                mean_completeness=_mean(
+                    [v.completeness for v in group if v.completeness is not None]
+                ),
+                unscored=sum(not v.scored for v in group),
+            )
+            for (model, kind), group in groups.items()
+        )
+        tally: dict[str, dict[str, int]] = {}
+        for v in mine:
+            if not v.pairwise:
+                continue
+            counts = tally.setdefault(v.model, dict.fromkeys(("a", "b", "tie", "inconsistent"), 0))
+            if v.outcome is None:
+                counts["unscored"] = counts.get("unscored", 0) + 1
+            else:
+                counts[v.outcome] += 1
+        pairwise = tuple(
+            PairwiseRow(name, c["a"], c["b"], c["tie"], c["inconsistent"], c.get("unscored", 0))
+            for name, c in tally.items()
+        )
+        reasons = tuple(f"{v.sample_id}#{v.epoch}: {v.reason}" for v in mine if not v.scored)
+        out.append(JudgeSummary(judge, pointwise, pairwise, reasons))
+    return tuple(out)
+
+
+def _task_metrics(values: Mapping[str, Mapping[str, float]] | None) -> TaskMetricTable | None:
+    if not values:
+        return None
+    names = tuple(sorted({name for per_model in values.values() for name in per_model}))
+    if not names:
+        return None
+    return TaskMetricTable(names, values)
+
+
+def _gate(
+    requirements: Sequence[str],
+    items: Sequence[GradedItem],
+    models: Sequence[str],
+    judge: JudgeScores,
+) -> GateReport | None:
+    if not requirements:
+        return None
+    parsed = [parse_requirement(r) for r in requirements]
+    return GateReport(tuple(evaluate(parsed, items, models, judge)))
+
+
+def _calibration(
+    pairs: Mapping[str, Sequence[tuple[float, bool]]] | None, bins: int = 10
+) -> Mapping[str, CalibrationSummary] | None:
+    if pairs is None:
+        return None
+    summaries = {
+        model: summarize_calibration([c for c, _ in got], [ok for _, ok in got], bins)
+        for model, got in pairs.items()
+        if got
+    }
+    return summaries or None
+
+
+def _calculator(
+    items: Sequence[GradedItem], pairs: Sequence[tuple[str, str]], task: TaskView
+) -> RunMetrics | None:
+    if not pairs:
+        return None
+    bare_of = {calc: bare for bare, calc in pairs}
+    renamed = [
+        replace(i, record=replace(i.record, model=bare_of[i.record.model]))
+        for i in items
+        if i.record.model in bare_of
+    ]
+    return summarize(renamed, [bare for bare, _ in pairs], tiers=task.tiers)
+
+
+def failures(stats: RunStatistics, per_model: int) -> Mapping[str, tuple[GradedItem, ...]]:
+    """Up to `per_model` answers per model that counted against it, in item order."""
+    by_model: dict[str, list[GradedItem]] = {}
+    for item in stats.items:
+        if item.score.outcome in NOT_SCORED or item.score.outcome == "correct":
+            continue
+        kept = by_model.setdefault(item.record.model, [])
+        if len(kept) < per_model:
+            kept.append(item)
+    return {model: tuple(kept) for model, kept in by_model.items()}
