@@ -1,7 +1,9 @@
-"""Run every benchmark (a)–(f) in one go and write bench/RESULTS.md.
+"""Run every benchmark (a)–(h) in one go and write bench/RESULTS.md.
 
     .venv/bin/python bench/run_all.py            # the full sizes of the issue
     .venv/bin/python bench/run_all.py --quick    # tiny sizes: checks the scripts run
+    .venv/bin/python bench/run_all.py --parts gh # re-measure (g) and (h); keep the others'
+                                                 # figures (and dates) from RESULTS.json
 
 Timings are medians of repetitions in this one run; ratios compare numbers measured side by
 side, so they hold on a busy machine better than the absolute seconds do."""
@@ -21,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_big_run
 import bench_harnesses
 import bench_scale
+import bench_startup
+import bench_viewer
 from common import load, machine
 
 HERE = Path(__file__).resolve().parent
@@ -31,6 +35,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     ap.add_argument("--skip-others", action="store_true", help="(a) without lm-eval and Inspect")
+    ap.add_argument("--parts", default="abcdefgh",
+                    help="the parts to measure now; the others are kept from RESULTS.json")  # fmt: skip
     ap.add_argument("--render-only", action="store_true",
                     help="rewrite RESULTS.md from the RESULTS.json of the last run")  # fmt: skip
     a = ap.parse_args()
@@ -41,22 +47,32 @@ def main() -> None:
         return
     q = a.quick
     started = time.time()
+    saved_path = a.out.with_suffix(".json")
+    res: dict[str, Any] = json.loads(saved_path.read_text()) if saved_path.exists() else {}
+    old_meta = res.get("meta", {})
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="minutes")
+    measured: dict[str, str] = dict(old_meta.get("measured") or {})
+    for part in "abcdef":
+        measured.setdefault(part, old_meta.get("date", now))
+    parts = {
+        "a": lambda: bench_harnesses.run(50 if q else 1000, 1 if q else 3, 64,
+                                         others=not a.skip_others),
+        "b": lambda: bench_scale.latency(n=200 if q else 1000, reps=1 if q else 3),
+        "c": lambda: bench_scale.embedded(n=3 if q else 20, reps=1 if q else 5),
+        "d": lambda: bench_scale.regrade(n=2000 if q else 100_000, reps=1 if q else 2),
+        "e": lambda: bench_scale.memory((500, 1000) if q else (1_000, 10_000, 100_000)),
+        "f": lambda: bench_big_run.big_run(models=3 if q else 50, n=50 if q else 2000),
+        "g": lambda: bench_startup.run(reps=2 if q else 7),
+        "h": lambda: bench_viewer.run(),
+    }  # fmt: skip
     loads = [load()]
-    res: dict[str, Any] = {}
-    res["a"] = bench_harnesses.run(50 if q else 1000, 1 if q else 3, 64, others=not a.skip_others)
-    loads.append(load())
-    res["b"] = bench_scale.latency(n=200 if q else 1000, reps=1 if q else 3)
-    loads.append(load())
-    res["c"] = bench_scale.embedded(n=3 if q else 20, reps=1 if q else 5)
-    loads.append(load())
-    res["d"] = bench_scale.regrade(n=2000 if q else 100_000, reps=1 if q else 2)
-    loads.append(load())
-    res["e"] = bench_scale.memory((500, 1000) if q else (1_000, 10_000, 100_000))
-    loads.append(load())
-    res["f"] = bench_big_run.big_run(models=3 if q else 50, n=50 if q else 2000)
-    loads.append(load())
+    for part, measure in parts.items():
+        if part in a.parts or part not in res:
+            res[part] = measure()
+            measured[part] = now
+            loads.append(load())
     res["meta"] = {"machine": machine(), "loads": loads, "took_s": time.time() - started,
-                   "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="minutes"), "quick": q}  # fmt: skip
+                   "date": now, "quick": q, "measured": measured, "parts": a.parts}  # fmt: skip
     a.out.parent.mkdir(parents=True, exist_ok=True)
     (a.out.with_suffix(".json")).write_text(json.dumps(res, indent=2, default=str))
     a.out.write_text(render(res, quick=q))
@@ -72,14 +88,19 @@ def render(r: dict[str, Any], *, quick: bool) -> str:
     lines = [
         "# proctor benchmarks",
         "",
-        f"- Date: {meta['date']} (UTC); the whole set took {meta['took_s'] / 60:.1f} min.",
+        f"- Date: {meta['date']} (UTC); the parts measured then ({meta.get('parts', 'abcdef')}) "
+        f"took {meta['took_s'] / 60:.1f} min. When each part was last measured: "
+        + ", ".join(f"({k}) {v}" for k, v in sorted((meta.get("measured") or {}).items()))
+        + ".",
         f"- Machine: {meta['machine']}.",
-        f"- Load average (1/5/15 min) before and after each part: {' → '.join(meta['loads'])}. "
+        f"- Load average (1/5/15 min) before and after each part measured: "
+        f"{' → '.join(meta['loads'])}. "
         "The machine is shared: absolute seconds are inflated; ratios are measured side by side.",
-        "- Reproduce: `.venv/bin/python bench/run_all.py` (all of (a)–(f); writes this file and "
-        "`RESULTS.json`); one part: `.venv/bin/python bench/bench_harnesses.py --n 1000 --reps 3`,"
+        "- Reproduce: `.venv/bin/python bench/run_all.py` (all of (a)–(h); writes this file and "
+        "`RESULTS.json`); some parts, keeping the others' figures: `--parts gh`; one part: "
+        "`.venv/bin/python bench/bench_harnesses.py --n 1000 --reps 3`,"
         " `.venv/bin/python bench/bench_scale.py b|c|d|e`, `.venv/bin/python bench/bench_big_run.py`"
-        " (f).",
+        " (f), `bench/bench_startup.py` (g), `bench/bench_viewer.py` (h).",
         "- lm-eval and Inspect are installed by the script into "
         "`~/.cache/proctor/bench-venvs/` (override: `PROCTOR_BENCH_VENVS`), never into `.venv`.",
     ]
@@ -167,6 +188,8 @@ def render(r: dict[str, Any], *, quick: bool) -> str:
               "`proctor score`/`report` grows with the run.",
               "- Profile notes and causes of the misses: `bench/PROFILE.md`.", ""]  # fmt: skip
     lines += _big_run(r["f"]) if "f" in r else []
+    lines += ["", *bench_startup.render(r["g"])] if "g" in r else []
+    lines += ["", *bench_viewer.render(r["h"])] if "h" in r else []
     return "\n".join(lines)
 
 

@@ -15,8 +15,9 @@ The Python API (`proctor.api`), loaded on first use so that `import proctor` and
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from proctor.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from proctor.api import Run, evaluate, evaluate_async, load_run
@@ -60,10 +61,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'proctor' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _PUBLIC)

@@ -54,9 +54,11 @@ def stub() -> Iterator[StubHandle]:
 
 @pytest.fixture(scope="module")
 def slow_stub() -> Iterator[StubHandle]:
-    """The same replies, 50 ms each: a worker cannot race through its shard far ahead of what
-    the driver has stored, so the worker a test kills still has answers it has not sent."""
-    with run_stub(StubConfig(seed=5, correct_rate=0.7, latency_s=0.05)) as handle:
+    """The same replies, 200 ms each: a shard of 50 at concurrency 8 takes at least 1.25 s, so
+    a worker cannot race through its shard far ahead of what the driver has stored (Ray's
+    streams have no backpressure, and the driver grades as it stores), and the worker a test
+    kills early still has answers it has not sent."""
+    with run_stub(StubConfig(seed=5, correct_rate=0.7, latency_s=0.2)) as handle:
         yield handle
 
 
@@ -245,14 +247,14 @@ async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
     cluster: None, slow_stub: StubHandle, tmp_path: Path
 ) -> None:
     stub = slow_stub
-    await execute(plan(stub, tmp_path / "local"))
+    await execute(replace(plan(stub, tmp_path / "local"), concurrency=64))
     expected = stored(tmp_path / "local")
     before = asked(stub)
     killed: list[int] = []
     ray_executor = RayExecutor(shard_size=50, cpus_per_unit=0.5)
 
-    def kill_one(seen: int) -> None:  # once 60 answers are stored, the worker of one shard
-        if seen >= 60 and not killed:
+    def kill_one(seen: int) -> None:  # once 20 answers are stored, the worker of one shard
+        if seen >= 20 and not killed:
             # a worker the executor knows runs a started shard (one picked from /proc may have
             # just been given a new shard and not yet said where it runs)
             for _node, pid in ray_executor.running_workers()[:1]:

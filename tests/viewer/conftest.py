@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,9 +100,10 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Results:
     return make_results(tmp_path_factory.mktemp("viewer") / "results")
 
 
-@pytest.fixture(scope="module")
-def server(results: Results) -> Iterator[ViewerServer]:
-    srv = ViewerServer(results.path, 0, quiet=True)
+@contextmanager
+def serve(path: Path) -> Iterator[ViewerServer]:
+    """A viewer over `path` on a free port, in a thread, until the generator is closed."""
+    srv = ViewerServer(path, 0, quiet=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     try:
@@ -110,6 +112,12 @@ def server(results: Results) -> Iterator[ViewerServer]:
         srv.shutdown()
         srv.server_close()
         thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def server(results: Results) -> Iterator[ViewerServer]:
+    with serve(results.path) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -34,8 +33,8 @@ from proctor.cli.run_state import (
 )
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
+from proctor.defaults import DEFAULT_MAX_FAILURES
 from proctor.errors import ProctorError, StoreError
-from proctor.executors.base import DEFAULT_MAX_FAILURES
 from proctor.redact import scrubbed
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
 
@@ -314,6 +313,8 @@ def run(
                 progress.on_plan(run_id, counts)
 
             noted = _noting_run(started, on_plan)
+            import asyncio  # here, not at the top: `--help` and other commands need none of it
+
             outcome = asyncio.run(
                 execute(
                     plan,
@@ -371,6 +372,8 @@ def run(
 def _refuse_unusable(model: str, named: Mapping[str, str]) -> None:
     """Build (and drop) the provider of `model`: a bad model string or a missing key is a
     usage error now, before any call, not after every answer was asked."""
+    import asyncio
+
     from proctor.providers.registry import key_sources, make_provider, parse_model
 
     own = {k: v for k, v in named.items() if k in (model, parse_model(model).name)}
@@ -468,7 +471,6 @@ def list_(
     """List stored runs, built-in tasks, and the model strings with where their keys come from."""
     if what not in ("all", "runs", "tasks", "models"):
         raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks, models or all")
-    from proctor.store import RunStore
     from proctor.tasks.registry import TASKS
 
     if what == "models":
@@ -490,28 +492,9 @@ def list_(
         if not (results_dir / "proctor.db").exists():
             console.print(f"no runs in {plain(results_dir)}")
             return
-        with RunStore.open(results_dir) as store:
-            rows = store.list_runs()
-        table = Table(title=Text(f"Runs in {results_dir}"))
-        table.add_column("run", no_wrap=True)
-        for col in ("task", "created", "status", "models", "samples", "answers"):
-            table.add_column(col)
-        for r in rows:
-            table.add_row(
-                *(
-                    Text(cell)
-                    for cell in (
-                        r.run_id,
-                        r.task,
-                        r.created_at,
-                        r.status,
-                        ", ".join(r.models),
-                        str(r.n_samples),
-                        str(r.n_records),
-                    )
-                )
-            )
-        console.print(table)
+        from proctor.cli.list_runs import print_runs
+
+        print_runs(console, results_dir)
 
 
 def _list_models() -> None:

@@ -24,7 +24,6 @@ from rich.text import Text
 from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_CHECK_FAILED
 from proctor.errors import ConfigError
-from proctor.report.text import one_line
 
 if TYPE_CHECKING:
     from proctor.audit import AuditResult
@@ -105,6 +104,8 @@ def _print_table(results: list[AuditResult]) -> None:
 
 
 def _print_disagreements(result: AuditResult) -> None:
+    from proctor.report.text import one_line
+
     if not result.disagreements:
         return
     classes = "; ".join(

@@ -3,7 +3,6 @@ to resume) and the closing lines of a run."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -49,6 +48,8 @@ def ask_or_interrupted(
     """`asyncio.run(go(started))`; on Ctrl-C, say what was kept and exit 130."""
     started: list[str] = []
     try:
+        import asyncio  # here: `proctor --help` imports this module and needs none of it
+
         return asyncio.run(go(started))
     except KeyboardInterrupt:
         interrupted(kind, started, results_dir)

@@ -13,6 +13,7 @@ from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.calling.tools import CALCULATOR, call_with_calculator
+from proctor.defaults import DEFAULT_MAX_FAILURES as DEFAULT_MAX_FAILURES
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import with_calculator
@@ -26,9 +27,6 @@ Commit = Callable[[Sequence[tuple[Record, Sample]]], Awaitable[None]]
 """Stores records (with their samples, for grading) and returns once they are committed."""
 
 
-DEFAULT_MAX_FAILURES = 25
-"""Failed attempts in a row after which a model is stopped (`--max-failures`): the one default
-of the CLI, `RunPlan` and `AskSettings` (the README says it; a test checks)."""
 
 @dataclass(frozen=True)
 class AskSettings:

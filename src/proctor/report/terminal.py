@@ -163,7 +163,7 @@ class _Column:
 _SCORES = (
     _Column("accuracy", lambda m: pct(m.accuracy), no_wrap=True),
     _Column("95 % CI", lambda m: interval(m.ci_low, m.ci_high), overflow="fold"),
-    _Column("correct / scored", lambda m: f"{m.correct}/{m.n_scored}"),
+    _Column("correct/scored", lambda m: f"{m.correct}/{m.n_scored}"),
     _Column("tier", lambda m: m.tier, justify="center"),
 )
 _FORMAT = _Column("format", lambda m: pct(m.format_compliance))

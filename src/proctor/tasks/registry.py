@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,27 +11,51 @@ from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
 from proctor.plugins import TASK_GROUP, PluginTable
-from proctor.tasks import aime, arithmetic, gpqa, gsm8k, humaneval, math500, mbpp, structured, suite
 from proctor.tasks.base import Dataset, Task, checked_task, first_n_balanced
 from proctor.tasks.files import load_task_file
 
-TASKS: dict[str, Task] = {
-    t.name: t
-    for t in (
-        arithmetic.TASK,
-        gsm8k.TASK,
-        math500.TASK,
-        aime.TASK,
-        aime.TASK_2024,
-        aime.TASK_2025,
-        humaneval.TASK,
-        mbpp.TASK,
-        gpqa.TASK,
-        suite.TASK,
-        structured.TASK,
-        structured.TASK_PERTURBED,
-    )
+BUILT_IN: dict[str, tuple[str, str]] = {
+    "arithmetic": ("arithmetic", "TASK"),
+    "gsm8k": ("gsm8k", "TASK"),
+    "math500": ("math500", "TASK"),
+    "aime": ("aime", "TASK"),
+    "aime2024": ("aime", "TASK_2024"),
+    "aime2025": ("aime", "TASK_2025"),
+    "humaneval": ("humaneval", "TASK"),
+    "mbpp": ("mbpp", "TASK"),
+    "gpqa": ("gpqa", "TASK"),
+    "suite": ("suite", "TASK"),
+    "structured": ("structured", "TASK"),
+    "structured-perturbed": ("structured", "TASK_PERTURBED"),
 }
+"""Each task's name → (its module under `proctor.tasks`, the attribute holding it)."""
+
+
+class _Tasks(Mapping[str, Task]):
+    """The built-in tasks, each module imported the first time its task is asked for: a run
+    of one task does not import the other eleven (and their datasets, sandboxes, schemas)."""
+
+    def __init__(self, table: Mapping[str, tuple[str, str]]) -> None:
+        self._table = dict(table)
+        self._loaded: dict[str, Task] = {}
+
+    def __getitem__(self, name: str) -> Task:
+        found = self._loaded.get(name)
+        if found is None:
+            module, attribute = self._table[name]
+            found = getattr(importlib.import_module(f"proctor.tasks.{module}"), attribute)
+            assert isinstance(found, Task) and found.name == name, (name, module, attribute)
+            self._loaded[name] = found
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+TASKS: Mapping[str, Task] = _Tasks(BUILT_IN)
 
 
 def _check_task(loaded: object) -> Task:

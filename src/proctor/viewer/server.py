@@ -5,6 +5,11 @@ Routes (GET and HEAD only):
     /runs/<run>             a run's report (the same page as its report.html)
     /runs/<run>/samples     a run's sample browser alone
     /compare?a=<run>&b=<run>  two runs side by side
+    /runs/<run>/items/<id>  every model's answer to one item, side by side, with grade and rule
+    /runs/<run>/answers     a run's answers a page at a time, filtered on the server
+                            (?model=&outcome=&q=&page=); the run page of a run over BIG_RUN
+    /runs/<run>/progress    how far a run has got; reloads itself while the run is running
+    /models/<model>         one model's scores across every run of the folder
 
 Requests whose Host header is not this server's own loopback address are refused, so a web
 page elsewhere cannot reach the viewer through DNS rebinding. Every page carries the same
@@ -21,6 +26,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from proctor.errors import ProctorError, StoreError
@@ -34,11 +40,16 @@ from proctor.report.html import (
 )
 from proctor.report.html.viewer_pages import error_html, run_href, samples_href
 from proctor.store import RunStore
+from proctor.viewer import pages
 from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
 
+T = TypeVar("T")
 HOST = "127.0.0.1"
 CACHED_RUNS = 4
 CACHED_PAGES = 8
+BIG_RUN = 20_000
+"""Above this many answers a run's page is its answers a page at a time, not the whole report
+(which holds every answer in memory and in the page)."""
 
 
 class PageError(Exception):
@@ -79,17 +90,59 @@ class ViewerServer(ThreadingHTTPServer):
         if not parts:
             with RunStore.open(self.results_dir) as store:
                 runs = listing(store)
-            return runs_html(runs, str(self.results_dir)).encode("utf-8")
-        if parts[0] == "runs" and len(parts) == 2:
-            return self._run_page(parts[1], "report")
-        if parts[0] == "runs" and len(parts) == 3 and parts[2] == "samples":
-            return self._run_page(parts[1], "samples")
+                scores = pages.run_headlines(store, [r.run_id for r in runs])
+            return runs_html(runs, str(self.results_dir), scores).encode("utf-8")
+        if parts[0] == "models" and len(parts) == 2:
+            return self._read(lambda store: pages.model_page(store, parts[1]))
+        if parts[0] == "runs" and len(parts) == 4 and parts[2] == "items":
+            return self._read(
+                lambda store: pages.item_page(store, self._resolve(store, parts[1]), parts[3])
+            )
+        if parts[0] == "runs" and len(parts) == 3 and parts[2] == "answers":
+            return self._read(
+                lambda store: pages.answers_page(store, self._resolve(store, parts[1]), query)
+            )
+        if parts[0] == "runs" and len(parts) == 3 and parts[2] == "progress":
+            return self._read(
+                lambda store: pages.progress_page(store, self._resolve(store, parts[1]))
+            )
+        whole = "report" if len(parts) == 2 else "samples" if parts[2:] == ["samples"] else None
+        if parts[0] == "runs" and whole is not None:
+            if self._read_value(lambda store: self._is_big(store, parts[1])):
+                note = f"a run of over {BIG_RUN:,} answers is shown a page at a time"
+                return self._read(
+                    lambda store: pages.answers_page(
+                        store, self._resolve(store, parts[1]), query, note=note
+                    )
+                )
+            return self._run_page(parts[1], whole)
         if parts == ["compare"]:
             a, b = (query.get(k, [""])[0] for k in ("a", "b"))
             if not a or not b:
                 raise PageError(HTTPStatus.BAD_REQUEST, "compare needs two runs: ?a=RUN&b=RUN")
             return self._compare_page(a, b)
         raise PageError(HTTPStatus.NOT_FOUND, f"no page at {path}")
+
+    def _read(self, build: Callable[[RunStore], str]) -> bytes:
+        """A page read from the store at this request (no cache: a running run changes)."""
+        return self._read_value(build).encode("utf-8")
+
+    def _read_value(self, read: Callable[[RunStore], T]) -> T:
+        with RunStore.open(self.results_dir) as store:
+            try:
+                return read(store)
+            except pages.NotFound as e:
+                raise PageError(HTTPStatus.NOT_FOUND, str(e)) from e
+
+    @staticmethod
+    def _resolve(store: RunStore, ref: str) -> str:
+        try:
+            return store.resolve(ref)
+        except StoreError as e:
+            raise PageError(HTTPStatus.NOT_FOUND, str(e)) from e
+
+    def _is_big(self, store: RunStore, ref: str) -> bool:
+        return sum(store.count_records(self._resolve(store, ref)).values()) > BIG_RUN
 
     def _run_page(self, ref: str, kind: str) -> bytes:
         run = self._load(ref)

@@ -5,9 +5,14 @@ sample browser is a small script over a JSON document embedded in the page; mode
 always text, never markup.
 """
 
-from proctor.report.html.page import content_security_policy
-from proctor.report.html.report_page import Links, report_html, samples_html
-from proctor.report.html.viewer_pages import RunListing, RunView, compare_html, runs_html
+from typing import TYPE_CHECKING
+
+from proctor.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from proctor.report.html.page import content_security_policy
+    from proctor.report.html.report_page import Links, report_html, samples_html
+    from proctor.report.html.viewer_pages import RunListing, RunView, compare_html, runs_html
 
 __all__ = [
     "Links",
@@ -19,3 +24,17 @@ __all__ = [
     "runs_html",
     "samples_html",
 ]
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "content_security_policy": ".page",
+        "Links": ".report_page",
+        "report_html": ".report_page",
+        "samples_html": ".report_page",
+        "RunListing": ".viewer_pages",
+        "RunView": ".viewer_pages",
+        "compare_html": ".viewer_pages",
+        "runs_html": ".viewer_pages",
+    },
+)

@@ -3,7 +3,7 @@ of two runs. Pure: they get plain values and return HTML; the viewer reads the s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -49,7 +49,12 @@ class RunView:
     items: Sequence[GradedItem]
 
 
-def runs_html(runs: Sequence[RunListing], results_dir: str) -> str:
+def runs_html(
+    runs: Sequence[RunListing],
+    results_dir: str,
+    scores: Mapping[str, Sequence[Mapping[str, object]]] | None = None,
+) -> str:
+    """The runs list; `scores` holds each run's headline per model (accuracy and interval)."""
     return render(
         "runs.html.j2",
         title="proctor · runs",
@@ -66,6 +71,9 @@ def runs_html(runs: Sequence[RunListing], results_dir: str) -> str:
                 "models": ", ".join(r.models),
                 "n_samples": r.n_samples,
                 "n_records": r.n_records,
+                "scores": list((scores or {}).get(r.run_id, ())),
+                "progress": run_href(r.run_id) + "/progress",
+                "answers": run_href(r.run_id) + "/answers",
             }
             for r in runs
         ],
