@@ -107,6 +107,9 @@ def test_scores_appear_in_all_four_and_no_empty_answer_tables(
         assert "Ranking" not in rendered and "Outcomes" not in rendered
     assert '<section id="ranking"' not in html and '<section id="outcomes"' not in html
     assert not list(folder.glob(f"{kind}.json"))  # no result file of its own beside the store
+    listed = _invoke("list", "runs", "-r", str(results)).output
+    first, headline = graded["metrics"][0]  # its headline score, not "not graded"
+    assert f"{first} {headline}" in listed and "not graded" not in listed, listed
 
 
 @pytest.mark.parametrize("kind", KINDS)
