@@ -49,7 +49,9 @@ def graded(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str, int]]:
         calls[(record.model, record.sample_id, record.epoch)] += 1
         return TASK.grade(record, sample)
 
-    monkeypatch.setitem(registry.TASKS, "arithmetic", dataclasses.replace(TASK, grade=counting))
+    # TASKS is a read-only, lazily filled table: the counting task goes where a loaded one lives
+    loaded = registry.TASKS._loaded  # type: ignore[attr-defined]
+    monkeypatch.setitem(loaded, "arithmetic", dataclasses.replace(TASK, grade=counting))
     return calls
 
 

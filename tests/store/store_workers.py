@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from multiprocessing.synchronize import Barrier, Event
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def read_runs(results_dir: str, start: Barrier, stop: Event, out: str) -> None:
     seen: dict[str, int] = {}
     passes = 0
     with RunStore.open(Path(results_dir)) as store:
-        while not stop.is_set():
+        while True:  # at least one whole pass, and one more after the writers have finished
+            finished = stop.is_set()
             for row in store.list_runs():
                 n = len(store.records(row.run_id))
                 if n < seen.get(row.run_id, 0):
@@ -37,7 +39,9 @@ def read_runs(results_dir: str, start: Barrier, stop: Event, out: str) -> None:
                 seen[row.run_id] = n
                 store.missing(row.run_id, "fake/a")
             passes += 1
-    Path(out).write_text(str(passes))
+            if finished:
+                break
+    Path(out).write_text(json.dumps({"passes": passes, "seen": seen}))
 
 
 def write_until_killed(results_dir: str, run_id: str, n: int, log_path: str) -> None:

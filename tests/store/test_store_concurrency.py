@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sqlite3
 import time
@@ -39,7 +40,9 @@ def test_writers_and_a_reader_on_one_file_lose_nothing(tmp_path: Path) -> None:
 
     assert [p.exitcode for p in writers] == [0, 0, 0]
     assert reader.exitcode == 0
-    assert int(reader_out.read_text()) > 0
+    read = json.loads(reader_out.read_text())
+    assert read["passes"] > 0
+    assert read["seen"] == {rid: 500 for rid in run_ids}  # its last pass, after the writers
     with RunStore.open(results) as store:
         for rid in run_ids:
             assert store.count_records(rid) == {"fake/a": 500, "fake/b": 0}
