@@ -1,6 +1,7 @@
 """The dialogue case table (`cases/dialogue_cases.json`), each case through the public path:
 `proctor dialogue TREE -m openai-compat/…@127.0.0.1` against a scripted loopback server that
-answers each stage as the case says, then the run's `dialogue.json` and exit code are read, and
+answers each stage as the case says, then the graded dialogue in the run's results.json and
+the exit code are read, and
 `proctor score RUN` re-grades the stored turns to the same verdict without calling anything.
 
 Every class of the issue has rows in both languages: real contradictions (digits, number words,
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.dialogue.turn_results import graded_result
 from typer.testing import CliRunner
 
 from proctor.cli.app import app
@@ -131,15 +133,14 @@ def test_dialogue_case(
     want = case["expect"]
     assert got.exception is None or isinstance(got.exception, SystemExit), got.output
     assert got.exit_code == want.get("exit", 0), got.output
-    (written,) = results.glob("runs/*/dialogue.json")
-    doc = json.loads(written.read_text(encoding="utf-8"))
+    doc = graded_result(results)
     _check(doc, want)
     # re-graded from the store with the current rules: the same verdict, nothing asked
     asked = len(server.asked)
     again = CliRunner().invoke(app, ["score", doc["run_id"], "-r", str(results)])
     assert again.exit_code == want.get("exit", 0), again.output  # the command's own code
     assert len(server.asked) == asked
-    regraded = json.loads(written.read_text(encoding="utf-8"))
+    regraded = graded_result(results)
     for key in ("status", "path", "consistency", "contradictions", "stage_mean"):
         assert regraded[key] == doc[key], key
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tests.dialogue.turn_results import graded_result
 
 pytestmark = [
     pytest.mark.embedded,
@@ -38,8 +38,7 @@ def test_embedded_model_runs_the_chinese_dialogue_end_to_end(tmp_path: Path) -> 
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     # 0: it ran to its end; 6: its answers left the tree no way on (a 135M model may)
     assert done.returncode in (0, 6), done.stdout + done.stderr
-    (written,) = tmp_path.glob("runs/*/dialogue.json")
-    doc = json.loads(written.read_text(encoding="utf-8"))
+    doc = graded_result(tmp_path)
     assert doc["status"] in ("complete", "stopped") and doc["turns"]
     assert all(t["reply"] for t in doc["turns"])
     again = subprocess.run(
@@ -49,4 +48,4 @@ def test_embedded_model_runs_the_chinese_dialogue_end_to_end(tmp_path: Path) -> 
         timeout=120,
     )
     assert again.returncode == 0, again.stdout + again.stderr
-    assert json.loads(written.read_text(encoding="utf-8"))["path"] == doc["path"]
+    assert graded_result(tmp_path)["path"] == doc["path"]

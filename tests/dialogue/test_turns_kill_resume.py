@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.dialogue.turn_results import graded_result
 
 from proctor.cli.dialogue import read_tree
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
@@ -116,8 +117,7 @@ def _kill_then_resume(
     with closing(sqlite3.connect(db)) as conn:
         runs = conn.execute("SELECT id, status FROM runs").fetchall()
     assert len(runs) == 1 and runs[0][1] == "complete", runs
-    (written,) = results.glob("runs/*/*.json")
-    return before, json.loads(written.read_text(encoding="utf-8"))
+    return before, graded_result(results)
 
 
 def test_killed_dialogue_resumes_at_the_first_unanswered_turn(

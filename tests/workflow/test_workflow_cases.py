@@ -1,6 +1,6 @@
 """The workflow case table (`cases/workflow_cases.json`), each case through the public path:
 `proctor workflow FILE -m openai-compat/…@127.0.0.1` against a scripted loopback server, then
-the run's `workflow.json`, its stored steps and the exit code are read.
+the graded workflow in the run's results.json, its stored steps and the exit code are read.
 
 Every limit is tried just under, at and over; slow servers, slow tools, no usage, call
 failures and output validation each have their rows, with the fair verdict."""
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.dialogue.turn_results import graded_result
 from typer.testing import CliRunner
 
 from proctor.calling.rate_limit import estimate_tokens
@@ -115,8 +116,7 @@ def test_workflow_case(
     want = case["expect"]
     assert got.exception is None or isinstance(got.exception, SystemExit), got.output
     assert got.exit_code == want["exit"], got.output
-    (written,) = results.glob("runs/*/workflow.json")
-    doc = json.loads(written.read_text(encoding="utf-8"))
+    doc = graded_result(results)
     assert doc["outcome"] == want["outcome"], doc
     assert doc["stopped_by"] == want.get("stopped_by"), doc
     assert want.get("reason", "") in doc["reason"], doc["reason"]
@@ -134,7 +134,7 @@ def test_workflow_case(
     # the stored steps re-grade to the same verdict, calling nothing
     with RunStore.open(results) as store:
         (row,) = store.list_runs()
-        again, _ = regrade_workflow(store, row.run_id)
+        again = regrade_workflow(store, row.run_id)
     assert (again.outcome, again.stopped_by, again.failed_checks) == (
         doc["outcome"],
         doc["stopped_by"],

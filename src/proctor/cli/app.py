@@ -17,7 +17,7 @@ from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.console import SafeConsole, plain
 from proctor.cli.dialogue import dialogue_cmd
-from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
@@ -219,6 +219,13 @@ def run(
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
     resume = resume or retry_errors
+    if resume is not None and retry_errors is None and (results_dir / "proctor.db").exists():
+        kind, run_id = _turn_run_kind(results_dir, resume)
+        if kind:  # a dialogue or workflow run goes on as its own command would
+            from proctor.cli.turns import resume_turn_run
+
+            resume_turn_run(results_dir, run_id, kind, timeout=timeout, max_attempts=max_attempts)
+            return
     suite_run = None
     if suite is not None:
         from proctor.cli.suite import SuiteRun
@@ -535,7 +542,7 @@ def _report_and_exit(
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
         if store.run_info(run_id).task in TURN_TASKS:
-            code = _regrade_turns(store, run_id, store.run_info(run_id).task)
+            code = _regrade_turns(store, run_id, store.run_info(run_id).task, regrade=regrade)
             if code:
                 raise typer.Exit(code)
             return
@@ -601,25 +608,54 @@ TURN_TASKS = ("dialogue", "workflow")
 """Runs kept as turns (dialogues, workflows): graded by their own rules, not a Task's."""
 
 
-def _regrade_turns(store: RunStore, run_id: str, kind: str) -> int:
-    """Grade a stored dialogue or workflow run again with the current rules (calls nothing);
-    the exit code its own command gives that result."""
+def _turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:
+    """("dialogue" or "workflow", its id) when `ref` names a run of turns in the store, else
+    ("", "")."""
+    from proctor.store import RunStore
+
+    with RunStore.open(results_dir) as store:
+        try:
+            run_id = store.resolve(ref)
+            task = store.run_info(run_id).task
+        except ProctorError:
+            return "", ""  # not a run here: `proctor run` says so itself
+    return (task, run_id) if task in TURN_TASKS else ("", "")
+
+
+def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) -> int:
+    """Show (and with `regrade`, grade again with the current rules, calling nothing) a stored
+    dialogue or workflow run, writing its files; the exit code its own command gives it."""
+    from proctor.report.terminal import render_report
+    from proctor.runs.report import run_statistics, turn_scores, write_report
+
+    if regrade or not turn_scores(store, run_id):
+        if kind == "dialogue":
+            from proctor.dialogue.session import regrade_dialogue
+
+            regrade_dialogue(store, run_id)
+        else:
+            from proctor.workflow.session import regrade_workflow
+
+            regrade_workflow(store, run_id)
+    stats = run_statistics(store, run_id, None)
+    written = write_report(store, stats)
+    render_report(stats, console)
+    how = "re-graded from the store" if regrade else "its stored grade"
+    console.print(f"run [bold]{run_id}[/] · {how} · folder {plain(store.run_dir(run_id))}")
+    for path in written:
+        console.print(Text(f"  {path}"))
+    return turn_exit_code(stats.turns[0].kind, stats.turns[0].outcome) if stats.turns else 0
+
+
+def turn_exit_code(kind: str, outcome: str) -> int:
+    """The code `proctor dialogue` or `proctor workflow` exits with for a run's outcome."""
     if kind == "dialogue":
-        from proctor.cli.dialogue import EXIT_OF_STATUS, print_result
-        from proctor.dialogue.session import regrade_dialogue
+        from proctor.cli.dialogue import EXIT_OF_STATUS
 
-        dialogue, written = regrade_dialogue(store, run_id)
-        print_result(console, dialogue)
-        code = EXIT_OF_STATUS[dialogue.status]
-    else:
-        from proctor.cli.workflow import EXIT_OF_OUTCOME, print_workflow
-        from proctor.workflow.session import regrade_workflow
+        return EXIT_OF_STATUS.get(outcome, EXIT_OK)
+    from proctor.cli.workflow import EXIT_OF_OUTCOME
 
-        workflow, written = regrade_workflow(store, run_id)
-        print_workflow(console, workflow)
-        code = EXIT_OF_OUTCOME[workflow.outcome]
-    console.print(f"run [bold]{run_id}[/] · re-graded from the store · {plain(written)}")
-    return code
+    return EXIT_OF_OUTCOME.get(outcome, EXIT_OK)
 
 
 app.command(name="audit")(audit_cmd)

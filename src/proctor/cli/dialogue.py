@@ -5,10 +5,10 @@
 
 The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each turn is
 committed as it is answered, so the same command after a kill asks no answered turn again.
-Prints each turn's stage, score and contradictions, writes the whole dialogue (turns, fact
-graph, contradictions, scores) as `dialogue.json` in the run folder, and exits 0 when the
-dialogue ran to its end, 4 when a call failed (the same command asks it again), 6 when the
-model's answers left the tree no way on.
+Prints each turn's stage, score and contradictions, stores its grade and writes the run's
+files like any run's (results.json with the whole graded dialogue, summary.md, report.html),
+and exits 0 when the dialogue ran to its end, 4 when a call failed (the same command asks it
+again), 6 when the model's answers left the tree no way on.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from proctor.dialogue.executor import DialogueResult
     from proctor.dialogue.tree import DialogueTree
     from proctor.store.turn_log import TurnRunDone
+    from proctor.types import GenerationParams
 
 DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("esg-acme-en", "lithium-zh")
@@ -75,18 +76,29 @@ def dialogue_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Run a staged dialogue: branch on the model's own answers, catch contradictions."""
-    from proctor.calling.caller import ModelCaller
-    from proctor.calling.retry import RetryPolicy
-    from proctor.dialogue.session import run_dialogue_in_store
-    from proctor.providers.registry import make_provider
     from proctor.types import GenerationParams
 
     if max_attempts < 1:
         raise typer.BadParameter("--max-attempts must be at least 1")
-    tree = read_tree(tree_ref)
     params = GenerationParams(max_tokens=max_tokens, timeout_s=timeout)
+    ask_dialogue(read_tree(tree_ref), model, params, max_attempts, resume, results_dir)
 
-    async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], Path]:
+
+def ask_dialogue(
+    tree: DialogueTree,
+    model: str,
+    params: GenerationParams,
+    max_attempts: int,
+    resume: str | None,
+    results_dir: Path,
+) -> None:
+    """Ask (or resume) the dialogue, print it, and exit with its outcome's code."""
+    from proctor.calling.caller import ModelCaller
+    from proctor.calling.retry import RetryPolicy
+    from proctor.dialogue.session import run_dialogue_in_store
+    from proctor.providers.registry import make_provider
+
+    async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], list[Path]]:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:

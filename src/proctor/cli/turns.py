@@ -4,6 +4,7 @@ to resume) and the closing lines of a run."""
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,9 +31,13 @@ def interrupted(kind: str, started: Sequence[str], results_dir: Path) -> None:
     )
 
 
-def print_run_end(console: Console, run_id: str, written: Path, *, failed: str = "") -> None:
-    """The run's id and file; when a call failed, how to ask it again (`failed`: turn or step)."""
-    console.print(f"run {run_id} · written {written}", markup=False)
+def print_run_end(
+    console: Console, run_id: str, written: Sequence[Path], *, failed: str = ""
+) -> None:
+    """The run's id and files; when a call failed, how to ask it again (`failed`: turn or step)."""
+    console.print(f"run {run_id} · folder {written[0].parent if written else ''}", markup=False)
+    for path in written:
+        console.print(f"  {path}", markup=False)
     if failed:
         console.print(f"  the same command (or --resume {run_id}) asks the failed {failed} again")
 
@@ -49,3 +54,47 @@ def ask_or_interrupted(
     except KeyboardInterrupt:
         interrupted(kind, started, results_dir)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def resume_turn_run(
+    results_dir: Path, run_id: str, kind: str, *, timeout: float, max_attempts: int
+) -> None:
+    """`proctor run --resume RUN` of a dialogue or workflow run: go on as its own command would,
+    with the tree or workflow, model and settings the run began with (from the store)."""
+    from proctor.errors import ConfigError
+    from proctor.store import RunStore
+
+    with RunStore.open(results_dir) as store:
+        config = store.run_config(run_id)
+        info = store.run_info(run_id)
+    (model,) = info.models
+    params = replace(info.params, timeout_s=timeout)
+    if kind == "dialogue":
+        from proctor.cli.dialogue import ask_dialogue
+        from proctor.dialogue.tree import DialogueTree
+
+        tree = DialogueTree.model_validate(config["spec"])
+        ask_dialogue(tree, model, params, max_attempts, run_id, results_dir)
+        return
+    from proctor.cli.workflow import ask_workflow
+    from proctor.workflow.spec import Workflow
+    from proctor.workflow.tools import ToolBox, ToolMode, standard_tools
+
+    flow = Workflow.model_validate(config["spec"])
+    mode = config.get("tools")
+    recording = config.get("recording")
+    if mode not in ("live", "record", "replay"):
+        raise ConfigError(f"workflow run {run_id} does not say how its tools were run")
+    if mode != "live" and not isinstance(recording, str):
+        raise ConfigError(
+            f"workflow run {run_id} does not say where its tool recording is: resume it with "
+            f"`proctor workflow FILE --{mode} --resume {run_id}`"
+        )
+    tool_mode: ToolMode = mode
+    tools = ToolBox(
+        tool_mode,
+        standard_tools(flow.documents),
+        Path(recording) if isinstance(recording, str) else None,
+    )
+    require_usage = bool(config.get("require_usage"))
+    ask_workflow(flow, tools, model, params, max_attempts, require_usage, run_id, results_dir)

@@ -10,9 +10,9 @@
 The recording is FILE with `.replay.jsonl` in place of `.json` unless --recording names one.
 The run lives in the run store like any run (`proctor list`, `proctor score RUN`); each step is
 committed as it ends, so the same command after a kill asks no finished step again. Prints the
-steps, the limit that stopped it (if any) and the failed checks, writes `workflow.json` in the
-run folder, and exits with the outcome's code: 0 complete, 4 call_failed, 5 incomplete (budget),
-6 invalid_output.
+steps, the limit that stopped it (if any) and the failed checks, stores its grade and writes the
+run's files like any run's (results.json, summary.md, report.html), and exits with the
+outcome's code: 0 complete, 4 call_failed, 5 incomplete (budget), 6 invalid_output.
 """
 
 from __future__ import annotations
@@ -36,8 +36,10 @@ from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from proctor.store.turn_log import TurnRunDone
+    from proctor.types import GenerationParams
     from proctor.workflow.executor import WorkflowResult
     from proctor.workflow.spec import Workflow
+    from proctor.workflow.tools import ToolBox
 
 DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("contract-review-en", "market-brief-zh")
@@ -92,11 +94,7 @@ def workflow_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Run a multi-step workflow under hard token, time and tool-call limits."""
-    from proctor.calling.caller import ModelCaller
-    from proctor.calling.retry import RetryPolicy
-    from proctor.providers.registry import make_provider
     from proctor.types import GenerationParams
-    from proctor.workflow.session import run_workflow_in_store
     from proctor.workflow.tools import ToolBox, ToolMode, standard_tools
 
     if record and replay:
@@ -107,8 +105,28 @@ def workflow_cmd(
     mode: ToolMode = "record" if record else "replay" if replay else "live"
     tools = ToolBox(mode, standard_tools(flow.documents), recording or default_recording)
     params = GenerationParams(timeout_s=timeout)
+    ask_workflow(flow, tools, model, params, max_attempts, require_usage, resume, results_dir)
 
-    async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], Path]:
+
+def ask_workflow(
+    flow: Workflow,
+    tools: ToolBox,
+    model: str,
+    params: GenerationParams,
+    max_attempts: int,
+    require_usage: bool,
+    resume: str | None,
+    results_dir: Path,
+) -> None:
+    """Ask (or resume) the workflow, print it, and exit with its outcome's code."""
+    from proctor.calling.caller import ModelCaller
+    from proctor.calling.retry import RetryPolicy
+    from proctor.providers.registry import make_provider
+    from proctor.workflow.session import run_workflow_in_store
+
+    mode = tools.mode
+
+    async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], list[Path]]:
         provider = make_provider(model)
         caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
         try:

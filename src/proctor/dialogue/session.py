@@ -1,6 +1,7 @@
 """A dialogue run through the run store: find or start the run, run (or resume) the dialogue with
-each turn committed as it is answered, mark the run, and write `dialogue.json` in its folder;
-and the re-grade of a stored dialogue run (`proctor score`), which calls nothing.
+each turn committed as it is answered, mark the run, store its grade (table `turn_grades`) and
+write the run's files (results.json, summary.md, report.html) like any run's; and the re-grade of
+a stored dialogue run (`proctor score`), which calls nothing.
 
 A dialogue stopped by a failed call (or interrupted) stays unfinished, so the same command (or
 `--resume RUN`) asks again from the first turn without an answer; one that reached its end, or
@@ -14,17 +15,51 @@ from pathlib import Path
 from proctor.calling.caller import ModelCaller
 from proctor.dialogue.executor import DialogueResult, grade_dialogue, run_dialogue
 from proctor.dialogue.tree import DialogueTree
-from proctor.report.turn_files import write_turn_result
+from proctor.runs.report import run_statistics, store_turn_grade, write_report
+from proctor.stats.turn_scores import TurnRow, TurnScores
 from proctor.store import RunStore
 from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
 from proctor.types import GenerationParams
 
 KIND = "dialogue"
-RESULT_FILE = "dialogue.json"
+GRADER_VERSION = "dialogue/1"
+"""The rules of `grade_dialogue` (fact reading, stage scores, consistency); raise on a change."""
 
 
-def write_result(run_dir: Path, run_id: str, result: DialogueResult) -> Path:
-    return write_turn_result(run_dir, RESULT_FILE, run_id, result.to_json())
+def _score(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def dialogue_scores(result: DialogueResult) -> TurnScores:
+    """The dialogue's grade as the reports show it."""
+    turns = []
+    for t in result.turns:
+        notes = [f"→ {t.next} ({t.why_next})", *t.missed, *t.contradictions]
+        if t.unscored:
+            notes.append(f"unscored: {t.unscored}")
+        if t.finish_reason == "length":
+            notes.append("reply cut at max_tokens")
+        turns.append(TurnRow(t.turn, t.stage, _score(t.score), "; ".join(notes)))
+    consistency = "unscored" if result.consistency is None else f"{result.consistency:.2f}"
+    return TurnScores(
+        kind=KIND,
+        model=result.model,
+        outcome=result.status,
+        reason=result.reason,
+        metrics=(
+            ("stage mean", _score(result.stage_mean)),
+            ("consistency", consistency),
+            ("contradictions", str(len(result.contradictions))),
+            ("path", " → ".join(result.path)),
+        ),
+        turns=tuple(turns),
+        problems=(
+            *(f"contradiction: {c}" for c in result.contradictions),
+            *(f"consistency unscored: {why}" for why in result.consistency_unscored),
+        ),
+        grader_version=GRADER_VERSION,
+        detail=result.to_json(),
+    )
 
 
 async def run_dialogue_in_store(
@@ -36,8 +71,8 @@ async def run_dialogue_in_store(
     model: str,
     resume: str | None = None,
     on_run: Callable[[str], None] | None = None,
-) -> tuple[TurnRunDone[DialogueResult], Path]:
-    """The run and the `dialogue.json` written in its folder."""
+) -> tuple[TurnRunDone[DialogueResult], list[Path]]:
+    """The run and the files written in its folder."""
 
     async def ask(log: TurnLog) -> DialogueResult:
         return await run_dialogue(tree, caller, params, log=log)
@@ -56,12 +91,15 @@ async def run_dialogue_in_store(
         settings={"max_tokens": params.max_tokens, "temperature": params.temperature},
         resume=resume,
     )
-    return done, write_result(done.run_dir, done.run_id, done.result)
+    with RunStore.open(results_dir) as store:
+        store_turn_grade(store, done.run_id, dialogue_scores(done.result))
+        return done, write_report(store, run_statistics(store, done.run_id, None))
 
 
-def regrade_dialogue(store: RunStore, run_id: str) -> tuple[DialogueResult, Path]:
-    """Grade a stored dialogue run again with the current rules; rewrite its `dialogue.json`."""
+def regrade_dialogue(store: RunStore, run_id: str) -> DialogueResult:
+    """Grade a stored dialogue run again with the current rules and store the grade."""
     tree = DialogueTree.model_validate(store.run_config(run_id)["spec"])
     (model,) = store.run_info(run_id).models
     result = grade_dialogue(tree, model, store.turns(run_id, model))
-    return result, write_result(store.run_dir(run_id), run_id, result)
+    store_turn_grade(store, run_id, dialogue_scores(result))
+    return result

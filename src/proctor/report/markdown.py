@@ -51,12 +51,9 @@ def summary_markdown(stats: RunStatistics) -> str:
     its data."""
     info, rows = stats.info, list(stats.ranking)
     header = "\n".join(f"- **{name}**: {escape_cell(value)}" for name, value in header_lines(info))
-    parts = [
-        f"## proctor run `{info.run_id.replace('`', '')}`",
-        header,
-        "### Ranking",
-        _ranking(rows, stats.task.tiers is not None),
-    ]
+    parts = [f"## proctor run `{info.run_id.replace('`', '')}`", header]
+    if stats.has_answers:
+        parts += ["### Ranking", _ranking(rows, stats.task.tiers is not None)]
     if stats.task.grading_note:
         parts.append(escape_cell(stats.task.grading_note, limit=None))
     paired = _paired(stats)
@@ -67,7 +64,8 @@ def summary_markdown(stats: RunStatistics) -> str:
             f"### Accuracy by {piece.key}",
             _slices(rows, [piece.cells[m.model] for m in rows]),
         ]
-    parts += ["### Outcomes", _outcomes(rows)]
+    if stats.has_answers:
+        parts += ["### Outcomes", _outcomes(rows)]
     taxonomy = _taxonomy(rows, stats.taxonomy)
     if taxonomy:
         parts += ["### Wrong numeric answers by kind", taxonomy]

@@ -56,6 +56,8 @@ def _parts(stats: RunStatistics) -> dict[str, Any]:
     parts: dict[str, Any] = {}
     if stats.suite:
         parts["suite"] = stats.suite
+    if stats.turns:
+        parts["turns"] = [{**t.to_json(), "grader_version": t.grader_version} for t in stats.turns]
     if stats.paired:
         parts["paired"] = [
             {**asdict(p), "verdict": p.verdict(), "significant": p.significant}

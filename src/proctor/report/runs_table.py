@@ -25,6 +25,8 @@ class ModelLine:
     correct: int
     n_scored: int
     graded: bool
+    turns: tuple[str, str] | None = None
+    """A dialogue's or workflow's stored grade: (its headline score, its outcome)."""
 
 
 @dataclass(frozen=True)
@@ -62,10 +64,15 @@ def runs_table(title: str, runs: Sequence[RunLine]) -> Table:
             table.add_row(Text(f"  {pattern}", style="dim"))
         for m in run.models:
             score = cell(m.correct, m.n_scored)
+            if m.turns is not None:
+                headline, outcome = m.turns
+            else:
+                headline = pct(score.accuracy) if m.graded else NONE
+                outcome = interval(score.ci_low, score.ci_high) if m.graded else "not graded"
             table.add_row(
                 Text("  " + labels[m.model]),
-                Text(pct(score.accuracy) if m.graded else NONE),
-                Text(interval(score.ci_low, score.ci_high) if m.graded else "not graded"),
+                Text(headline),
+                Text(outcome),
                 Text(str(m.n_answers)),
                 end_section=i < len(runs) - 1 and m is run.models[-1],
             )

@@ -184,8 +184,8 @@ def calculator(stats: RunStatistics) -> list[Section]:
 def cost(stats: RunStatistics) -> list[Section]:
     """Tokens and, with a price table, cost per model; the answers reused from the response
     cache and what that saved, when some were."""
-    if not stats.cost:
-        return []
+    if not stats.cost or not stats.has_answers:
+        return []  # a run of turns counts its tokens in its own section
     priced = any(c.cost is not None for c in stats.cost)
     reused = any(c.reused for c in stats.cost)
     rows = []
@@ -212,7 +212,30 @@ def cost(stats: RunStatistics) -> list[Section]:
     return [Section("cost", "Tokens and cost", head, tuple(rows), "; ".join(notes))]
 
 
+def turns(stats: RunStatistics) -> list[Section]:
+    """A dialogue's or a workflow's grade: its outcome and scores, then each turn."""
+    out: list[Section] = []
+    for t in stats.turns:
+        what = t.kind or "turns"
+        rows = (("outcome", t.outcome), *t.metrics, *(("problem", p) for p in t.problems))
+        graded = f"graded by {t.grader_version}" if t.grader_version else ""
+        note = "; ".join(part for part in (t.reason, graded) if part)
+        out.append(
+            Section(f"{what}-scores", f"{what.capitalize()} · {t.model}", ("measure", "value"),
+                    tuple(rows), note, text_columns=frozenset({0, 1}))
+        )  # fmt: skip
+        if t.turns:
+            out.append(
+                Section(f"{what}-turns", f"{what.capitalize()} turns · {t.model}",
+                        ("turn", "step", "score", "what followed"),
+                        tuple((str(r.position), r.step, r.score, r.note) for r in t.turns),
+                        text_columns=frozenset({1, 3}))
+            )  # fmt: skip
+    return out
+
+
 SECTIONS: tuple[Callable[[RunStatistics], list[Section]], ...] = (
+    turns,
     calculator,
     repeats,
     consistency,

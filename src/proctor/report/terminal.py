@@ -54,7 +54,8 @@ def render_report(stats: RunStatistics, console: Console) -> None:
     if stats.suite:
         console.print(Text(f"suite {stats.suite}"))
     for table in _ranking(rows, labels, console, tiers=stats.task.tiers is not None):
-        console.print(table)
+        if stats.has_answers:
+            console.print(table)
     if stats.task.grading_note:
         console.print(Text(stats.task.grading_note))
     if rows:
@@ -81,6 +82,8 @@ def cost_lines(stats: RunStatistics, labels: Mapping[str, str]) -> list[str]:
     """Tokens and cost per model, for the answers this run asked for ("cost  …"); the answers it
     took from the response cache, and what that saved, on lines of their own ("saved …"). A
     model with no price says so."""
+    if not stats.has_answers:
+        return []
     unknown = {m.model: m.unknown_usage for m in stats.ranking}
     spent: list[str] = []
     saved: list[str] = []

@@ -24,6 +24,7 @@ from proctor.score.judge import combine_pairwise, read_replies
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
+from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.tasks.base import Task
@@ -167,9 +168,13 @@ def run_statistics(
     raw_suite = config.get(SUITE_KEY)
     suite: Mapping[str, object] = raw_suite if isinstance(raw_suite, dict) else {}
     if task is None:
+        turns = turn_scores(store, run_id)
         return build_statistics(
-            info, items, TaskView(name=info.task), grader_version=store.grader_version(run_id),
-            judge_verdicts=judge_verdicts(store.judgements(run_id)), prices=prices,
+            info, items, TaskView(name=info.task),
+            grader_version=turns[0].grader_version if turns else store.grader_version(run_id),
+            # a run of turns has no answers to count: its completeness is its outcome
+            expected_per_model=0 if turns else None,
+            judge_verdicts=judge_verdicts(store.judgements(run_id)), prices=prices, turns=turns,
         )  # fmt: skip
     samples = {i.sample.id: i.sample for i in items}
     return build_statistics(
@@ -187,6 +192,19 @@ def run_statistics(
         prices=prices,
         suite=suite_description(suite),
     )
+
+
+def turn_scores(store: RunStore, run_id: str) -> list[TurnScores]:
+    """The stored grades of a dialogue or workflow run, one per model; [] for any other run."""
+    return [
+        turn_scores_from_json(grade, version)
+        for version, grade in store.turn_grades(run_id).values()
+    ]
+
+
+def store_turn_grade(store: RunStore, run_id: str, scores: TurnScores) -> None:
+    """Store the grade of a dialogue or workflow run, replacing its last one."""
+    store.save_turn_grade(run_id, scores.model, scores.grader_version, scores.to_json())
 
 
 def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:

@@ -27,6 +27,7 @@ from proctor.stats.scores import scores_by_model
 from proctor.stats.size import SizeTrend, size_trend
 from proctor.stats.taxonomy import taxonomy_counts
 from proctor.stats.tiers import Tier
+from proctor.stats.turn_scores import TurnScores
 from proctor.types import GradedItem, RunInfo
 
 SLICES: tuple[str, ...] = ("category", "difficulty")
@@ -179,10 +180,18 @@ class RunStatistics:
     prompts: Mapping[str, str] | None = None
     suite: str = ""
     """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
+    turns: tuple[TurnScores, ...] = ()
+    """A dialogue or workflow run's stored grade, one per model; empty for any other run."""
 
     @property
     def models(self) -> tuple[str, ...]:
         return tuple(m.model for m in self.ranking)
+
+    @property
+    def has_answers(self) -> bool:
+        """False for a dialogue or workflow run: its turns are graded as a whole (`turns`), so
+        it has no ranking, outcomes or answer tokens to show."""
+        return bool(self.items) or not self.turns
 
     @property
     def pass_ks(self) -> tuple[int, ...]:
@@ -205,6 +214,7 @@ def build_statistics(
     prices: PriceTable | None = None,
     sizes: Mapping[str, float] | None = None,
     suite: str = "",
+    turns: Sequence[TurnScores] = (),
 ) -> RunStatistics:
     """Every statistic of a run, once. `calculator_pairs`: (bare, with calculator) model strings
     both asked; `gate_requirements`: the run's own requirements (a suite's [gate])."""
@@ -243,6 +253,7 @@ def build_statistics(
         cost=tuple(ledger(items, prices or PriceTable({}), [m.model for m in metrics.models])),
         prompts=prompts,
         suite=suite,
+        turns=tuple(turns),
     )
 
 

@@ -769,6 +769,32 @@ class RunStore:
             self._require_run(db, turn.run_id)
             db.execute(_UPSERT_TURN, _turn_row(turn, _now()))
 
+    def save_turn_grade(
+        self, run_id: str, model: str, grader_version: str, grade: Mapping[str, Any]
+    ) -> None:
+        """Store the grade of a dialogue or workflow run's turns (JSON), replacing the last."""
+        with self._tx(f"save the grade of run {run_id}", write=True) as db:
+            self._require_run(db, run_id)
+            db.execute(
+                "INSERT INTO turn_grades (run_id, model, grader_version, grade, graded_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, model) DO UPDATE SET"
+                " grader_version = excluded.grader_version, grade = excluded.grade,"
+                " graded_at = excluded.graded_at",
+                (run_id, model, grader_version,
+                 json.dumps(dict(grade), ensure_ascii=False, sort_keys=True), _now()),
+            )  # fmt: skip
+
+    def turn_grades(self, run_id: str) -> dict[str, tuple[str, dict[str, Any]]]:
+        """model → (grader version, grade) of a dialogue or workflow run; {} if never graded."""
+        with self._tx(f"read the grade of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            rows = db.execute(
+                "SELECT model, grader_version, grade FROM turn_grades WHERE run_id = ?"
+                " ORDER BY model",
+                (run_id,),
+            ).fetchall()
+        return {str(r["model"]): (str(r["grader_version"]), json.loads(r["grade"])) for r in rows}
+
     def turns(self, run_id: str, model: str) -> list[Turn]:
         """The stored turns of `model` in run `run_id`, in the order they were asked."""
         with self._tx(f"read turns of run {run_id}", write=False) as db:

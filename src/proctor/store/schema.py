@@ -249,6 +249,24 @@ def _m7_provider_batches(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE records ADD COLUMN batch_id TEXT NOT NULL DEFAULT ''")
 
 
+def _m8_turn_grades(conn: sqlite3.Connection) -> None:
+    """The grade of a dialogue or workflow run (issue 15): its scores as the reports show them
+    (outcome, metrics, a row per turn, problems) and the whole graded result, one row per run and
+    model, replaced when `proctor score` grades the stored turns again."""
+    conn.execute(
+        """
+        CREATE TABLE turn_grades (
+            run_id         TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model          TEXT NOT NULL,
+            grader_version TEXT NOT NULL,
+            grade          TEXT NOT NULL,  -- JSON: the run's scores (proctor.stats.turn_scores)
+            graded_at      TEXT NOT NULL,
+            PRIMARY KEY (run_id, model)
+        )
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
@@ -257,6 +275,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m5_response_cache,
     _m6_imported_verdicts,
     _m7_provider_batches,
+    _m8_turn_grades,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -153,13 +153,18 @@ async def ask_in_store(
     finished: Callable[[R], bool],
     *,
     on_run: Callable[[str], None] | None = None,
+    noted: Mapping[str, object] | None = None,
     **opening: Any,
 ) -> TurnRunDone[R]:
-    """Open (or find, see `open_turn_run`) the run, `ask` it with its stored turns as the log,
+    """Open (or find, see `open_turn_run`) the run, note `noted` in its config (what a resume
+    needs that is no part of the run's identity; a key already there keeps its value), `ask` it
+    with its stored turns as the log,
     and mark it complete when `finished(result)`, else interrupted (resumable); interrupted too
     when `ask` is stopped by anything."""
     with RunStore.open(results_dir) as store:
         run = open_turn_run(store, **opening)
+        if noted:
+            store.add_run_config(run.run_id, noted)
         if on_run is not None:
             on_run(run.run_id)  # so that an interrupted command can say which run to resume
         log = StoredTurns(store, run.run_id, str(opening["model"]))

@@ -68,8 +68,9 @@ def load_run(store: RunStore, run_id: str) -> LoadedRun:
     key = state_key(store, run_id)
     info = store.run_info(run_id)
     task: Task | None = TASKS.get(info.task)
-    version = store.grader_version(run_id)
+    stats = run_statistics(store, run_id, task)
+    version = stats.grader_version  # a dialogue's or workflow's: that of its stored grade
     graded_by = f"stored grades ({version})" if version else "not graded"
     if task is not None and version and version != grader_version(task):
         graded_by += f"; the current rules are {grader_version(task)}: proctor score re-grades"
-    return LoadedRun(stats=run_statistics(store, run_id, task), graded_by=graded_by, key=key)
+    return LoadedRun(stats=stats, graded_by=graded_by, key=key)

@@ -1,6 +1,7 @@
 """A workflow run through the run store: find or start the run, run (or resume) the workflow with
-each step committed as it ends, mark the run, and write `workflow.json` in its folder; and the
-re-grade of a stored workflow run (`proctor score`), which calls nothing.
+each step committed as it ends, mark the run, store its grade (table `turn_grades`) and write the
+run's files (results.json, summary.md, report.html) like any run's; and the re-grade of a stored
+workflow run (`proctor score`), which calls nothing.
 
 A run stopped by a failed call (or interrupted) stays unfinished, so the same command (or
 `--resume RUN`) re-asks from the first step without an answer; one that ended complete, by its
@@ -13,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from proctor.calling.caller import ModelCaller
-from proctor.report.turn_files import write_turn_result
+from proctor.runs.report import run_statistics, store_turn_grade, write_report
+from proctor.stats.turn_scores import TurnRow, TurnScores
 from proctor.store import RunStore
 from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
 from proctor.types import GenerationParams
@@ -22,11 +24,43 @@ from proctor.workflow.spec import Workflow
 from proctor.workflow.tools import ToolBox
 
 KIND = "workflow"
-RESULT_FILE = "workflow.json"
+GRADER_VERSION = "workflow/1"
+"""The rules of `grade_workflow` (budget limits, output checks); raise on a change."""
 
 
-def write_result(run_dir: Path, run_id: str, result: WorkflowResult) -> Path:
-    return write_turn_result(run_dir, RESULT_FILE, run_id, result.to_json())
+def workflow_scores(result: WorkflowResult) -> TurnScores:
+    """The workflow's grade as the reports show it."""
+    tokens = str(result.tokens)
+    if result.tokens_estimated:
+        tokens += f" ({result.tokens_estimated} estimated: the server reported no usage)"
+    turns = tuple(
+        TurnRow(
+            n,
+            s.step,
+            "—",
+            f"{s.kind}, {s.tokens} tokens{' estimated' if s.tokens_estimated else ''},"
+            f" {s.seconds:.1f} s",
+        )
+        for n, s in enumerate(result.steps, 1)
+    )
+    return TurnScores(
+        kind=KIND,
+        model=result.model,
+        outcome=result.outcome,
+        reason=result.reason,
+        metrics=(
+            ("score", "—" if result.score is None else f"{result.score:.0f}"),
+            ("steps", f"{len(result.steps)}/{result.steps_total}"),
+            ("stopped by", result.stopped_by or "—"),
+            ("tokens", tokens),
+            ("tool calls", str(result.tool_calls)),
+            ("wall time", f"{result.wall_s:.1f} s"),
+        ),
+        turns=turns,
+        problems=tuple(f"failed check: {p}" for p in result.failed_checks),
+        grader_version=GRADER_VERSION,
+        detail=result.to_json(),
+    )
 
 
 async def run_workflow_in_store(
@@ -40,8 +74,8 @@ async def run_workflow_in_store(
     require_usage: bool = False,
     resume: str | None = None,
     on_run: Callable[[str], None] | None = None,
-) -> tuple[TurnRunDone[WorkflowResult], Path]:
-    """The run and the `workflow.json` written in its folder."""
+) -> tuple[TurnRunDone[WorkflowResult], list[Path]]:
+    """The run and the files written in its folder."""
 
     async def ask(log: TurnLog) -> WorkflowResult:
         return await run_workflow(flow, caller, tools, params, log=log, require_usage=require_usage)
@@ -60,13 +94,18 @@ async def run_workflow_in_store(
         params=params,
         settings={"tools": tools.mode, "require_usage": require_usage},
         resume=resume,
+        # `proctor run --resume RUN` finds the recording without the workflow's file
+        noted={"recording": str(tools.recording.resolve())} if tools.recording else None,
     )
-    return done, write_result(done.run_dir, done.run_id, done.result)
+    with RunStore.open(results_dir) as store:
+        store_turn_grade(store, done.run_id, workflow_scores(done.result))
+        return done, write_report(store, run_statistics(store, done.run_id, None))
 
 
-def regrade_workflow(store: RunStore, run_id: str) -> tuple[WorkflowResult, Path]:
-    """Grade a stored workflow run again with the current rules; rewrite its `workflow.json`."""
+def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
+    """Grade a stored workflow run again with the current rules and store the grade."""
     flow = Workflow.model_validate(store.run_config(run_id)["spec"])
     (model,) = store.run_info(run_id).models
     result = grade_workflow(flow, model, store.turns(run_id, model))
-    return result, write_result(store.run_dir(run_id), run_id, result)
+    store_turn_grade(store, run_id, workflow_scores(result))
+    return result

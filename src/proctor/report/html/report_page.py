@@ -62,6 +62,7 @@ def report_html(stats: RunStatistics, *, links: Links | None = None) -> str:
         header=header_lines(info),
         suite=stats.suite,
         grading_note=stats.task.grading_note,
+        answers=stats.has_answers,
         outcomes=outcomes,
         ranking=[_ranking_row(rank, m, outcomes) for rank, m in enumerate(rows, start=1)],
         tiers=tier_legend(tiers) if tiers is not None else [],
