@@ -54,7 +54,7 @@ def submitted_batches(db: Path) -> int:
 
 @pytest.mark.parametrize("kind", ["openai-compat", "anthropic"])
 def test_killed_batch_run_submits_nothing_twice(tmp_path: Path, kind: str) -> None:
-    app = BatchStubApp(StubConfig(seed=1), BatchFaults(end_after_s=4.0))
+    app = BatchStubApp(StubConfig(seed=1), BatchFaults(end_after_s=8.0))
     prices = tmp_path / "prices.toml"
     prices.write_text(PRICES, encoding="utf-8")
     results = tmp_path / "results"
@@ -96,7 +96,9 @@ def test_killed_batch_run_submits_nothing_twice(tmp_path: Path, kind: str) -> No
         assert before.batches >= 2
         with RunStore.open(results) as store:
             (run,) = store.list_runs()
-            assert run.n_records == 0  # killed while every batch was in flight
+            # killed while batches were in flight (normally all of them: a batch ends 8 s after
+            # its submit; on a very busy machine the first may have ended and been stored)
+            assert run.n_records < N
         done = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         after = app.batch_stats()
