@@ -26,8 +26,11 @@ class ScriptedBatches:
         self.requests[batch_id] = [r.custom_id for r in requests]
         return batch_id
 
-    async def find(self, token: str, size: int) -> str | None:
-        return self.known.get(token)
+    async def find(
+        self, token: str, size: int, taken: frozenset[str] = frozenset()
+    ) -> str | None:
+        found = self.known.get(token)
+        return None if found in taken else found
 
     async def state(self, batch_id: str) -> BatchState:
         n = len(self.requests.get(batch_id, []))

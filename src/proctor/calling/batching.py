@@ -110,14 +110,19 @@ async def ask_in_batches(
     wanted = {(i.sample_id, i.epoch): i for i in items}
     opened: list[_Open] = []
     covered: set[tuple[str, int]] = set()
-    for known in ledger.open_batches(model):
+    held = ledger.open_batches(model)
+    taken = {k.batch_id for k in held if k.batch_id}  # never adopted for another submit
+    for known in held:
         live = tuple(r for r in known.requests if (r[1], r[2]) in wanted)
         covered.update((s, e) for _, s, e in known.requests)
         batch_id = known.batch_id
         if not batch_id:
-            found = await _retrying(partial(api.find, known.token, len(known.requests)), policy)
+            found = await _retrying(
+                partial(api.find, known.token, len(known.requests), frozenset(taken)), policy
+            )
             if found is not None:
                 batch_id = found
+                taken.add(found)
                 ledger.submitted(model, known.token, found)
                 stats.batches_adopted += 1
             elif live:

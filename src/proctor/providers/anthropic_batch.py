@@ -3,8 +3,9 @@ and the Messages API body as `params`), the batch read from `/messages/batches/{
 results (JSONL, one per request: succeeded, errored, canceled or expired) from `.../results`.
 
 The API keeps no metadata with a batch, so the submit token rides in every custom id
-(`TOKEN-N`): `find` recognises a batch by its results once it has ended, and before that by a
-request count no other batch of ours has. Translation and error classification only."""
+(`TOKEN-N`): `find` recognises a batch by its results once it has ended, and before that by its
+request count among the batches the run does not already hold (submits are made one at a time,
+so at most one was never heard back from). Translation and error classification only."""
 
 from __future__ import annotations
 
@@ -53,7 +54,9 @@ class AnthropicBatches(BatchAdapter):
         batch_id = created_id(batch)
         return batch_id
 
-    async def find(self, token: str, size: int) -> str | None:
+    async def find(
+        self, token: str, size: int, taken: frozenset[str] = frozenset()
+    ) -> str | None:
         after = ""
         for _ in range(_LIST_PAGES):
             page = await self._call(
@@ -66,6 +69,8 @@ class AnthropicBatches(BatchAdapter):
                 if not isinstance(batch, dict) or _total(batch) != size:
                     continue
                 batch_id = str(batch.get("id"))
+                if batch_id in taken:  # another submit's batch of the same size
+                    continue
                 if batch.get("processing_status") != "ended":
                     return batch_id  # the only evidence before it ends: its size (see above)
                 if any(r.custom_id.startswith(f"{token}-") for r in await self.results(batch_id)):
