@@ -110,7 +110,29 @@ def json_client(
     return HttpxJsonClient(root, headers, transport, trust_env, max_connections)
 
 
-class AiohttpJsonClient:
+class _PostsJson:
+    """`post` as a JSON `send`: what both clients share."""
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        content_type: str,
+        timeout_s: float,
+        max_bytes: int,
+    ) -> HttpReply:
+        raise NotImplementedError
+
+    async def post(
+        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
+    ) -> HttpReply:
+        return await self.send(
+            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
+        )
+
+
+class AiohttpJsonClient(_PostsJson):
     """One aiohttp session per event loop, made on first use (a session belongs to its loop)."""
 
     def __init__(self, root: str, headers: dict[str, str], *, trust_env: bool, limit: int) -> None:
@@ -139,13 +161,6 @@ class AiohttpJsonClient:
             )
             self._loop = loop
         return self._session
-
-    async def post(
-        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
-    ) -> HttpReply:
-        return await self.send(
-            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
-        )
 
     async def send(
         self,
@@ -190,7 +205,7 @@ class AiohttpJsonClient:
         self._session = None
 
 
-class HttpxJsonClient:
+class HttpxJsonClient(_PostsJson):
     def __init__(
         self,
         root: str,
@@ -209,13 +224,6 @@ class HttpxJsonClient:
             transport=transport,
             timeout=None,
             trust_env=trust_env,
-        )
-
-    async def post(
-        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
-    ) -> HttpReply:
-        return await self.send(
-            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
         )
 
     async def send(
