@@ -253,6 +253,23 @@ def record_from_row(row: Sequence[Any]) -> Record:
     )
 
 
+SCORE_READ_COLUMNS = ("outcome", "rule", "explanation", "extracted", "normalized", "format_ok")
+"""The columns `score_from_values` reads, in its order."""
+
+
+def score_from_values(values: Sequence[Any]) -> Score:
+    """A Score from the values of `SCORE_READ_COLUMNS`, in that order (a plain tuple)."""
+    outcome, rule, explanation, extracted, normalized, format_ok = values
+    return Score(
+        outcome=outcome_name(outcome),
+        rule=str(rule),
+        explanation=str(explanation),
+        extracted=None if extracted is None else str(extracted),
+        normalized=None if normalized is None else str(normalized),
+        format_ok=bool(format_ok),
+    )
+
+
 def score_from_row(row: sqlite3.Row) -> Score:
     extracted = row["extracted"]
     normalized = row["normalized"]

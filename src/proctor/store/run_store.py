@@ -39,6 +39,16 @@ RUNS_DIR = "runs"
 
 _COLUMNS = ", ".join(codec.RECORD_COLUMNS)
 _READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
+_SCORE_AT = len(codec.RECORD_READ_COLUMNS)
+_GRADED_ITEMS = (
+    f"SELECT {_READ_COLUMNS}, "
+    + ", ".join(f"c.{column}" for column in codec.SCORE_READ_COLUMNS)
+    + " FROM records r JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+    " LEFT JOIN scores c ON c.run_id = r.run_id AND c.model = r.model"
+    " AND c.sample_id = r.sample_id AND c.epoch = r.epoch"
+    " WHERE r.run_id = ? ORDER BY r.model, s.position, r.epoch"
+)
+"""Each record of a run with its grade's columns (NULL when never graded), in `records` order."""
 _INSERT_SCORE = (
     "INSERT INTO scores (run_id, model, sample_id, epoch, outcome, rule,"
     " explanation, extracted, normalized, format_ok)"
@@ -642,13 +652,24 @@ class RunStore:
         """Every stored record with its sample and its stored grade (`ungraded` for a record
         never graded), in `records` order: what every report, gate and comparison reads."""
         samples = {s.id: s for s in self.samples(run_id)}
-        stored = self.scores(run_id)
-        return [
-            GradedItem(
-                samples[r.sample_id], r, stored.get((r.model, r.sample_id, r.epoch), ungraded)
-            )
-            for r in self.records(run_id)
-        ]
+        with self._tx(f"read graded records of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            # One read of records and their grades together: no second table of 100k Scores
+            # keyed by tuples to look each record up in.
+            rows = _tuples(db, _GRADED_ITEMS, (run_id,))
+        # Identical grades (same outcome, rule, explanation, extraction) share one frozen Score:
+        # building one costs more than looking its values up.
+        grades: dict[tuple[Any, ...], Score] = {}
+        items: list[GradedItem] = []
+        for row in rows:
+            values = row[_SCORE_AT:]
+            score = grades.get(values)
+            if score is None:
+                score = grades[values] = (
+                    ungraded if values[0] is None else codec.score_from_values(values)
+                )
+            items.append(GradedItem(samples[row[2]], codec.record_from_row(row), score))
+        return items
 
     def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
         """The run's scores keyed by (model, sample id, epoch)."""
