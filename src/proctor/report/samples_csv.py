@@ -78,8 +78,15 @@ def write_samples_csv(
         order.setdefault(item.record.model, len(order))
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
-    for item in sorted(items, key=lambda item: order[item.record.model]):
-        writer.writerow([inert(cell) for cell in _row(item, rules)])
+    # A row is three parts: its sample's cells and its grade's cells repeat across the rows
+    # (every model answers each sample; identical grades share one Score), so each is made
+    # inert once. Keyed by identity: the items hold them, so no id is reused meanwhile.
+    sample_cells: dict[int, list[str]] = {}
+    score_cells: dict[int, list[str]] = {}
+    writer.writerows(
+        _row(item, rules, sample_cells, score_cells)
+        for item in sorted(items, key=lambda item: order[item.record.model])
+    )
 
 
 def inert(cell: str) -> str:
@@ -94,32 +101,57 @@ def _count(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
-def _row(item: GradedItem, rules: Mapping[str, str]) -> list[str]:
+def _row(
+    item: GradedItem,
+    rules: Mapping[str, str],
+    sample_cells: dict[int, list[str]],
+    score_cells: dict[int, list[str]],
+) -> list[str]:
     sample, record, score = item.sample, item.record, item.score
+    of_sample = sample_cells.get(id(sample))
+    if of_sample is None:
+        of_sample = sample_cells[id(sample)] = [
+            inert(cell)
+            for cell in (
+                sample.category,
+                sample.difficulty,
+                sample.answer_type,
+                sample.input,
+                sample.target,
+            )
+        ]
+    of_score = score_cells.get(id(score))
+    if of_score is None:
+        of_score = score_cells[id(score)] = [
+            inert(cell)
+            for cell in (
+                score.extracted or "",
+                score.normalized or "",
+                score.outcome,
+                score.rule,
+                rule_explanation(score, rules),
+                score.explanation,
+            )
+        ]
+    usage = record.usage
+    # epoch, attempts, latency and token counts are numbers: `inert` leaves them as they are
     return [
-        record.run_id,
-        record.model,
-        sample.id,
+        inert(record.run_id),
+        inert(record.model),
+        inert(sample.id),
         str(record.epoch),
-        sample.category,
-        sample.difficulty,
-        sample.answer_type,
-        sample.input,
-        sample.target,
-        record.text,
-        record.finish_reason,
-        score.extracted or "",
-        score.normalized or "",
-        score.outcome,
-        score.rule,
-        rule_explanation(score, rules),
-        score.explanation,
+        *of_sample,
+        inert(record.text),
+        inert(record.finish_reason),
+        *of_score,
         str(record.attempts),
         f"{record.latency_s:.3f}",
-        _count(record.usage.prompt_tokens),
-        _count(record.usage.completion_tokens),
-        record.error,
-        record.notes,
-        record.cached_from,  # the run whose answer this is (the response cache); "" when asked
-        record.batch_id,  # the provider batch it was asked in (billed at the batch price)
+        _count(usage.prompt_tokens),
+        _count(usage.completion_tokens),
+        inert(record.error),
+        inert(record.notes),
+        # the run whose answer this is (the response cache); "" when asked
+        inert(record.cached_from),
+        # the provider batch it was asked in (billed at the batch price)
+        inert(record.batch_id),
     ]
