@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from proctor.report.html import svg
 from proctor.report.html.page import render
-from proctor.report.html.sample_data import browser_document, script_json
+from proctor.report.html.sample_data import browser_document, first_samples, script_json
 from proctor.report.sections import Section, result_sections
 from proctor.report.text import (
     header_lines,
@@ -42,6 +42,12 @@ class Links:
     """A line for the navigation bar, e.g. how the run was graded."""
 
 
+REPORT_ANSWERS = 5000
+"""At most this many answers ride in report.html's sample browser (every model's answers to the
+paper's first samples): a 100,000-answer run would make a 14 MB page that renders slowly and
+says nothing samples.csv and `proctor view` do not. The viewer's samples page carries all."""
+
+
 def overall(m: ModelMetrics) -> svg.Estimate:
     return svg.Estimate(m.accuracy, m.ci_low, m.ci_high, m.n_scored, m.correct)
 
@@ -53,6 +59,7 @@ def report_html(stats: RunStatistics, *, links: Links | None = None) -> str:
     outcomes = shown_outcomes(rows)
     info = stats.info
     tiers = stats.task.tiers
+    kept, shown = first_samples(stats.items, REPORT_ANSWERS)
     return render(
         "report.html.j2",
         title=f"proctor · {info.task} · {info.run_id}",
@@ -71,10 +78,8 @@ def report_html(stats: RunStatistics, *, links: Links | None = None) -> str:
         calibration=_calibration_charts(names, stats.calibration),
         taxonomy_rules=_taxonomy_legend(stats.taxonomy),
         sections=_with_ids(result_sections(stats)),
-        total=len(stats.items),
-        data=Markup(
-            script_json(browser_document(stats.items, stats.task.rules, names, stats.prompts))
-        ),
+        shown=shown,
+        data=Markup(script_json(browser_document(kept, stats.task.rules, names, stats.prompts))),
         audit=stats.task.audit,
     )
 
@@ -100,7 +105,7 @@ def samples_html(stats: RunStatistics, *, links: Links | None = None) -> str:
         links=links or Links(),
         info=info,
         header=header_lines(info),
-        total=len(stats.items),
+        shown=first_samples(stats.items, None)[1],
         data=Markup(
             script_json(
                 browser_document(stats.items, stats.task.rules, list(stats.models), stats.prompts)

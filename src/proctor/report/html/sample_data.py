@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from proctor.report.samples_csv import rule_explanation
@@ -49,6 +49,43 @@ explanation, finish and error are indexes into `strings`; text, extracted and no
 written out (extracted and normalized may be null)."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How much of a run a page's sample browser carries: all of it, or every model's answers
+    to the first `samples` samples of the paper."""
+
+    answers: int
+    total_answers: int
+    samples: int
+    total_samples: int
+
+    @property
+    def complete(self) -> bool:
+        return self.answers == self.total_answers
+
+
+def first_samples(items: Sequence[GradedItem], limit: int | None) -> tuple[list[GradedItem], Shown]:
+    """The items of the first samples of the paper (in the order they first occur), every
+    model's and every epoch's answer to each, as many samples as fit in `limit` answers (at
+    least one sample); all of them when `limit` is None or they fit."""
+    per_sample: dict[str, int] = {}
+    for item in items:
+        sid = item.sample.id
+        per_sample[sid] = per_sample.get(sid, 0) + 1
+    if limit is None or len(items) <= limit:
+        kept, n = list(items), len(per_sample)
+    else:
+        chosen: set[str] = set()
+        room = limit
+        for sid, count in per_sample.items():
+            if chosen and count > room:
+                break
+            chosen.add(sid)
+            room -= count
+        kept, n = [i for i in items if i.sample.id in chosen], len(chosen)
+    return kept, Shown(len(kept), len(items), n, len(per_sample))
 
 
 def browser_document(
