@@ -3,13 +3,20 @@ exactly as a user types it. Measures the whole `proctor run` (ask + grade + repo
 `proctor report` alone on the stored run, each in its own process with its peak RSS, and keeps
 the first lines of the terminal report (80 columns) to show what a user reads.
 
-Run: `.venv/bin/python bench/bench_big_run.py [--models 50] [--n 2000] [--concurrency 8]`."""
+Run: `.venv/bin/python bench/bench_big_run.py [--models 50] [--n 2000] [--concurrency 8]`.
+
+`proctor report` alone, again and again on a store made once (the run takes a minute), against
+another checkout's code in the same run (alternating, so both see the same load):
+`.venv/bin/python bench/bench_big_run.py --keep DIR` once, then
+`.venv/bin/python bench/bench_big_run.py --reuse DIR --reps 5 --baseline-src OTHER/src`
+(e.g. `git archive main src | tar -x -C /tmp/base` makes OTHER=/tmp/base)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import statistics
 import sqlite3
 import subprocess
 import tempfile
@@ -59,8 +66,48 @@ def open_in_browser(page: Path) -> dict[str, object]:
         driver.quit()
 
 
-def big_run(models: int = 50, n: int = 2000, conc: int = 8) -> dict[str, object]:
-    work = Path(tempfile.mkdtemp(prefix="proctor-bench-f-"))
+def report_runs(
+    work: Path, reps: int, baseline_src: Path | None = None
+) -> dict[str, object]:
+    """`proctor report` of the one run in `work`, `reps` times, each in a fresh process: wall s
+    and peak RSS MB, medians; with `baseline_src` the same alternately with that checkout's
+    `src` first on PYTHONPATH, and the ratios (this code / baseline)."""
+    (run_dir,) = (work / "runs").iterdir()
+    cmd = [*PROCTOR, "report", run_dir.name, "-r", str(work)]
+    kinds = {"this": child_env(COLUMNS="80")}
+    if baseline_src is not None:
+        kinds["baseline"] = child_env(COLUMNS="80", PYTHONPATH=str(baseline_src.resolve()))
+    got: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
+    files: dict[str, dict[str, int]] = {}
+    for _ in range(reps):
+        for kind, env in kinds.items():
+            took, mb, _ = _measured(cmd, env)
+            got[kind].append((took, mb))
+            files[kind] = {p.name: p.stat().st_size for p in sorted(run_dir.iterdir())}
+    out: dict[str, object] = {"reps": reps, "load_after": os.getloadavg()}
+    for kind, runs in got.items():
+        out[kind] = {
+            "report_s_median": statistics.median(t for t, _ in runs),
+            "report_s_runs": [round(t, 2) for t, _ in runs],
+            "report_peak_mb_median": statistics.median(m for _, m in runs),
+            "files": files[kind],
+        }
+    if baseline_src is not None:
+        this, base = got["this"], got["baseline"]
+        out["ratio_s"] = statistics.median(t for t, _ in this) / statistics.median(
+            t for t, _ in base
+        )
+        out["ratio_peak_mb"] = statistics.median(m for _, m in this) / statistics.median(
+            m for _, m in base
+        )
+    return out
+
+
+def big_run(
+    models: int = 50, n: int = 2000, conc: int = 8, keep: Path | None = None
+) -> dict[str, object]:
+    work = Path(tempfile.mkdtemp(prefix="proctor-bench-f-")) if keep is None else keep
+    work.mkdir(parents=True, exist_ok=True)
     env = child_env(COLUMNS="80")
     with stub_process() as url:
         names = [f"openai-compat/m{i:02d}@{url}" for i in range(1, models + 1)]
@@ -88,5 +135,13 @@ if __name__ == "__main__":
     ap.add_argument("--models", type=int, default=50)
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--keep", type=Path, help="make the run's store in this (empty) folder")
+    ap.add_argument("--reuse", type=Path, help="only `proctor report`, on the store made here")
+    ap.add_argument("--reps", type=int, default=3, help="with --reuse: reports per checkout")
+    ap.add_argument("--baseline-src", type=Path, help="with --reuse: another checkout's src")
     a = ap.parse_args()
-    print(json.dumps(big_run(a.models, a.n, a.concurrency), indent=2))
+    if a.reuse is not None:
+        result = report_runs(a.reuse, a.reps, a.baseline_src)
+    else:
+        result = big_run(a.models, a.n, a.concurrency, a.keep)
+    print(json.dumps(result, indent=2))
