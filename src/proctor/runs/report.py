@@ -19,6 +19,7 @@ from proctor.errors import ProctorError
 from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
+from proctor.runs.collector import paused_collector
 from proctor.runs.grade import stored_items
 from proctor.score.judge import combine_pairwise, read_replies
 from proctor.stats.cost import PriceTable
@@ -161,6 +162,13 @@ def run_statistics(
 ) -> RunStatistics:
     """Every statistic of a stored run, from its stored grades, once. `task` None: a task this
     proctor does not know (the run shows its stored grades, without the task's extras)."""
+    with paused_collector():
+        return _run_statistics(store, run_id, task, prices)
+
+
+def _run_statistics(
+    store: RunStore, run_id: str, task: Task | None, prices: PriceTable | None
+) -> RunStatistics:
     info = store.run_info(run_id)
     items = stored_items(store, run_id)
     config = store.run_config(run_id)
@@ -211,7 +219,8 @@ def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:
     """Write the run's files (results.json, samples.csv, summary.md, report.html, and the
     task's own metrics in task_metrics.json when it has some) into its folder; their paths."""
     run_dir = store.run_dir(stats.info.run_id)
-    written = write_run_files(run_dir, stats)
+    with paused_collector():
+        written = write_run_files(run_dir, stats)
     if stats.task_metrics is not None:
         document = {
             "task": stats.task.name,
