@@ -143,37 +143,74 @@ def ranked(metrics: RunMetrics | Iterable[ModelMetrics]) -> list[ModelMetrics]:
 def _model_metrics(
     model: str, items: Sequence[GradedItem], tiers: Sequence[Tier] | None
 ) -> ModelMetrics:
-    scored = [item for item in items if item.score.outcome not in NOT_SCORED]
-    correct = sum(1 for item in scored if item.score.outcome == "correct")
-    overall = scored_cell(items)
+    # One pass over the model's items (a 50 × 2,000 run had a dozen passes each).
     outcomes: dict[Outcome, int] = dict.fromkeys(OUTCOMES, 0)
+    scored_ids: list[str] = []
+    correct = formatted = prompt_tokens = completion_tokens = retries = unknown_usage = 0
+    returned: list[float] = []
+    by_category: dict[str, list[int]] = {}  # value → [scored, correct]
+    by_difficulty: dict[str, list[int]] = {}
     for item in items:
-        outcomes[item.score.outcome] += 1
-    returned = [item.record.latency_s for item in items if item.record.status == "ok"]
+        score, record, sample = item.score, item.record, item.sample
+        outcome = score.outcome
+        outcomes[outcome] += 1
+        category = by_category.get(sample.category) or by_category.setdefault(
+            sample.category, [0, 0]
+        )
+        difficulty = by_difficulty.get(sample.difficulty) or by_difficulty.setdefault(
+            sample.difficulty, [0, 0]
+        )
+        if outcome not in NOT_SCORED:
+            scored_ids.append(sample.id)
+            category[0] += 1
+            difficulty[0] += 1
+            if outcome == "correct":
+                correct += 1
+                category[1] += 1
+                difficulty[1] += 1
+            if score.format_ok:
+                formatted += 1
+        usage = record.usage
+        if record.status == "ok":
+            returned.append(record.latency_s)
+            if not usage.known:
+                unknown_usage += 1
+        prompt_tokens += usage.prompt_tokens or 0
+        completion_tokens += usage.completion_tokens or 0
+        retries += max(record.attempts - 1, 0)
+    n_scored = len(scored_ids)
+    if len(set(scored_ids)) == n_scored:  # one scored reply per sample: plain Wilson cells
+        overall = cell(correct, n_scored)
+        categories = {value: cell(c, n) for value, (n, c) in by_category.items()}
+        difficulties = {value: cell(c, n) for value, (n, c) in by_difficulty.items()}
+        difficulties = {
+            value: difficulties[value]
+            for value in [*(v for v in DIFFICULTY_ORDER if v in difficulties), *difficulties]
+        }
+    else:  # several replies to a sample: intervals clustered by sample
+        overall = scored_cell(items)
+        categories = _by(items, lambda item: item.sample.category, ())
+        difficulties = _by(items, lambda item: item.sample.difficulty, DIFFICULTY_ORDER)
     tier, tier_label = tier_of(overall, tiers)
     return ModelMetrics(
         model=model,
         n_items=len(items),
-        n_scored=len(scored),
+        n_scored=n_scored,
         correct=correct,
         accuracy=overall.accuracy,
         ci_low=overall.ci_low,
         ci_high=overall.ci_high,
-        by_category=_by(items, lambda item: item.sample.category, ()),
-        by_difficulty=_by(items, lambda item: item.sample.difficulty, DIFFICULTY_ORDER),
+        by_category=categories,
+        by_difficulty=difficulties,
         outcomes=outcomes,
-        format_compliance=(
-            sum(1 for item in scored if item.score.format_ok) / len(scored) if scored else None
-        ),
+        format_compliance=formatted / n_scored if n_scored else None,
         tier=tier,
         tier_label=tier_label,
         mean_latency_s=sum(returned) / len(returned) if returned else None,
-        total_prompt_tokens=sum(item.record.usage.prompt_tokens or 0 for item in items),
-        total_completion_tokens=sum(item.record.usage.completion_tokens or 0 for item in items),
-        retries=sum(max(item.record.attempts - 1, 0) for item in items),
-        unknown_usage=sum(
-            1 for item in items if item.record.status == "ok" and not item.record.usage.known
-        ),
+        total_prompt_tokens=prompt_tokens,
+        total_completion_tokens=completion_tokens,
+        retries=retries,
+        unknown_usage=unknown_usage,
     )
 
 
