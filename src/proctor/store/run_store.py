@@ -652,23 +652,25 @@ class RunStore:
         """Every stored record with its sample and its stored grade (`ungraded` for a record
         never graded), in `records` order: what every report, gate and comparison reads."""
         samples = {s.id: s for s in self.samples(run_id)}
-        with self._tx(f"read graded records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            # One read of records and their grades together: no second table of 100k Scores
-            # keyed by tuples to look each record up in.
-            rows = _tuples(db, _GRADED_ITEMS, (run_id,))
         # Identical grades (same outcome, rule, explanation, extraction) share one frozen Score:
         # building one costs more than looking its values up.
         grades: dict[tuple[Any, ...], Score] = {}
         items: list[GradedItem] = []
-        for row in rows:
-            values = row[_SCORE_AT:]
-            score = grades.get(values)
-            if score is None:
-                score = grades[values] = (
-                    ungraded if values[0] is None else codec.score_from_values(values)
-                )
-            items.append(GradedItem(samples[row[2]], codec.record_from_row(row), score))
+        with self._tx(f"read graded records of run {run_id}", write=False) as db:
+            self._require_run(db, run_id)
+            # One read of records and their grades together, row by row: each row's tuple
+            # (and the grade values a shared Score makes redundant) is freed as it is read,
+            # not held with all the others until the last.
+            cursor = db.cursor()
+            cursor.row_factory = None
+            for row in cursor.execute(_GRADED_ITEMS, (run_id,)):
+                values = row[_SCORE_AT:]
+                score = grades.get(values)
+                if score is None:
+                    score = grades[values] = (
+                        ungraded if values[0] is None else codec.score_from_values(values)
+                    )
+                items.append(GradedItem(samples[row[2]], codec.record_from_row(row), score))
         return items
 
     def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
