@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sqlite3
+import statistics
 import subprocess
 import tempfile
 import time

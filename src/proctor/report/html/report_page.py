@@ -1,4 +1,5 @@
-"""report.html: one self-contained page per run (charts, tables, and every answer browsable).
+"""report.html: one self-contained page per run (charts, tables, and its answers browsable: all
+of them up to `REPORT_ANSWERS`, else every model's answers to the paper's first samples).
 
 A pure function of the run's `RunStatistics`: a section is drawn only when the run has its data
 (no tier column outside a task with a tier scale, no "Size vs accuracy" without two known

@@ -1,4 +1,5 @@
-"""Every graded answer of a run as one compact JSON document for the page's sample browser.
+"""A run's graded answers (all, or its first samples: `first_samples`) as one compact JSON
+document for the page's sample browser.
 
 Columnar and de-duplicated so that 50 models × 1,000 items stays a few megabytes: each sample
 (question, target, prompt) is written once however many models answered it, and short strings
