@@ -112,10 +112,6 @@ def inert(cell: str) -> str:
     return cell
 
 
-def _count(value: int | None) -> str:
-    return "" if value is None else str(value)
-
-
 class _Lines:
     """samples.csv's rows as text lines. Most of a row repeats: its sample's cells (every model
     answers each sample), its grade's (identical grades share one Score: the rule's statement is
@@ -168,15 +164,22 @@ class _Lines:
         if finish is None:
             finish = self._finish[record.finish_reason] = _field(record.finish_reason)
         usage = record.usage
+        prompt, completion = usage.prompt_tokens, usage.completion_tokens
+        # The call's error and notes, the run whose answer this is (the response cache; "" when
+        # asked), the provider batch it was asked in (billed at the batch price): all "" for
+        # most answers.
+        if record.error or record.notes or record.cached_from or record.batch_id:
+            tail = ",".join(
+                _field(cell)
+                for cell in (record.error, record.notes, record.cached_from, record.batch_id)
+            )
+        else:
+            tail = ",,,"
         # epoch, attempts, latency and token counts are numbers: no quotes, and `inert` leaves
-        # them as they are. Then the call's error and notes, the run whose answer this is (the
-        # response cache; "" when asked), the provider batch it was asked in (billed at the
-        # batch price): all "" for most answers.
-        tail = (record.error, record.notes, record.cached_from, record.batch_id)
+        # them as they are; an unknown token count is an empty cell.
         return (
             f"{head},{of_sample[0]},{record.epoch},{of_sample[1]},{_field(record.text)},"
             f"{finish},{of_score},{record.attempts},{record.latency_s:.3f},"
-            f"{_count(usage.prompt_tokens)},{_count(usage.completion_tokens)},"
-            + (",,," if not any(tail) else ",".join(_field(cell) for cell in tail))
-            + "\r\n"
+            f"{'' if prompt is None else prompt},{'' if completion is None else completion},"
+            f"{tail}\r\n"
         )
