@@ -189,25 +189,58 @@ def _ranking(
         [(_RANKING, scores), ("Outcomes", [_FORMAT, *outcomes, _RETRIES])],
     ]
     longest = max((cell_len(labels[m.model]) for m in rows), default=5)
+    ranked = list(enumerate(rows, start=1))
     spares: list[int] = []
     # Names whole if some layout allows it; else folded at NAME_WIDTH, a table that fits so
-    # giving its spare cells back to the names.
+    # giving its spare cells back to the names. Each try measures only the widest rows.
     for width in dict.fromkeys((longest, min(longest, NAME_WIDTH))):
         for layout in layouts:
             spares = [
-                _spare(console, _table(title, rows, labels, columns, width))
+                _spare(
+                    console,
+                    _table(title, widest_rows(ranked, labels, columns), labels, columns, width),
+                )
                 for title, columns in layout
             ]
             if all(spare >= 0 for spare in spares):
                 return [
-                    _table(title, rows, labels, columns, width + spare)
+                    _table(title, ranked, labels, columns, width + spare)
                     for (title, columns), spare in zip(layout, spares, strict=True)
                 ]
     # Not even that fits: the names fold narrower still, down to NAME_MIN_WIDTH.
     return [
-        _table(title, rows, labels, columns, max(NAME_MIN_WIDTH, NAME_WIDTH + spare))
+        _table(title, ranked, labels, columns, max(NAME_MIN_WIDTH, NAME_WIDTH + spare))
         for (title, columns), spare in zip(layouts[-1], spares, strict=True)
     ]
+
+
+def _cells(
+    rank: int, m: ModelMetrics, labels: Mapping[str, str], columns: Sequence[_Column]
+) -> list[str]:
+    return [str(rank), labels[m.model], *(c.cell(m) for c in columns)]
+
+
+def _width(cell: str) -> int:
+    """The cells `cell` takes unwrapped: its longest line (what rich measures a Text by)."""
+    return max((cell_len(line) for line in cell.splitlines()), default=0)
+
+
+def widest_rows(
+    ranked: Sequence[tuple[int, ModelMetrics]],
+    labels: Mapping[str, str],
+    columns: Sequence[_Column],
+) -> list[tuple[int, ModelMetrics]]:
+    """The rows holding the widest cell of some column, in order: a table of only these is as
+    wide unwrapped as one of all (each column is as wide as its widest cell), and measuring it
+    costs a few rows, not one per model (50 models: most of the terminal report's time)."""
+    if not ranked:
+        return []
+    table = [_cells(rank, m, labels, columns) for rank, m in ranked]
+    keep = {
+        max(range(len(table)), key=lambda row: _width(table[row][column]))
+        for column in range(len(table[0]))
+    }
+    return [ranked[row] for row in sorted(keep)]
 
 
 def _name_column(
@@ -222,19 +255,18 @@ def _name_column(
 
 def _table(
     title: str,
-    rows: Sequence[ModelMetrics],
+    ranked: Sequence[tuple[int, ModelMetrics]],
     labels: Mapping[str, str],
     columns: Sequence[_Column],
     name_width: int,
 ) -> Table:
     table = _new_table(title)
     table.add_column("#", justify="right", no_wrap=True)
-    _name_column(table, rows, labels, name_width)
+    _name_column(table, [m for _, m in ranked], labels, name_width)
     for c in columns:
         table.add_column(c.heading, justify=c.justify, no_wrap=c.no_wrap, overflow=c.overflow)
-    for rank, m in enumerate(rows, start=1):
-        cells = [str(rank), labels[m.model], *(c.cell(m) for c in columns)]
-        table.add_row(*(Text(cell) for cell in cells))
+    for rank, m in ranked:
+        table.add_row(*(Text(cell) for cell in _cells(rank, m, labels, columns)))
     return table
 
 
