@@ -23,6 +23,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from common import PROCTOR, child_env, headless_chromium, stub_process
 
@@ -31,6 +32,12 @@ def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """(wall s, peak RSS MB, stdout) of one child process; the peak from wait4's rusage of
     exactly that child (the bench process itself stays small, so a fork's inherited RSS is
     no concern)."""
+    took, usage, out = _child(cmd, env)
+    return took, usage.ru_maxrss / 1024, out
+
+
+def _child(cmd: list[str], env: dict[str, str]) -> tuple[float, Any, str]:
+    """(wall s, wait4's rusage, stdout) of one child process; raises if it fails."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
@@ -41,7 +48,7 @@ def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
         err.seek(0)
         if proc.returncode != 0:
             raise RuntimeError(f"{cmd[:4]} exited {proc.returncode}: {err.read().decode()[-1500:]}")
-        return took, usage.ru_maxrss / 1024, out.read().decode(errors="replace")
+        return took, usage, out.read().decode(errors="replace")
 
 
 def open_in_browser(page: Path) -> dict[str, object]:
@@ -69,37 +76,43 @@ def open_in_browser(page: Path) -> dict[str, object]:
 def report_runs(
     work: Path, reps: int, baseline_src: Path | None = None
 ) -> dict[str, object]:
-    """`proctor report` of the one run in `work`, `reps` times, each in a fresh process: wall s
-    and peak RSS MB, medians; with `baseline_src` the same alternately with that checkout's
-    `src` first on PYTHONPATH, and the ratios (this code / baseline)."""
+    """`proctor report` of the one run in `work`, `reps` times, each in a fresh process: wall s,
+    CPU s (user + system: what a shared machine's load inflates least) and peak RSS MB, medians;
+    with `baseline_src` the same alternately with that checkout's `src` first on PYTHONPATH, and
+    the ratios (this code / baseline)."""
     (run_dir,) = (work / "runs").iterdir()
     cmd = [*PROCTOR, "report", run_dir.name, "-r", str(work)]
     kinds = {"this": child_env(COLUMNS="80")}
     if baseline_src is not None:
         kinds["baseline"] = child_env(COLUMNS="80", PYTHONPATH=str(baseline_src.resolve()))
-    got: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
+    got: dict[str, list[tuple[float, float, float]]] = {k: [] for k in kinds}
     files: dict[str, dict[str, int]] = {}
     for _ in range(reps):
         for kind, env in kinds.items():
-            took, mb, _ = _measured(cmd, env)
-            got[kind].append((took, mb))
+            took, usage, _ = _child(cmd, env)
+            got[kind].append((took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
             files[kind] = {p.name: p.stat().st_size for p in sorted(run_dir.iterdir())}
     out: dict[str, object] = {"reps": reps, "load_after": os.getloadavg()}
+    medians: dict[str, tuple[float, float, float]] = {}
     for kind, runs in got.items():
+        medians[kind] = (
+            statistics.median(r[0] for r in runs),
+            statistics.median(r[1] for r in runs),
+            statistics.median(r[2] for r in runs),
+        )
         out[kind] = {
-            "report_s_median": statistics.median(t for t, _ in runs),
-            "report_s_runs": [round(t, 2) for t, _ in runs],
-            "report_peak_mb_median": statistics.median(m for _, m in runs),
+            "report_s_median": medians[kind][0],
+            "report_cpu_s_median": medians[kind][1],
+            "report_peak_mb_median": medians[kind][2],
+            "report_s_runs": [round(r[0], 2) for r in runs],
+            "report_cpu_s_runs": [round(r[1], 2) for r in runs],
             "files": files[kind],
         }
     if baseline_src is not None:
-        this, base = got["this"], got["baseline"]
-        out["ratio_s"] = statistics.median(t for t, _ in this) / statistics.median(
-            t for t, _ in base
-        )
-        out["ratio_peak_mb"] = statistics.median(m for _, m in this) / statistics.median(
-            m for _, m in base
-        )
+        this, base = medians["this"], medians["baseline"]
+        out["ratio_s"] = this[0] / base[0]
+        out["ratio_cpu_s"] = this[1] / base[1]
+        out["ratio_peak_mb"] = this[2] / base[2]
     return out
 
 
