@@ -315,6 +315,8 @@ def _mean(values: Sequence[int]) -> float | None:
 def _judges(
     verdicts: Sequence[JudgeVerdict], items: Sequence[GradedItem]
 ) -> tuple[JudgeSummary, ...]:
+    if not verdicts:
+        return ()  # no judge: no pass over the items for their kinds
     kind_of = {i.sample.id: i.sample.category for i in items}
     out: list[JudgeSummary] = []
     for judge in sorted({v.judge for v in verdicts}):
