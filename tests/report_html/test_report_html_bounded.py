@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from proctor.report import write_run_files
-from proctor.report.html import report_html, samples_html
+from proctor.report.html import Links, report_html, samples_html
 from proctor.report.html.report_page import REPORT_ANSWERS
 from proctor.report.html.sample_data import first_samples
 from report.conftest import build_many
@@ -45,6 +45,14 @@ def test_a_big_run_embeds_whole_samples_up_to_the_bound_and_says_so(tmp_path: Pa
     write_run_files(tmp_path, stats)
     with (tmp_path / "samples.csv").open(newline="", encoding="utf-8") as f:
         assert sum(1 for _ in csv.reader(f)) == 1 + models * n  # the CSV keeps every answer
+
+
+def test_the_viewer_report_page_points_to_its_samples_page() -> None:
+    stats = build_many(3, REPORT_ANSWERS // 3 + 34).stats
+    html = report_html(stats, links=Links(report="/runs/r", samples="/runs/r/samples"))
+    said = re.sub(r"\s+", " ", html)
+    assert 'are on <a href="/runs/r/samples">the samples page</a> and in the run folder' in said
+    assert "next to this file" not in said
 
 
 def test_a_run_within_the_bound_embeds_every_answer_and_no_note() -> None:
