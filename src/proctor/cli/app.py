@@ -182,9 +182,7 @@ def run(
     ] = "deterministic",
     cache_share_keys: Annotated[
         bool,
-        typer.Option(
-            "--cache-share-keys", help="Reuse answers paid with another API key too."
-        ),
+        typer.Option("--cache-share-keys", help="Reuse answers paid with another API key too."),
     ] = False,
     batch: Annotated[
         bool,

@@ -196,4 +196,3 @@ def _answer(row: sqlite3.Row) -> Answer:
         score=score,
         position=int(values[n + 7]),
     )
-
