@@ -128,9 +128,8 @@ async def ask_in_batches(
             elif live:
                 # Never reached the provider: submit it now, under the same token.
                 reqs = [_request(cid, wanted[(s, e)]) for cid, s, e in live]
-                batch_id = await _submit(
-                    api, ledger, model, known.token, reqs, policy, stats, on_answers, live
-                )
+                batch_id = await _submit(api, ledger, model, known.token, reqs, policy, stats,
+                                         on_answers, live)
                 if not batch_id:
                     continue
             else:

@@ -182,7 +182,9 @@ def run(
     ] = "deterministic",
     cache_share_keys: Annotated[
         bool,
-        typer.Option("--cache-share-keys", help="Reuse answers paid with another API key too."),
+        typer.Option(
+            "--cache-share-keys", help="Reuse answers paid with another API key too."
+        ),
     ] = False,
     batch: Annotated[
         bool,

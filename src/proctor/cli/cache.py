@@ -45,7 +45,7 @@ def check_policy(value: str) -> CachePolicy:
 
 
 def parse_age(text: str) -> timedelta:
-    """ "30d", "12h", "90m", "2w", "45s"; a bare number is days."""
+    """"30d", "12h", "90m", "2w", "45s"; a bare number is days."""
     match = _AGE.fullmatch(text)
     if match is None:
         raise typer.BadParameter(

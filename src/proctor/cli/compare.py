@@ -89,7 +89,6 @@ def compare_cmd(
     _check_options(confidence, alpha, power, detect, resamples, show)
     if imported and (run_b is not None or models is not None):
         raise typer.BadParameter("--imported compares the two graders of one run: name one run")
-
     def load(ref: str) -> tuple[RunInfo, list[GradedItem]]:
         folder = _results_dir_of(ref, results_dir)
         if not (folder / "proctor.db").exists():

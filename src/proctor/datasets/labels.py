@@ -21,16 +21,8 @@ from proctor.errors import DatasetError
 Label = Literal["pass", "fail", "a", "b", "tie"]
 
 _POINTWISE: dict[str, Label] = {
-    "pass": "pass",
-    "yes": "pass",
-    "good": "pass",
-    "correct": "pass",
-    "1": "pass",
-    "fail": "fail",
-    "no": "fail",
-    "bad": "fail",
-    "wrong": "fail",
-    "0": "fail",
+    "pass": "pass", "yes": "pass", "good": "pass", "correct": "pass", "1": "pass",
+    "fail": "fail", "no": "fail", "bad": "fail", "wrong": "fail", "0": "fail",
 }
 _PAIRWISE: dict[str, Label] = {"a": "a", "b": "b", "tie": "tie"}
 

@@ -27,6 +27,7 @@ Commit = Callable[[Sequence[tuple[Record, Sample]]], Awaitable[None]]
 """Stores records (with their samples, for grading) and returns once they are committed."""
 
 
+
 @dataclass(frozen=True)
 class AskSettings:
     """Everything a worker needs to ask and to build records; picklable (Ray ships it)."""

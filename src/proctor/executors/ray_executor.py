@@ -260,7 +260,9 @@ class RayExecutor:
                     kinds = ", ".join(f"{k} {v}" for k, v in sorted(by_type.items()))
                     reason = calls.stopped or f"failed calls: {kinds}"
                     job.failures.append(
-                        ShardFailure(job.unit.model, job.number, 0, job.node, reason, False, failed)
+                        ShardFailure(
+                            job.unit.model, job.number, 0, job.node, reason, False, failed
+                        )
                     )
 
     async def _watch(self, jobs: Sequence[_Shard], tasks: Sequence[asyncio.Future[None]]) -> None:

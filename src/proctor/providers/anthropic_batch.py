@@ -54,7 +54,9 @@ class AnthropicBatches(BatchAdapter):
         batch_id = created_id(batch)
         return batch_id
 
-    async def find(self, token: str, size: int, taken: frozenset[str] = frozenset()) -> str | None:
+    async def find(
+        self, token: str, size: int, taken: frozenset[str] = frozenset()
+    ) -> str | None:
         after = ""
         for _ in range(_LIST_PAGES):
             page = await self._call(

@@ -69,7 +69,9 @@ class BatchAPI(Protocol):
         metadata) or in its custom ids, so `find` can tell whether a submit went through."""
         ...
 
-    async def find(self, token: str, size: int, taken: frozenset[str] = frozenset()) -> str | None:
+    async def find(
+        self, token: str, size: int, taken: frozenset[str] = frozenset()
+    ) -> str | None:
         """The id of the batch submitted with `token` (of `size` requests), if the provider has
         one: how a restart learns whether a submit it never heard back from went through.
         `taken`: ids the run already knows as other submits' batches (never this one's)."""

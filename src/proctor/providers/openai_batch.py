@@ -96,7 +96,9 @@ class OpenAIBatches(BatchAdapter):
         batch_id = created_id(batch)
         return batch_id
 
-    async def find(self, token: str, size: int, taken: frozenset[str] = frozenset()) -> str | None:
+    async def find(
+        self, token: str, size: int, taken: frozenset[str] = frozenset()
+    ) -> str | None:
         del taken  # the token is in each batch's metadata: no batch is mistaken for another
         after = ""
         for _ in range(_LIST_PAGES):

@@ -56,16 +56,13 @@ class StoreBatchLedger:
             )
 
     def submitted(self, model: str, token: str, batch_id: str) -> None:
-        self._set(
-            model, token, "record a batch id", "batch_id = ?, state = 'submitted'", (batch_id,)
-        )
+        self._set(model, token, "record a batch id", "batch_id = ?, state = 'submitted'",
+                  (batch_id,))
 
     def collected(self, model: str, token: str, detail: str) -> None:
-        self._set(
-            model, token, "record a batch collected", "state = 'collected', detail = ?", (detail,)
-        )
+        self._set(model, token, "record a batch collected", "state = 'collected', detail = ?",
+                  (detail,))
 
     def abandoned(self, model: str, token: str, detail: str) -> None:
-        self._set(
-            model, token, "record a batch abandoned", "state = 'abandoned', detail = ?", (detail,)
-        )
+        self._set(model, token, "record a batch abandoned", "state = 'abandoned', detail = ?",
+                  (detail,))

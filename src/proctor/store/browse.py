@@ -196,3 +196,4 @@ def _answer(row: sqlite3.Row) -> Answer:
         score=score,
         position=int(values[n + 7]),
     )
+

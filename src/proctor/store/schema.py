@@ -170,8 +170,6 @@ def _m4_conversation_turns(conn: sqlite3.Connection) -> None:
         )
         """
     )
-
-
 def _m5_response_cache(conn: sqlite3.Connection) -> None:
     """The response cache shared by every run of the results folder: one reply per request key
     (a hash of everything that decides the reply, `proctor.calling.cache_key`) and key owner (a
