@@ -139,3 +139,74 @@ def test_a_bad_stored_value_is_named_when_read(
         store.records(run)
     with pytest.raises(StoreError, match=message):
         list(store.answer_pages(run))
+
+
+def _regraded(store: RunStore, run: str, new: dict[tuple[str, str, int], Score], size: int = 3):  # type: ignore[no-untyped-def]
+    """Pages of (new score row, stored grade) as `grade_run` hands them to the store."""
+    for page in store.scored_answer_pages(run, size):
+        yield [
+            ((r.model, r.sample_id, r.epoch, new[(r.model, r.sample_id, r.epoch)]), g)
+            for r, _, g in page
+        ]
+
+
+def test_scored_pages_carry_each_stored_grade_or_none(store: RunStore, big: str) -> None:
+    records = store.records(big)
+    store.save_scores(big, _scores(records[:5], "wrong"), grader_version="old")
+    pairs = [(r, g) for page in store.scored_answer_pages(big, 2) for r, _, g in page]
+    assert (
+        [r for r, _ in pairs]
+        == records
+        == [r for page in store.answer_pages(big, 2) for r, _ in page]
+    )
+    assert [g is not None for _, g in pairs] == [i < 5 for i in range(len(records))]
+    assert pairs[0][1] == ("wrong", "r", records[0].text, None, None, 0)
+
+
+def test_a_regrade_writes_only_what_changed_and_ends_like_save_score_pages(
+    store: RunStore, big: str
+) -> None:
+    records = store.records(big)
+    old = _scores(records, "wrong")
+    store.save_scores(big, old[:-2], grader_version="old")  # the last two never graded
+    new = {(m, s, e): score for m, s, e, score in old}
+    changed = {records[3], records[7]}
+    for r in changed:
+        new[(r.model, r.sample_id, r.epoch)] = Score("correct", "r", r.text, "7", "7", True)
+    written = store.save_regraded_pages(big, _regraded(store, big, new), grader_version="new")
+    assert written == len(changed) + 2
+    assert store.scores(big) == new
+    assert store.grader_version(big) == "new"
+    # the same grades again: nothing to write, and the run names the new version
+    assert store.save_regraded_pages(big, _regraded(store, big, new), grader_version="v3") == 0
+    assert store.scores(big) == new and store.grader_version(big) == "v3"
+
+
+def test_a_failed_regrade_keeps_old_scores_or_leaves_no_grader_version(
+    store: RunStore, big: str
+) -> None:
+    records = store.records(big)
+    store.save_scores(big, _scores(records, "wrong"), grader_version="old")
+
+    def failing(after: int) -> Iterator[list[tuple[ScoreRow, object]]]:
+        new = {(r.model, r.sample_id, r.epoch): Score("correct", "r", "") for r in records}
+        for i, page in enumerate(_regraded(store, big, new)):
+            if i == after:
+                raise RuntimeError("grader bug")
+            yield page  # type: ignore[misc]
+
+    with pytest.raises(RuntimeError, match="grader bug"):
+        store.save_regraded_pages(big, failing(0), grader_version="new")  # type: ignore[arg-type]
+    assert store.grader_version(big) == "old"
+    assert {s.outcome for s in store.scores(big).values()} == {"wrong"}
+    with pytest.raises(RuntimeError, match="grader bug"):
+        store.save_regraded_pages(big, failing(2), grader_version="new")  # type: ignore[arg-type]
+    assert store.grader_version(big) is None
+    assert {s.outcome for s in store.scores(big).values()} == {"wrong", "correct"}
+
+
+def test_a_bad_outcome_is_refused_by_the_regrade_saver(store: RunStore, big: str) -> None:
+    (r,) = store.records(big)[:1]
+    bad = [((r.model, r.sample_id, r.epoch, Score("great", "r", "")), None)]  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="outcome 'great'"):
+        store.save_regraded_pages(big, [bad], grader_version="g")

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from proctor.score.failed import call_failed_score
 from proctor.store import RunStore
-from proctor.store.run_store import ScoreRow
+from proctor.store.run_store import ScoreRow, StoredScore
 from proctor.tasks.base import NOT_GRADED_YET, Task
 from proctor.types import GradedItem, Record, RunInfo, Sample, Score
 
@@ -82,10 +82,10 @@ def grade_run(
 ) -> tuple[RunInfo, list[GradedItem]]:
     """Re-grade every stored record of a run with `task`'s current rules (`proctor score`).
 
-    Reads, grades and saves the scores a page at a time (`RunStore.answer_pages`,
-    `RunStore.save_score_pages`). With `keep_items` every graded item comes back, in
-    `RunStore.records` order; without, the list is empty and memory holds one page whatever the
-    size of the run."""
+    Reads, grades and saves the scores a page at a time (`RunStore.scored_answer_pages`,
+    `RunStore.save_regraded_pages`: a grade equal to the stored one is not written again). With
+    `keep_items` every graded item comes back, in `RunStore.records` order; without, the list
+    is empty and memory holds one page whatever the size of the run."""
     info = store.run_info(run_id)
     items: list[GradedItem] = []
     pages = _graded_pages(store, run_id, task, page_size, items if keep_items else None)
@@ -95,7 +95,7 @@ def grade_run(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        store.save_score_pages(run_id, pages, grader_version=grader_version(task))
+        store.save_regraded_pages(run_id, pages, grader_version=grader_version(task))
     finally:
         if collecting:
             gc.enable()
@@ -108,14 +108,15 @@ def _row(record: Record, score: Score) -> ScoreRow:
 
 def _graded_pages(
     store: RunStore, run_id: str, task: Task, page_size: int, items: list[GradedItem] | None
-) -> Iterator[list[ScoreRow]]:
-    """Each page's scores, graded as it is read; the items appended to `items` if given."""
+) -> Iterator[list[tuple[ScoreRow, StoredScore | None]]]:
+    """Each page's new scores with the stored ones, graded as it is read; the items appended to
+    `items` if given."""
     samples: dict[str, Sample] = {}  # kept items share one Sample per id, whatever the model
-    for page in store.answer_pages(run_id, page_size):
-        scores: list[ScoreRow] = []
-        for record, sample in page:
+    for page in store.scored_answer_pages(run_id, page_size):
+        scores: list[tuple[ScoreRow, StoredScore | None]] = []
+        for record, sample, stored in page:
             score = grade(task, record, sample)
-            scores.append(_row(record, score))
+            scores.append((_row(record, score), stored))
             if items is not None:
                 items.append(GradedItem(samples.setdefault(sample.id, sample), record, score))
         yield scores

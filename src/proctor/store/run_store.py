@@ -167,6 +167,19 @@ def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[objec
         )
 
 
+_SCORE_VALUES = ("outcome", "rule", "explanation", "extracted", "normalized", "format_ok")
+StoredScore = tuple[object, ...]
+"""A stored grade's columns `_SCORE_VALUES` as read, to compare with a new grade's."""
+
+
+def _changed(
+    run_id: str, page: Sequence[tuple[ScoreRow, StoredScore | None]]
+) -> list[tuple[object, ...]]:
+    """The rows to write: the new grades that differ from the stored ones (or have none)."""
+    rows = _score_rows(run_id, [new for new, _ in page])
+    return [row for row, (_, stored) in zip(rows, page, strict=True) if row[4:] != stored]
+
+
 class RunStore:
     """The run store of one results folder.
 
@@ -511,6 +524,19 @@ class RunStore:
 
         Each page is read in a transaction of its own and none is open between pages, so the
         caller may write (e.g. `save_score_pages`) while it reads; memory holds one page."""
+        for page in self._answer_pages(run_id, page_size, scored=False):
+            yield [(record, sample) for record, sample, _ in page]
+
+    def scored_answer_pages(
+        self, run_id: str, page_size: int = 5000
+    ) -> Iterator[list[tuple[Record, Sample, StoredScore | None]]]:
+        """`answer_pages`, each record with its stored grade as `save_regraded_pages` compares
+        it (None when it has none)."""
+        return self._answer_pages(run_id, page_size, scored=True)
+
+    def _answer_pages(
+        self, run_id: str, page_size: int, *, scored: bool
+    ) -> Iterator[list[tuple[Record, Sample, StoredScore | None]]]:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, got {page_size}")
         with self._tx(f"read records of run {run_id}", write=False) as db:
@@ -522,13 +548,22 @@ class RunStore:
                 db, "SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE run_id = ?", (run_id,)
             )[0]
         # Samples by position, then each one's records by the primary key: rows come out in
-        # order without sorting the run, and a position window is a cheap range read.
+        # order without sorting the run, and a position window is a cheap range read. The
+        # stored grade, when asked for, comes by the primary key too (NULL outcome: none).
+        grades = ", " + ", ".join(f"g.{c}" for c in _SCORE_VALUES) if scored else ""
+        join = (
+            " LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
+            " AND g.sample_id = r.sample_id AND g.epoch = r.epoch"
+            if scored
+            else ""
+        )
         sql = (
-            f"SELECT {_READ_COLUMNS}, s.position, s.data FROM samples s JOIN records r"
+            f"SELECT {_READ_COLUMNS}{grades}, s.position, s.data FROM samples s JOIN records r"
             " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id"
-            " WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
+            f"{join} WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
             " ORDER BY s.position, r.epoch"
         )
+        width = len(codec.RECORD_READ_COLUMNS)
         # Epochs of one sample share its Sample; so do all models when the paper fits one page
         # (50 models × 2,000 items decode 2,000 samples, not 100,000).
         samples: dict[int, Sample] = {}
@@ -538,12 +573,19 @@ class RunStore:
                     rows = _tuples(db, sql, (model, run_id, start, start + page_size))
                 if end > page_size:
                     samples = {}
-                page: list[tuple[Record, Sample]] = []
+                page: list[tuple[Record, Sample, StoredScore | None]] = []
                 for row in rows:
                     sample = samples.get(row[-2])
                     if sample is None:
                         sample = samples[row[-2]] = codec.sample_from_json(row[-1])
-                    page.append((codec.record_from_row(row), sample))
+                    stored = row[width : width + len(_SCORE_VALUES)] if scored else None
+                    page.append(
+                        (
+                            codec.record_from_row(row),
+                            sample,
+                            stored if stored and stored[0] else None,
+                        )
+                    )
                 if page:
                     yield page
 
@@ -598,6 +640,40 @@ class RunStore:
         with self._tx(f"save scores of run {run_id}", write=True) as db:
             self._require_run(db, run_id)
             db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+
+    def save_regraded_pages(
+        self,
+        run_id: str,
+        pages: Iterable[Sequence[tuple[ScoreRow, StoredScore | None]]],
+        grader_version: str,
+    ) -> int:
+        """Save a re-grade of every record of the run, each new grade given with the one stored
+        for it (`scored_answer_pages`): only the grades that differ are written, one transaction
+        per page; how many were written.
+
+        The run ends with the very scores `save_score_pages` would leave, and the same failure
+        rules: if `pages` fails on its first page nothing changes; if it fails later, the pages
+        saved so far stay and the run has no grader version (it reads as not graded)."""
+        remaining = iter(pages)
+        first = next(remaining, None)  # made before anything changes: a first error keeps all
+        written = 0
+        with self._tx(f"save scores of run {run_id}", write=True) as db:
+            self._require_run(db, run_id)
+            db.execute("DELETE FROM gradings WHERE run_id = ?", (run_id,))
+            if first is not None:
+                changed = _changed(run_id, first)
+                db.executemany(_UPSERT_SCORE, changed)
+                written += len(changed)
+        for page in remaining:
+            changed = _changed(run_id, page)
+            if changed:
+                with self._tx(f"save scores of run {run_id}", write=True) as db:
+                    db.executemany(_UPSERT_SCORE, changed)
+                written += len(changed)
+        with self._tx(f"save scores of run {run_id}", write=True) as db:
+            self._require_run(db, run_id)
+            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+        return written
 
     def add_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
         """Store the grades of records that have just been graded, in one transaction; each
