@@ -176,8 +176,44 @@ def _changed(
     run_id: str, page: Sequence[tuple[ScoreRow, StoredScore | None]]
 ) -> list[tuple[object, ...]]:
     """The rows to write: the new grades that differ from the stored ones (or have none)."""
-    rows = _score_rows(run_id, [new for new, _ in page])
-    return [row for row, (_, stored) in zip(rows, page, strict=True) if row[4:] != stored]
+    return list(
+        _score_rows(run_id, [new for new, stored in page if not same_grade(new[3], stored)])
+    )
+
+
+def same_grade(score: Score, stored: StoredScore | None) -> bool:
+    """Whether `stored` (a grade as `scored_answer_pages` reads it) is `score`, column for
+    column: a re-grade need not write it again."""
+    return stored is not None and (
+        score.outcome, score.rule, score.explanation, score.extracted, score.normalized,
+        int(score.format_ok),
+    ) == stored  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AnswerWindow:
+    """One page of a run's answers: one model's records of the samples at positions
+    [start, stop); `whole_paper` when that is every sample of the run."""
+
+    run_id: str
+    model: str
+    start: int
+    stop: int
+    whole_paper: bool
+
+
+_PAGE_SQL = (
+    "SELECT {columns}, s.position, s.data FROM samples s JOIN records r"
+    " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id{join}"
+    " WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
+    " ORDER BY s.position, r.epoch"
+)
+_PAGE = _PAGE_SQL.format(columns=_READ_COLUMNS, join="")
+_SCORED_PAGE = _PAGE_SQL.format(
+    columns=_READ_COLUMNS + "".join(f", g.{c}" for c in _SCORE_VALUES),
+    join=" LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
+    " AND g.sample_id = r.sample_id AND g.epoch = r.epoch",
+)
 
 
 class RunStore:
@@ -537,6 +573,17 @@ class RunStore:
     def _answer_pages(
         self, run_id: str, page_size: int, *, scored: bool
     ) -> Iterator[list[tuple[Record, Sample, StoredScore | None]]]:
+        # Epochs of one sample share its Sample; so do all models when the paper fits one page
+        # (50 models × 2,000 items decode 2,000 samples, not 100,000).
+        samples: dict[int, Sample] = {}
+        for window in self.answer_windows(run_id, page_size):
+            page = self.answer_page(window, scored=scored, samples=samples)
+            if page:
+                yield page
+
+    def answer_windows(self, run_id: str, page_size: int = 5000) -> list[AnswerWindow]:
+        """The pages of `answer_pages`, in its order, as windows `answer_page` reads (another
+        process may read them from its own store)."""
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, got {page_size}")
         with self._tx(f"read records of run {run_id}", write=False) as db:
@@ -547,47 +594,37 @@ class RunStore:
             (end,) = _tuples(
                 db, "SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE run_id = ?", (run_id,)
             )[0]
+        return [
+            AnswerWindow(run_id, model, start, min(start + page_size, end), end <= page_size)
+            for model in models
+            for start in range(0, end, page_size)
+        ]
+
+    def answer_page(
+        self, window: AnswerWindow, *, scored: bool = True, samples: dict[int, Sample] | None = None
+    ) -> list[tuple[Record, Sample, StoredScore | None]]:
+        """The records of one window with their samples and (when `scored`) stored grades, in
+        `records` order. `samples` (by position) are reused and, for a window of the whole
+        paper, kept for the next one."""
         # Samples by position, then each one's records by the primary key: rows come out in
         # order without sorting the run, and a position window is a cheap range read. The
-        # stored grade, when asked for, comes by the primary key too (NULL outcome: none).
-        grades = ", " + ", ".join(f"g.{c}" for c in _SCORE_VALUES) if scored else ""
-        join = (
-            " LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
-            " AND g.sample_id = r.sample_id AND g.epoch = r.epoch"
-            if scored
-            else ""
-        )
-        sql = (
-            f"SELECT {_READ_COLUMNS}{grades}, s.position, s.data FROM samples s JOIN records r"
-            " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id"
-            f"{join} WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
-            " ORDER BY s.position, r.epoch"
-        )
+        # stored grade comes by the primary key too (NULL outcome: none).
+        sql = _SCORED_PAGE if scored else _PAGE
+        with self._tx(f"read records of run {window.run_id}", write=False) as db:
+            rows = _tuples(db, sql, (window.model, window.run_id, window.start, window.stop))
+        if samples is None or not window.whole_paper:
+            samples = {}
         width = len(codec.RECORD_READ_COLUMNS)
-        # Epochs of one sample share its Sample; so do all models when the paper fits one page
-        # (50 models × 2,000 items decode 2,000 samples, not 100,000).
-        samples: dict[int, Sample] = {}
-        for model in models:
-            for start in range(0, end, page_size):
-                with self._tx(f"read records of run {run_id}", write=False) as db:
-                    rows = _tuples(db, sql, (model, run_id, start, start + page_size))
-                if end > page_size:
-                    samples = {}
-                page: list[tuple[Record, Sample, StoredScore | None]] = []
-                for row in rows:
-                    sample = samples.get(row[-2])
-                    if sample is None:
-                        sample = samples[row[-2]] = codec.sample_from_json(row[-1])
-                    stored = row[width : width + len(_SCORE_VALUES)] if scored else None
-                    page.append(
-                        (
-                            codec.record_from_row(row),
-                            sample,
-                            stored if stored and stored[0] else None,
-                        )
-                    )
-                if page:
-                    yield page
+        page: list[tuple[Record, Sample, StoredScore | None]] = []
+        for row in rows:
+            sample = samples.get(row[-2])
+            if sample is None:
+                sample = samples[row[-2]] = codec.sample_from_json(row[-1])
+            stored = row[width : width + len(_SCORE_VALUES)] if scored else None
+            page.append(
+                (codec.record_from_row(row), sample, stored if stored and stored[0] else None)
+            )
+        return page
 
     def count_records(self, run_id: str) -> dict[str, int]:
         """Stored records per model; every model of the run appears, with 0 if it has none."""
