@@ -192,6 +192,11 @@ def test_worker_processes_store_what_one_process_stores(tmp_path: Path) -> None:
         # kept items are graded here, whatever `workers` says
         _, items = grade_run(store, RUN, tagging, page_size=5, workers=2)
         assert {i.score.explanation for i in items if i.score.rule == "pid"} == {str(os.getpid())}
+        # so is a task that runs the reply's code (its sandbox's time limits)
+        runs_code = dataclasses.replace(tagging, version="1", with_limits=lambda _: tagging)
+        grade_run(store, RUN, runs_code, keep_items=False, page_size=5, workers=2)
+        pids = {s.explanation for s in store.scores(RUN).values() if s.rule == "pid"}
+        assert pids == {str(os.getpid())}
 
 
 def _fails_on_one_sample(record: Record, sample: Sample) -> Score:

@@ -110,14 +110,21 @@ def grade_run(
     `workers` > 1 (None: `grade_workers` decides) grades pages in that many forked processes,
     each reading its pages from its own connection and sending back only the grades that
     changed; the parent saves them in page order, so the end state and the failure rules are
-    those of one process. Not with `keep_items`, nor while other threads run (a fork copies
-    their locks, not the threads)."""
+    those of one process. Not with `keep_items`, nor for a task that runs the reply's code (its
+    sandbox's time limits must not meet other workers' load), nor while other threads run (a
+    fork copies their locks, not the threads)."""
     info = store.run_info(run_id)
     items: list[GradedItem] = []
     windows = store.answer_windows(run_id, page_size)
     if workers is None:
         workers = grade_workers(sum(store.count_records(run_id).values()))
-    pooled = workers > 1 and not keep_items and len(windows) > 1 and threading.active_count() == 1
+    pooled = (
+        workers > 1
+        and not keep_items
+        and len(windows) > 1
+        and task.with_limits is None  # code runs in its sandbox, under time limits: not 8 at once
+        and threading.active_count() == 1
+    )
     pages = (
         _pooled_pages(store, windows, task, workers)
         if pooled
