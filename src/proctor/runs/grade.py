@@ -102,7 +102,7 @@ def grade_run(
 ) -> tuple[RunInfo, list[GradedItem]]:
     """Re-grade every stored record of a run with `task`'s current rules (`proctor score`).
 
-    Reads, grades and saves the scores a page at a time (`RunStore.scored_answer_pages`,
+    Reads, grades and saves the scores a page at a time (`RunStore.answer_page`,
     `RunStore.save_regraded_pages`: a grade equal to the stored one is not written again). With
     `keep_items` every graded item comes back, in `RunStore.records` order; without, the list
     is empty and memory holds one page whatever the size of the run.

@@ -182,7 +182,7 @@ def _changed(
 
 
 def same_grade(score: Score, stored: StoredScore | None) -> bool:
-    """Whether `stored` (a grade as `scored_answer_pages` reads it) is `score`, column for
+    """Whether `stored` (a grade as `answer_page` reads it) is `score`, column for
     column: a re-grade need not write it again."""
     return stored is not None and (
         score.outcome, score.rule, score.explanation, score.extracted, score.normalized,
@@ -559,16 +559,9 @@ class RunStore:
         model, all their epochs) at a time.
 
         Each page is read in a transaction of its own and none is open between pages, so the
-        caller may write (e.g. `save_score_pages`) while it reads; memory holds one page."""
+        caller may write (e.g. `save_regraded_pages`) while it reads; memory holds one page."""
         for page in self._answer_pages(run_id, page_size, scored=False):
             yield [(record, sample) for record, sample, _ in page]
-
-    def scored_answer_pages(
-        self, run_id: str, page_size: int = 5000
-    ) -> Iterator[list[tuple[Record, Sample, StoredScore | None]]]:
-        """`answer_pages`, each record with its stored grade as `save_regraded_pages` compares
-        it (None when it has none)."""
-        return self._answer_pages(run_id, page_size, scored=True)
 
     def _answer_pages(
         self, run_id: str, page_size: int, *, scored: bool
@@ -653,31 +646,6 @@ class RunStore:
             db.executemany(_INSERT_SCORE, _score_rows(run_id, scores))
             db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
 
-    def save_score_pages(
-        self, run_id: str, pages: Iterable[Sequence[ScoreRow]], grader_version: str
-    ) -> None:
-        """Replace every score of the run, one transaction per page of `pages`, so that a long
-        re-grade never holds the write lock for long nor all its scores in memory.
-
-        The first transaction deletes the old scores and the run's grader version and saves the
-        first page; the last records `grader_version`. If `pages` fails on its first page nothing
-        changes; if it fails later, the pages saved so far stay and the run has no grader version
-        (it reads as not graded). Either way the error propagates."""
-        remaining = iter(pages)
-        first = next(remaining, None)  # made before the old scores go: a first error keeps them
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute("DELETE FROM scores WHERE run_id = ?", (run_id,))
-            db.execute("DELETE FROM gradings WHERE run_id = ?", (run_id,))
-            if first is not None:
-                db.executemany(_INSERT_SCORE, _score_rows(run_id, first))
-        for page in remaining:
-            with self._tx(f"save scores of run {run_id}", write=True) as db:
-                db.executemany(_INSERT_SCORE, _score_rows(run_id, page))
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
-
     def save_regraded_pages(
         self,
         run_id: str,
@@ -685,12 +653,14 @@ class RunStore:
         grader_version: str,
     ) -> int:
         """Save a re-grade of every record of the run, each new grade given with the one stored
-        for it (`scored_answer_pages`): only the grades that differ are written, one transaction
-        per page; how many were written.
+        for it (`answer_page`): only the grades that differ are written, one transaction per page,
+        so that a long re-grade never holds the write lock for long nor all its scores in
+        memory; how many were written. The run ends with the same scores as a `save_scores` of
+        every new grade.
 
-        The run ends with the very scores `save_score_pages` would leave, and the same failure
-        rules: if `pages` fails on its first page nothing changes; if it fails later, the pages
-        saved so far stay and the run has no grader version (it reads as not graded)."""
+        If `pages` fails on its first page nothing changes; if it fails later, the pages saved
+        so far stay and the run has no grader version (it reads as not graded). Either way the
+        error propagates."""
         remaining = iter(pages)
         first = next(remaining, None)  # made before anything changes: a first error keeps all
         written = 0
