@@ -223,3 +223,20 @@ def test_worker_count_follows_cores_and_run_size(
 ) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
     assert grade_workers(records) == workers
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(record: Record, sample: Sample) -> Score:
+    if os.getpid() != _PARENT and sample.id == SAMPLES[20].id:
+        os._exit(1)  # as if killed for memory
+    return TASK.grade(record, sample)
+
+
+def test_a_broken_pool_is_finished_in_process(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        dying = dataclasses.replace(TASK, grade=_dies_in_a_worker)
+        grade_run(store, RUN, dying, keep_items=False, page_size=3, workers=2)
+        assert store.scores(RUN) == _direct(store)
+        assert store.grader_version(RUN) == f"{TASK.name}/{TASK.version}"

@@ -16,8 +16,10 @@ import gc
 import multiprocessing
 import os
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from proctor.score.failed import call_failed_score
@@ -174,12 +176,29 @@ def _graded_pages(
 def _pooled_pages(
     store: RunStore, windows: Sequence[AnswerWindow], task: Task, workers: int
 ) -> Iterator[Regraded]:
-    """`_graded_pages` in worker processes, less the grades equal to the stored ones."""
+    """`_graded_pages` in worker processes, less the grades equal to the stored ones (each
+    changed grade comes with None: write it), in page order. At most two pages per worker are
+    in flight, so graded pages never pile up while the parent saves. If the pool breaks (a
+    worker killed, e.g. out of memory), the pages not yet received are graded here."""
     context = multiprocessing.get_context("fork")  # the task (maybe a closure) is inherited
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_start_worker, initargs=(store.results_dir, task)
-    ) as pool:
-        yield from pool.map(_grade_window, windows)
+    )
+    pending: deque[Future[Regraded]] = deque()
+    received = 0
+    try:
+        for window in windows:
+            pending.append(pool.submit(_grade_window, window))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+                received += 1
+        while pending:
+            yield pending.popleft().result()
+            received += 1
+    except BrokenProcessPool:
+        yield from _graded_pages(store, windows[received:], task, None)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 _worker: tuple[RunStore, Task, dict[int, Sample]] | None = None
@@ -197,7 +216,7 @@ def _grade_window(window: AnswerWindow) -> Regraded:
     for record, sample, stored in store.answer_page(window, samples=paper):
         score = grade(task, record, sample)
         if not same_grade(score, stored):
-            changed.append((_row(record, score), stored))
+            changed.append((_row(record, score), None))
     return changed
 
 
