@@ -15,10 +15,10 @@ import pytest
 from test_grading_fast_paths import _PIECES, TEXTS  # type: ignore[import-not-found]
 
 from proctor.extract import answer
-from proctor.extract.answer import extract_answer, extract_by_rules
+from proctor.extract.answer import extract_answer
 from proctor.extract.plain_answer import plain_answer
 from proctor.score.numeric import grade
-from proctor.types import AnswerType, Sample
+from proctor.types import AnswerType, Extraction, Sample
 
 _NUMBERS = [
     "0", "7", "42", "178377", "-5", "-0", "12.5", "0.25", "-3.125", "3.0", "10.50", "00", "007",
@@ -75,25 +75,45 @@ def test_the_corpus_takes_the_shortcut_often_and_misses_it_often() -> None:
     }
 
 
+def _extractions(texts: list[str], answer_type: AnswerType) -> list[Extraction]:
+    return [
+        extract_answer(
+            text, variant=variant, question="What is 42 * 7?", operands=operands,
+            answer_type=answer_type,
+        )
+        for text in texts
+        for variant in ("A", "B", "C")
+        for operands in ((), ("42", "7"))
+    ]  # fmt: skip
+
+
+def _without_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(answer, "plain_answer", lambda text: None)
+
+
 @pytest.mark.parametrize("answer_type", _TYPES)
-def test_the_shortcut_answers_as_the_rules_do(answer_type: AnswerType) -> None:
-    bad = []
-    for text in TAKEN:
-        for variant in ("A", "B", "C"):
-            for operands in ((), ("42", "7")):
-                kw = {"variant": variant, "question": "What is 42 * 7?", "operands": operands}
-                fast = extract_answer(text, answer_type=answer_type, **kw)  # type: ignore[arg-type]
-                full = extract_by_rules(text, answer_type=answer_type, **kw)  # type: ignore[arg-type]
-                if fast != full:
-                    bad.append((text, variant, operands, fast, full))
+def test_the_shortcut_answers_as_the_rules_do(
+    monkeypatch: pytest.MonkeyPatch, answer_type: AnswerType
+) -> None:
+    fast = _extractions(TAKEN, answer_type)
+    _without_the_shortcut(monkeypatch)
+    full = _extractions(TAKEN, answer_type)
+    texts = [t for t in TAKEN for _ in range(6)]
+    bad = [(t, a, b) for t, a, b in zip(texts, fast, full, strict=True) if a != b]
     assert not bad, bad[:5]
+    assert len(fast) == len(full) == 6 * len(TAKEN)
 
 
-def test_no_shortcut_for_comparison_or_text_answers() -> None:
-    for answer_type in ("comparison", "text"):
-        for text in ("Final answer: 5", "5", "Step 1.\nFinal answer: -2.5"):
-            got = extract_answer(text, variant="B", answer_type=answer_type)  # type: ignore[arg-type]
-            assert got == extract_by_rules(text, variant="B", answer_type=answer_type)  # type: ignore[arg-type]
+def test_no_shortcut_for_comparison_or_text_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = ["Final answer: 5", "5", "Step 1.\nFinal answer: -2.5"]
+    fast = [
+        extract_answer(t, variant="B", answer_type=a) for t in texts for a in ("comparison", "text")
+    ]  # type: ignore[arg-type]
+    _without_the_shortcut(monkeypatch)
+    full = [
+        extract_answer(t, variant="B", answer_type=a) for t in texts for a in ("comparison", "text")
+    ]  # type: ignore[arg-type]
+    assert fast == full
 
 
 def test_every_grade_is_the_same_without_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,7 +129,7 @@ def test_every_grade_is_the_same_without_the_shortcut(monkeypatch: pytest.Monkey
     texts = TAKEN + CORPUS[:: max(1, len(CORPUS) // 1000)]
     cases = [(t, f, s) for t in texts for f in ("stop", "length") for s in samples]
     fast = [grade(t, f, s, variant="B") for t, f, s in cases]  # type: ignore[arg-type]
-    monkeypatch.setattr(answer, "plain_answer", lambda text: None)
+    _without_the_shortcut(monkeypatch)
     full = [grade(t, f, s, variant="B") for t, f, s in cases]  # type: ignore[arg-type]
     bad = [(c, a, b) for c, a, b in zip(cases, fast, full, strict=True) if a != b]
     assert not bad, bad[:5]

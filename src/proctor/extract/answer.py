@@ -316,22 +316,8 @@ def extract_answer(
         # the rules give them (`extract.plain_answer` says why; the tests check it).
         plain = plain_answer(text)
         if plain is not None:
-            value, rule = plain
-            return Extraction(value, rule, _format_ok(variant, rule), "")
-    return extract_by_rules(
-        text, variant=variant, question=question, operands=operands, answer_type=answer_type
-    )
-
-
-def extract_by_rules(
-    text: str,
-    *,
-    variant: str,
-    question: str = "",
-    operands: tuple[str, ...] = (),
-    answer_type: AnswerType = "integer",
-) -> Extraction:
-    """`extract_answer` always by the rules (what its shortcut for plain replies must equal)."""
+            value, found_by = plain
+            return Extraction(value, found_by, _format_ok(variant, found_by), "")
     visible = normalize_text(strip_reasoning(text))
     reply = _Reply(
         text=clean_text(visible),
