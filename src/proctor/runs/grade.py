@@ -15,6 +15,7 @@ import asyncio
 import gc
 import multiprocessing
 import os
+import sys
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -87,6 +88,8 @@ def grade_workers(records: int) -> int:
     """How many processes `proctor score` grades `records` answers in: one on a machine of one
     or two cores (on this project's 2-core box, two workers were no faster than one: each core
     is busy already), else one fewer than its cores (the parent saves), at most 8."""
+    if not sys.platform.startswith("linux"):  # workers are forked: safe on Linux, not macOS
+        return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if (cores or 1) <= 2 or records < POOL_MIN_RECORDS:
         return 1
