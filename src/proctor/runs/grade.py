@@ -121,6 +121,13 @@ def _graded_pages(
         yield scores
 
 
+GATHER_S = 0.02
+"""How long `RunGrader` waits for more answers before grading what is queued (progress lags by
+as much; a run's end does not wait for it)."""
+GATHER_RECORDS = 512
+"""Queued answers that are graded at once, without waiting to gather more."""
+
+
 class RunGrader:
     """Grades a run's answers as they are stored, one batch at a time on a thread of its own
     (grading may run a reply's code in the sandbox: the event loop and the workers go on), and
@@ -175,6 +182,11 @@ class RunGrader:
                 await self._wake.wait()
                 self._wake.clear()
                 continue
+            if not self._closing and sum(map(len, self._queue)) < GATHER_RECORDS:
+                # Nobody waits for a grade (the answers are stored): a moment's wait gathers
+                # the answers of many commits into one hand-off to the grading thread and one
+                # commit of their grades; each costs the asking loop time on a busy machine.
+                await asyncio.sleep(GATHER_S)
             queued, self._queue = self._queue, []
             pairs = [pair for batch in queued for pair in batch]
             try:
