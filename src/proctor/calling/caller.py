@@ -100,10 +100,9 @@ class ModelCaller:
             attempt += 1
             self.stats.attempts += 1
             try:
-                # asyncio.timeout, not wait_for: the same TimeoutError and cancellation, without
-                # a task of its own for every request (wait_for makes one).
-                async with asyncio.timeout(params.timeout_s):
-                    completion = await self.provider.complete(prompt, params)
+                completion = await asyncio.wait_for(
+                    self.provider.complete(prompt, params), timeout=params.timeout_s
+                )
                 completion = accept(completion, params.max_reply_bytes)
             except TimeoutError:
                 error: ProviderError = Transient(

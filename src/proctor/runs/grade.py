@@ -12,6 +12,7 @@ stored one (`stored_items`). Grading never calls a model."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 
@@ -148,6 +149,7 @@ class RunGrader:
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         self._closing = False
+        self._closed = asyncio.Event()
         self.error: BaseException | None = None
 
     def submit(self, batch: Sequence[tuple[Record, Sample]]) -> None:
@@ -161,6 +163,7 @@ class RunGrader:
 
     async def close(self) -> None:
         self._closing = True
+        self._closed.set()
         self._wake.set()
         if self._loop is not None:
             await asyncio.wait([self._loop])
@@ -186,7 +189,9 @@ class RunGrader:
                 # Nobody waits for a grade (the answers are stored): a moment's wait gathers
                 # the answers of many commits into one hand-off to the grading thread and one
                 # commit of their grades; each costs the asking loop time on a busy machine.
-                await asyncio.sleep(GATHER_S)
+                with contextlib.suppress(TimeoutError):  # close() ends the wait at once
+                    async with asyncio.timeout(GATHER_S):
+                        await self._closed.wait()
             queued, self._queue = self._queue, []
             pairs = [pair for batch in queued for pair in batch]
             try:
