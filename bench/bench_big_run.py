@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import tempfile
@@ -77,6 +78,7 @@ def big_run(models: int = 50, n: int = 2000, conc: int = 8) -> dict[str, object]
     sizes = {p.name: p.stat().st_size for p in sorted(run_dir.iterdir())}
     browser = open_in_browser(run_dir / "report.html")
     report_lines = [line for line in run_out.splitlines() if "━" not in line]
+    shutil.rmtree(work, ignore_errors=True)  # 100,000 answers and their reports: ~180 MB
     return {"models": models, "n": n, "concurrency": conc, "calls": models * n,
             "run_s": run_s, "asking_s": asking_s, "run_peak_mb": run_mb, "report_s": report_s,
             "report_peak_mb": report_mb, "files": sizes, "browser": browser,
