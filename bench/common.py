@@ -20,17 +20,13 @@ PY = sys.executable  # the repo's virtualenv (bench scripts are run with .venv/b
 PROCTOR = [PY, "-m", "proctor"]
 
 
-PYCACHE = Path.home() / ".cache" / "proctor" / "bench-pycache"
-
-
 def child_env(**extra: str) -> dict[str, str]:
     """The environment of a measured process: no proxies, plain terminal output, and bytecode
-    (an installed proctor has its `.pyc` files; PYTHONDONTWRITEBYTECODE, set on some machines,
-    would make every run compile its own source again: ~0.3 s of a 1,000-sample run). The
-    bytecode goes to a cache folder of its own, not beside the source."""
+    (an installed proctor has its `.pyc` files, and scripts/setup.sh compiles the editable
+    sources; PYTHONDONTWRITEBYTECODE, set on some machines, would make every run compile what
+    is not compiled yet again each time, e.g. a checkout of an older commit: ~0.3 s a run)."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
     env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"})
     env.update(extra)
     return env

@@ -162,8 +162,8 @@ def render(r: dict[str, Any]) -> str:
         "- lm-eval and Inspect are installed by the script into "
         "`~/.cache/proctor/bench-venvs/` (override: `PROCTOR_BENCH_VENVS`), never into `.venv`.",
         "- Every Python process measured runs from bytecode, as an installed proctor does "
-        "(`PYTHONDONTWRITEBYTECODE` is dropped for the children; their `.pyc` files go to "
-        "`~/.cache/proctor/bench-pycache`), after one untimed warm-up run.",
+        "(`PYTHONDONTWRITEBYTECODE` is dropped for the children), after one untimed warm-up "
+        "run.",
     ]
     if small:
         lines.append(
