@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from proctor.calling.cache_key import CACHE_POLICIES, CachePolicy
+from proctor.cli.plain_help import RICH_MARKUP_MODE, PlainHelpGroup
 from proctor.errors import ConfigError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
+    from rich.console import Console
+
+    from proctor.calling.cache_key import CachePolicy
     from proctor.runner import RunOutcome
     from proctor.store import RunStore
 
@@ -30,7 +30,10 @@ ResultsDir = Annotated[
 ]
 
 cache_app = typer.Typer(
-    help="The response cache shared by the runs of a results folder.", no_args_is_help=True
+    help="The response cache shared by the runs of a results folder.",
+    no_args_is_help=True,
+    cls=PlainHelpGroup,
+    rich_markup_mode=RICH_MARKUP_MODE,
 )
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -38,6 +41,8 @@ _AGE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*")
 
 
 def check_policy(value: str) -> CachePolicy:
+    from proctor.calling.cache_key import CACHE_POLICIES
+
     for policy in CACHE_POLICIES:
         if value.strip().lower() == policy:
             return policy
@@ -55,6 +60,8 @@ def parse_age(text: str) -> timedelta:
 
 
 def print_reused(outcome: RunOutcome, console: Console) -> None:
+    from rich.text import Text
+
     for model, n in outcome.reused.items():
         if n:
             console.print(Text(f"{model}: {n:,} answers reused from the response cache"))
@@ -71,6 +78,10 @@ def _open(results_dir: Path) -> RunStore:
 @cache_app.command("stats")
 def stats_cmd(results_dir: ResultsDir = DEFAULT_RESULTS) -> None:
     """How many answers the cache holds, the tokens they took, and how often they were reused."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     from proctor.store import response_cache
 
     with _open(results_dir) as store:
@@ -100,6 +111,8 @@ def prune_cmd(
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Forget cached answers not used (written or reused) for longer than --older-than."""
+    from rich.console import Console
+
     from proctor.store import response_cache
 
     cutoff = datetime.now(UTC) - parse_age(older_than)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
+
+from proctor.cli.plain_help import RICH_MARKUP_MODE, PlainHelpGroup
 
 if TYPE_CHECKING:
     from proctor.imports.foreign import ForeignRun
@@ -27,7 +27,10 @@ DEFAULT_RESULTS = Path("proctor-results")
 _EXCERPT = 90
 
 import_app = typer.Typer(
-    help="Bring another harness's run into the store and re-grade it.", no_args_is_help=True
+    help="Bring another harness's run into the store and re-grade it.",
+    no_args_is_help=True,
+    cls=PlainHelpGroup,
+    rich_markup_mode=RICH_MARKUP_MODE,
 )
 
 ResultsDir = Annotated[
@@ -78,6 +81,9 @@ def _excerpt(text: str) -> str:
 
 
 def _import(foreign: ForeignRun, task: str | None, model: str | None, results_dir: Path) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
     from proctor.importing import import_run
 
     console = Console(highlight=False)
