@@ -58,7 +58,8 @@ def test_every_lazy_name_resolves() -> None:
     import proctor.extract
     import proctor.report
     import proctor.report.html
+    import proctor.stats
 
-    for package in (proctor.extract, proctor.report, proctor.report.html):
+    for package in (proctor.extract, proctor.report, proctor.report.html, proctor.stats):
         for name in package.__all__:
             assert getattr(package, name) is not None, (package.__name__, name)
