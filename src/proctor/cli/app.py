@@ -20,7 +20,7 @@ from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.new import new_app
-from proctor.cli.plain_help import CONTEXT_SETTINGS, RICH_MARKUP_MODE, PlainHelpGroup
+from proctor.cli.plain_help import command_group
 from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
@@ -36,11 +36,8 @@ if TYPE_CHECKING:
     from proctor.store import RunStore
     from proctor.tasks.base import Task
 
-app = typer.Typer(
+app = command_group(
     name="proctor",
-    cls=PlainHelpGroup,
-    rich_markup_mode=RICH_MARKUP_MODE,
-    context_settings=CONTEXT_SETTINGS,
     help="Evaluate LLMs on work whose answers can be checked.",
     no_args_is_help=True,
     add_completion=False,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.plain_help import RICH_MARKUP_MODE, PlainHelpGroup
+from proctor.cli.plain_help import command_group
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
@@ -29,11 +29,8 @@ ResultsDir = Annotated[
     Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
 ]
 
-cache_app = typer.Typer(
-    help="The response cache shared by the runs of a results folder.",
-    no_args_is_help=True,
-    cls=PlainHelpGroup,
-    rich_markup_mode=RICH_MARKUP_MODE,
+cache_app = command_group(
+    help="The response cache shared by the runs of a results folder.", no_args_is_help=True
 )
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.plain_help import RICH_MARKUP_MODE, PlainHelpGroup
+from proctor.cli.plain_help import command_group
 
 if TYPE_CHECKING:
     from proctor.imports.foreign import ForeignRun
@@ -26,11 +26,8 @@ if TYPE_CHECKING:
 DEFAULT_RESULTS = Path("proctor-results")
 _EXCERPT = 90
 
-import_app = typer.Typer(
-    help="Bring another harness's run into the store and re-grade it.",
-    no_args_is_help=True,
-    cls=PlainHelpGroup,
-    rich_markup_mode=RICH_MARKUP_MODE,
+import_app = command_group(
+    help="Bring another harness's run into the store and re-grade it.", no_args_is_help=True
 )
 
 ResultsDir = Annotated[

@@ -8,15 +8,10 @@ from typing import Annotated
 
 import typer
 
-from proctor.cli.plain_help import RICH_MARKUP_MODE, PlainHelpGroup
+from proctor.cli.plain_help import command_group
 from proctor.errors import ConfigError
 
-new_app = typer.Typer(
-    help="Write a template to start from.",
-    no_args_is_help=True,
-    cls=PlainHelpGroup,
-    rich_markup_mode=RICH_MARKUP_MODE,
-)
+new_app = command_group(help="Write a template to start from.", no_args_is_help=True)
 
 _NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 

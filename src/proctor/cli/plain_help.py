@@ -9,20 +9,29 @@ the terminal's width with "..."."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import typer
 from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from typer._click import Context, HelpFormatter
 
-RICH_MARKUP_MODE = None
-"""`typer.Typer(rich_markup_mode=...)` of every command group: None is click's plain help."""
-CONTEXT_SETTINGS = {"max_content_width": 1_000}
+_AS_WIDE_AS_THE_TERMINAL = {"max_content_width": 1_000}
 """Help as wide as the terminal (COLUMNS), as rich's was; click alone stops at 80 columns."""
-
 _WHOLE_SENTENCE = 10_000
 """A limit no command's first sentence reaches."""
+
+
+def command_group(**options: Any) -> typer.Typer:
+    """`typer.Typer(**options)` for `proctor` and each of its command groups, with plain help
+    (`rich_markup_mode=None` is typer's switch to click's help)."""
+    return typer.Typer(
+        cls=PlainHelpGroup,
+        rich_markup_mode=None,
+        context_settings=_AS_WIDE_AS_THE_TERMINAL,
+        **options,
+    )
 
 
 class PlainHelpGroup(TyperGroup):
