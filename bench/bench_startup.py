@@ -26,6 +26,7 @@ import io
 import json
 import os
 import pstats
+import shutil
 import signal
 import statistics
 import subprocess
@@ -250,6 +251,8 @@ def run(reps: int = 7, before: str = BEFORE) -> dict[str, Any]:
     finally:
         server.shutdown()
         server.server_close()
+        for folder in (work, before_src.parent):  # the runs' stores and the exported tree
+            shutil.rmtree(folder, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     return {
         "reps": reps,
