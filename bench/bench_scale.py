@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -157,16 +158,19 @@ def embedded(n: int = 20, reps: int = 3) -> dict[str, object]:
 
 
 def regrade(n: int = 100_000, reps: int = 3) -> dict[str, object]:
-    """(d): `grade_run` over N stored records (read, grade, write scores), in process: as
-    `proctor score` calls it (keeping every graded item for the report: `runs`, `median_s`),
-    and streaming (`keep_items=False`: `stream_runs`, `stream_median_s`), interleaved."""
-    from proctor.runs.grade import grade_run
+    """(d): `grade_run` over N stored records (read, grade, write the scores that changed), in
+    process, interleaved: keeping every graded item (`runs`, `median_s`), streaming in one
+    process (`keep_items=False`: `stream_runs`, `stream_median_s`), and in worker processes
+    (`pool_runs`, `pool_median_s`: as many as `proctor score` takes here, `score_workers`, or 2
+    where it takes one, to say what they would give)."""
+    from proctor.runs.grade import grade_run, grade_workers
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task, load_for_run
     from proctor.types import GenerationParams, Record, RunInfo, Usage
 
     task = get_task("arithmetic")
     samples = load_for_run(task, n=n).samples
+    pool_workers = max(2, grade_workers(n))
     with tempfile.TemporaryDirectory() as d, RunStore.open(Path(d)) as store:
         info = RunInfo(run_id="bench-regrade", task="arithmetic", models=("m",),
                        dataset_hash="x", dataset_size=n, generator_version="x",
@@ -183,7 +187,7 @@ def regrade(n: int = 100_000, reps: int = 3) -> dict[str, object]:
         for i in range(0, n, 10_000):
             store.add_records(recs[i : i + 10_000])
         del recs
-        runs, stream = [], []
+        runs, stream, pooled = [], [], []
         for _ in range(reps):
             start = time.perf_counter()
             grade_run(store, "bench-regrade", task)
@@ -191,10 +195,17 @@ def regrade(n: int = 100_000, reps: int = 3) -> dict[str, object]:
             start = time.perf_counter()
             grade_run(store, "bench-regrade", task, keep_items=False)
             stream.append(time.perf_counter() - start)
+            start = time.perf_counter()  # as `proctor score` would on a machine of 3+ cores
+            grade_run(store, "bench-regrade", task, keep_items=False, workers=pool_workers)
+            pooled.append(time.perf_counter() - start)
     runs.sort()
     stream.sort()
+    pooled.sort()
     return {"n": n, "runs": runs, "median_s": runs[len(runs) // 2],
-            "stream_runs": stream, "stream_median_s": stream[len(stream) // 2]}  # fmt: skip
+            "stream_runs": stream, "stream_median_s": stream[len(stream) // 2],
+            "cores": os.cpu_count(), "score_workers": grade_workers(n),
+            "pool_workers": pool_workers, "pool_runs": pooled,
+            "pool_median_s": pooled[len(pooled) // 2]}  # fmt: skip
 
 
 MEMORY_CHILD = r"""

@@ -10,7 +10,7 @@ from store_factories import make_info, make_record, make_samples
 
 from proctor.errors import StoreError
 from proctor.store import RunStore
-from proctor.store.run_store import ScoreRow
+from proctor.store.run_store import ScoreRow, StoredScore
 from proctor.types import Record, Score
 
 SAMPLES = 11
@@ -73,54 +73,6 @@ def _scores(records: Sequence[Record], outcome: str = "correct") -> list[ScoreRo
     return [(r.model, r.sample_id, r.epoch, Score(outcome, "r", r.text)) for r in records]  # type: ignore[arg-type]
 
 
-def test_save_score_pages_replaces_every_score_like_save_scores(store: RunStore, big: str) -> None:
-    records = store.records(big)
-    store.save_scores(big, _scores(records, "wrong"), grader_version="old")
-    new = _scores(records)
-    store.save_score_pages(big, [new[:3], [], new[3:10], new[10:]], grader_version="new")
-    assert store.scores(big) == {(m, s, e): score for m, s, e, score in new}
-    assert store.grader_version(big) == "new"
-    store.save_score_pages(big, [], grader_version="none")
-    assert store.scores(big) == {}
-    assert store.grader_version(big) == "none"
-
-
-def test_a_failure_on_the_first_page_keeps_the_old_scores(store: RunStore, big: str) -> None:
-    old = _scores(store.records(big), "wrong")
-    store.save_scores(big, old, grader_version="old")
-
-    def failing() -> Iterator[list[ScoreRow]]:
-        raise RuntimeError("grader bug")
-        yield []
-
-    with pytest.raises(RuntimeError, match="grader bug"):
-        store.save_score_pages(big, failing(), grader_version="new")
-    assert len(store.scores(big)) == len(old)
-    assert store.grader_version(big) == "old"
-
-
-def test_a_later_failure_leaves_the_run_without_a_grader_version(store: RunStore, big: str) -> None:
-    new = _scores(store.records(big))
-    store.save_scores(big, _scores(store.records(big), "wrong"), grader_version="old")
-
-    def failing() -> Iterator[list[ScoreRow]]:
-        yield new[:4]
-        raise RuntimeError("grader bug")
-
-    with pytest.raises(RuntimeError, match="grader bug"):
-        store.save_score_pages(big, failing(), grader_version="new")
-    assert store.scores(big) == {(m, s, e): score for m, s, e, score in new[:4]}
-    assert store.grader_version(big) is None
-
-
-def test_a_bad_outcome_is_refused_by_both_savers(store: RunStore, big: str) -> None:
-    bad = _scores(store.records(big)[:1], "great")
-    with pytest.raises(StoreError, match="outcome 'great'"):
-        store.save_scores(big, bad, grader_version="g")
-    with pytest.raises(StoreError, match="outcome 'great'"):
-        store.save_score_pages(big, [bad], grader_version="g")
-
-
 @pytest.mark.parametrize(
     ("column", "value", "message"),
     [("status", "maybe", "record status 'maybe'"), ("finish_reason", "bored", "finish reason")],
@@ -139,3 +91,85 @@ def test_a_bad_stored_value_is_named_when_read(
         store.records(run)
     with pytest.raises(StoreError, match=message):
         list(store.answer_pages(run))
+
+
+def _scored_pages(
+    store: RunStore, run: str, size: int
+) -> Iterator[list[tuple[Record, StoredScore | None]]]:
+    for window in store.answer_windows(run, size):
+        yield [(r, g) for r, _, g in store.answer_page(window)]
+
+
+def _regraded(
+    store: RunStore, run: str, new: dict[tuple[str, str, int], Score], size: int = 3
+) -> Iterator[list[tuple[ScoreRow, StoredScore | None]]]:
+    """Pages of (new score row, stored grade) as `grade_run` hands them to the store."""
+    for page in _scored_pages(store, run, size):
+        yield [
+            ((r.model, r.sample_id, r.epoch, new[(r.model, r.sample_id, r.epoch)]), g)
+            for r, g in page
+        ]
+
+
+def test_scored_pages_carry_each_stored_grade_or_none(store: RunStore, big: str) -> None:
+    records = store.records(big)
+    store.save_scores(big, _scores(records[:5], "wrong"), grader_version="old")
+    pairs = [pair for page in _scored_pages(store, big, 2) for pair in page]
+    assert (
+        [r for r, _ in pairs]
+        == records
+        == [r for page in store.answer_pages(big, 2) for r, _ in page]
+    )
+    assert [g is not None for _, g in pairs] == [i < 5 for i in range(len(records))]
+    assert pairs[0][1] == ("wrong", "r", records[0].text, None, None, 0)
+
+
+def test_a_regrade_writes_only_what_changed_and_ends_like_saving_every_grade(
+    store: RunStore, big: str
+) -> None:
+    records = store.records(big)
+    old = _scores(records, "wrong")
+    store.save_scores(big, old[:-2], grader_version="old")  # the last two never graded
+    new = {(m, s, e): score for m, s, e, score in old}
+    changed = {records[3], records[7]}
+    for r in changed:
+        new[(r.model, r.sample_id, r.epoch)] = Score("correct", "r", r.text, "7", "7", True)
+    written = store.save_regraded_pages(big, _regraded(store, big, new), grader_version="new")
+    assert written == len(changed) + 2
+    assert store.scores(big) == new
+    assert store.grader_version(big) == "new"
+    # the same grades again: nothing to write, and the run names the new version
+    assert store.save_regraded_pages(big, _regraded(store, big, new), grader_version="v3") == 0
+    assert store.scores(big) == new and store.grader_version(big) == "v3"
+
+
+def test_a_failed_regrade_keeps_old_scores_or_leaves_no_grader_version(
+    store: RunStore, big: str
+) -> None:
+    records = store.records(big)
+    store.save_scores(big, _scores(records, "wrong"), grader_version="old")
+
+    def failing(after: int) -> Iterator[list[tuple[ScoreRow, object]]]:
+        new = {(r.model, r.sample_id, r.epoch): Score("correct", "r", "") for r in records}
+        for i, page in enumerate(_regraded(store, big, new)):
+            if i == after:
+                raise RuntimeError("grader bug")
+            yield page  # type: ignore[misc]
+
+    with pytest.raises(RuntimeError, match="grader bug"):
+        store.save_regraded_pages(big, failing(0), grader_version="new")  # type: ignore[arg-type]
+    assert store.grader_version(big) == "old"
+    assert {s.outcome for s in store.scores(big).values()} == {"wrong"}
+    with pytest.raises(RuntimeError, match="grader bug"):
+        store.save_regraded_pages(big, failing(2), grader_version="new")  # type: ignore[arg-type]
+    assert store.grader_version(big) is None
+    assert {s.outcome for s in store.scores(big).values()} == {"wrong", "correct"}
+
+
+def test_a_bad_outcome_is_refused_by_both_savers(store: RunStore, big: str) -> None:
+    (r,) = store.records(big)[:1]
+    with pytest.raises(StoreError, match="outcome 'great'"):
+        store.save_scores(big, _scores([r], "great"), grader_version="g")
+    bad = [((r.model, r.sample_id, r.epoch, Score("great", "r", "")), None)]  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="outcome 'great'"):
+        store.save_regraded_pages(big, [bad], grader_version="g")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 from pathlib import Path
 
 import pytest
 
 from proctor.datasets.arithmetic import generate
-from proctor.runs.grade import grade, grade_run
+from proctor.runs.grade import grade, grade_run, grade_workers
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
@@ -172,3 +173,70 @@ def test_a_failed_call_never_reaches_the_grader(tmp_path: Path) -> None:
     assert len(seen) == len(items) - len(failed)
     assert {i.score.outcome for i in failed} == {"call_failed"}
     assert all("boom" in i.score.explanation for i in failed)
+
+
+def _tagged_by_process(record: Record, sample: Sample) -> Score:
+    return Score("unscored", "pid", str(os.getpid()))
+
+
+def test_worker_processes_store_what_one_process_stores(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        tagging = dataclasses.replace(TASK, grade=_tagged_by_process, version="0")
+        grade_run(store, RUN, tagging, keep_items=False, page_size=5, workers=2)
+        pids = {s.explanation for s in store.scores(RUN).values() if s.rule == "pid"}
+        assert pids and str(os.getpid()) not in pids  # graded in the workers, not here
+        assert store.grader_version(RUN) == f"{TASK.name}/0"
+        grade_run(store, RUN, TASK, keep_items=False, page_size=5, workers=2)
+        assert store.scores(RUN) == _direct(store)
+        assert store.grader_version(RUN) == f"{TASK.name}/{TASK.version}"
+        # kept items are graded here, whatever `workers` says
+        _, items = grade_run(store, RUN, tagging, page_size=5, workers=2)
+        assert {i.score.explanation for i in items if i.score.rule == "pid"} == {str(os.getpid())}
+        # so is a task that runs the reply's code (its sandbox's time limits)
+        runs_code = dataclasses.replace(tagging, version="1", with_limits=lambda _: tagging)
+        grade_run(store, RUN, runs_code, keep_items=False, page_size=5, workers=2)
+        pids = {s.explanation for s in store.scores(RUN).values() if s.rule == "pid"}
+        assert pids == {str(os.getpid())}
+
+
+def _fails_on_one_sample(record: Record, sample: Sample) -> Score:
+    if sample.id == SAMPLES[-3].id:
+        raise RuntimeError("grader bug")
+    return TASK.grade(record, sample)
+
+
+def test_a_grader_error_in_a_worker_propagates(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        grade_run(store, RUN, TASK)
+        failing = dataclasses.replace(TASK, grade=_fails_on_one_sample, version="9")
+        with pytest.raises(RuntimeError, match="grader bug"):
+            grade_run(store, RUN, failing, keep_items=False, page_size=4, workers=2)
+        assert store.grader_version(RUN) is None
+
+
+@pytest.mark.parametrize(
+    ("cores", "records", "workers"),
+    [(1, 100_000, 1), (2, 100_000, 1), (4, 100_000, 3), (16, 100_000, 8), (16, 19_999, 1)],
+)
+def test_worker_count_follows_cores_and_run_size(
+    monkeypatch: pytest.MonkeyPatch, cores: int, records: int, workers: int
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    assert grade_workers(records) == workers
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(record: Record, sample: Sample) -> Score:
+    if os.getpid() != _PARENT and sample.id == SAMPLES[20].id:
+        os._exit(1)  # as if killed for memory
+    return TASK.grade(record, sample)
+
+
+def test_a_broken_pool_is_finished_in_process(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        dying = dataclasses.replace(TASK, grade=_dies_in_a_worker)
+        grade_run(store, RUN, dying, keep_items=False, page_size=3, workers=2)
+        assert store.scores(RUN) == _direct(store)
+        assert store.grader_version(RUN) == f"{TASK.name}/{TASK.version}"

@@ -606,7 +606,7 @@ def _grade_and_report(
         stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
         task = _with_sandbox_limits(get_task(info.task), sandbox_limits or stored or None)
         if regrade:
-            grade_run(store, run_id, task, keep_items=False)
+            grade_run(store, run_id, task, keep_items=False, workers=None)
         stats = run_statistics(store, run_id, task, prices=table)
         written = write_report(store, stats)
         run_dir = store.run_dir(run_id)

@@ -32,6 +32,7 @@ from proctor.extract.normalize import (
     parse_number,
 )
 from proctor.extract.numerals import CN_NUMERAL_CHARS, read_chinese
+from proctor.extract.plain_answer import plain_answer
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.stated import hedge, rejected, scale_after, signed, spaced_thousands
 from proctor.types import AnswerType, Extraction
@@ -310,6 +311,13 @@ def extract_answer(
     answer_type: AnswerType = "integer",
 ) -> Extraction:
     """Apply the rules for `answer_type` in order; the first that finds an answer names it."""
+    if answer_type in _NUMERIC_TYPES:
+        # The common plain shapes, without the rules: the same answer, rule and (no) note as
+        # the rules give them (`extract.plain_answer` says why; the tests check it).
+        plain = plain_answer(text)
+        if plain is not None:
+            value, found_by = plain
+            return Extraction(value, found_by, _format_ok(variant, found_by), "")
     visible = normalize_text(strip_reasoning(text))
     reply = _Reply(
         text=clean_text(visible),

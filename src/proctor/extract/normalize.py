@@ -95,13 +95,13 @@ _LATEX_SYMBOLS = (
 )
 _MARKDOWN_EMPHASIS = re.compile(r"\*\*|__|`")
 _SINGLE_STAR = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])")
-_DECORATION = re.compile(r"[\\&{$*_`]")
+DECORATION = re.compile(r"[\\&{$*_`]")
 """A character every decoration pattern below contains: text without one is left as it is."""
 
 
 def strip_decoration(text: str) -> str:
     """Remove markdown and LaTeX wrapping around answers; turn LaTeX fractions into "p/q"."""
-    if _DECORATION.search(text) is None:
+    if DECORATION.search(text) is None:
         return text
     # Each step runs only when the text (as it is by then) holds what every match contains:
     # a step that cannot match would leave the text unchanged anyway.

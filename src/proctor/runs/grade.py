@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import multiprocessing
+import os
+import sys
+import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 from proctor.score.failed import call_failed_score
 from proctor.store import RunStore
-from proctor.store.run_store import ScoreRow
+from proctor.store.run_store import AnswerWindow, ScoreRow, StoredScore, same_grade
 from proctor.tasks.base import NOT_GRADED_YET, Task
 from proctor.types import GradedItem, Record, RunInfo, Sample, Score
 
@@ -72,6 +80,22 @@ def grade_ungraded(store: RunStore, run_id: str, task: Task) -> int:
     return len(pairs)
 
 
+POOL_MIN_RECORDS = 20_000
+"""A re-grade smaller than this runs in one process: starting workers costs more than it saves."""
+
+
+def grade_workers(records: int) -> int:
+    """How many processes `proctor score` grades `records` answers in: one on a machine of one
+    or two cores (on this project's 2-core box, two workers were no faster than one: each core
+    is busy already), else one fewer than its cores (the parent saves), at most 8."""
+    if not sys.platform.startswith("linux"):  # workers are forked: safe on Linux, not macOS
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if (cores or 1) <= 2 or records < POOL_MIN_RECORDS:
+        return 1
+    return min((cores or 1) - 1, 8)
+
+
 def grade_run(
     store: RunStore,
     run_id: str,
@@ -79,23 +103,45 @@ def grade_run(
     *,
     keep_items: bool = True,
     page_size: int = GRADE_PAGE,
+    workers: int | None = 1,
 ) -> tuple[RunInfo, list[GradedItem]]:
     """Re-grade every stored record of a run with `task`'s current rules (`proctor score`).
 
-    Reads, grades and saves the scores a page at a time (`RunStore.answer_pages`,
-    `RunStore.save_score_pages`). With `keep_items` every graded item comes back, in
-    `RunStore.records` order; without, the list is empty and memory holds one page whatever the
-    size of the run."""
+    Reads, grades and saves the scores a page at a time (`RunStore.answer_page`,
+    `RunStore.save_regraded_pages`: a grade equal to the stored one is not written again). With
+    `keep_items` every graded item comes back, in `RunStore.records` order; without, the list
+    is empty and memory holds one page whatever the size of the run.
+
+    `workers` > 1 (None: `grade_workers` decides) grades pages in that many forked processes,
+    each reading its pages from its own connection and sending back only the grades that
+    changed; the parent saves them in page order, so the end state and the failure rules are
+    those of one process. Not with `keep_items`, nor for a task that runs the reply's code (its
+    sandbox's time limits must not meet other workers' load), nor while other threads run (a
+    fork copies their locks, not the threads)."""
     info = store.run_info(run_id)
     items: list[GradedItem] = []
-    pages = _graded_pages(store, run_id, task, page_size, items if keep_items else None)
+    windows = store.answer_windows(run_id, page_size)
+    if workers is None:
+        workers = grade_workers(sum(store.count_records(run_id).values()))
+    pooled = (
+        workers > 1
+        and not keep_items
+        and len(windows) > 1
+        and task.with_limits is None  # code runs in its sandbox, under time limits: not 8 at once
+        and threading.active_count() == 1
+    )
+    pages = (
+        _pooled_pages(store, windows, task, workers)
+        if pooled
+        else _graded_pages(store, windows, task, items if keep_items else None)
+    )
     # The cyclic collector is paused meanwhile (reference counting still frees all that is
     # dropped): each of its passes walks every object kept, so over the items of a 100k-record
     # run they cost about a quarter of the time. Cycles a grader leaves wait until it resumes.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        store.save_score_pages(run_id, pages, grader_version=grader_version(task))
+        store.save_regraded_pages(run_id, pages, grader_version=grader_version(task))
     finally:
         if collecting:
             gc.enable()
@@ -106,19 +152,75 @@ def _row(record: Record, score: Score) -> ScoreRow:
     return (record.model, record.sample_id, record.epoch, score)
 
 
+Regraded = list[tuple[ScoreRow, StoredScore | None]]
+"""A page of new grades, each with the grade stored for it (what `save_regraded_pages` takes)."""
+
+
 def _graded_pages(
-    store: RunStore, run_id: str, task: Task, page_size: int, items: list[GradedItem] | None
-) -> Iterator[list[ScoreRow]]:
-    """Each page's scores, graded as it is read; the items appended to `items` if given."""
+    store: RunStore,
+    windows: Sequence[AnswerWindow],
+    task: Task,
+    items: list[GradedItem] | None,
+) -> Iterator[Regraded]:
+    """Each page's new scores with the stored ones, graded as it is read; the items appended to
+    `items` if given."""
     samples: dict[str, Sample] = {}  # kept items share one Sample per id, whatever the model
-    for page in store.answer_pages(run_id, page_size):
-        scores: list[ScoreRow] = []
-        for record, sample in page:
+    paper: dict[int, Sample] = {}
+    for window in windows:
+        scores: Regraded = []
+        for record, sample, stored in store.answer_page(window, samples=paper):
             score = grade(task, record, sample)
-            scores.append(_row(record, score))
+            scores.append((_row(record, score), stored))
             if items is not None:
                 items.append(GradedItem(samples.setdefault(sample.id, sample), record, score))
         yield scores
+
+
+def _pooled_pages(
+    store: RunStore, windows: Sequence[AnswerWindow], task: Task, workers: int
+) -> Iterator[Regraded]:
+    """`_graded_pages` in worker processes, less the grades equal to the stored ones (each
+    changed grade comes with None: write it), in page order. At most two pages per worker are
+    in flight, so graded pages never pile up while the parent saves. If the pool breaks (a
+    worker killed, e.g. out of memory), the pages not yet received are graded here."""
+    context = multiprocessing.get_context("fork")  # the task (maybe a closure) is inherited
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(store.results_dir, task)
+    )
+    pending: deque[Future[Regraded]] = deque()
+    received = 0
+    try:
+        for window in windows:
+            pending.append(pool.submit(_grade_window, window))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+                received += 1
+        while pending:
+            yield pending.popleft().result()
+            received += 1
+    except BrokenProcessPool:
+        yield from _graded_pages(store, windows[received:], task, None)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_worker: tuple[RunStore, Task, dict[int, Sample]] | None = None
+
+
+def _start_worker(results_dir: Path, task: Task) -> None:
+    global _worker
+    _worker = (RunStore.open(results_dir), task, {})
+
+
+def _grade_window(window: AnswerWindow) -> Regraded:
+    assert _worker is not None, "a grading worker starts with _start_worker"
+    store, task, paper = _worker
+    changed: Regraded = []
+    for record, sample, stored in store.answer_page(window, samples=paper):
+        score = grade(task, record, sample)
+        if not same_grade(score, stored):
+            changed.append((_row(record, score), None))
+    return changed
 
 
 class RunGrader:

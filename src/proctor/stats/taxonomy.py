@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from decimal import (
     ROUND_CEILING,
     ROUND_FLOOR,
@@ -25,6 +26,7 @@ from decimal import (
     localcontext,
 )
 from fractions import Fraction
+from functools import lru_cache
 
 from proctor.extract.normalize import decimal_string
 from proctor.types import GradedItem, Sample, Score
@@ -111,20 +113,7 @@ def _sign_error(answer: Fraction, target: Fraction, sample: Sample) -> bool:
 
 
 def _wrong_operation(answer: Fraction, target: Fraction, sample: Sample) -> bool:
-    tree = _expression(sample.metadata)
-    if tree is None:
-        return False
-    literals = {text for text in sample.metadata.get("operands", "").split() if "/" in text}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.BinOp) or _is_fraction_literal(node, literals):
-            continue
-        for op_type in _OPS:
-            if _family(op_type) == _family(type(node.op)):
-                continue
-            value = _evaluate(tree, {id(node): _OPS[op_type]})
-            if value is not None and value == answer:
-                return True
-    return False
+    return answer in _question(sample.metadata).wrong_operation_values
 
 
 def _family(op_type: type[ast.operator]) -> type[ast.operator]:
@@ -174,6 +163,7 @@ def _power_of_ten(answer: Fraction, target: Fraction, sample: Sample) -> bool:
 _ROUNDINGS = (ROUND_HALF_UP, ROUND_HALF_EVEN, ROUND_FLOOR, ROUND_CEILING)
 
 
+@lru_cache(maxsize=65536)
 def _rounded(value: Fraction, places: int, mode: str) -> Fraction:
     with localcontext() as context:
         context.prec = 80
@@ -186,7 +176,7 @@ def _rounding(answer: Fraction, target: Fraction, sample: Sample) -> bool:
     if spelled is None:
         return False
     places = len(spelled.partition(".")[2])
-    exact = _exact_value(sample.metadata)
+    exact = _question(sample.metadata).exact
     sources = [value for value in (exact, target) if value is not None]
     if exact is not None and answer == exact:
         return True  # left unrounded where the question asked for a rounding
@@ -209,7 +199,7 @@ def _transposed_digits(answer: Fraction, target: Fraction, sample: Sample) -> bo
 
 def _carry_borrow(answer: Fraction, target: Fraction, sample: Sample) -> bool:
     op = sample.metadata.get("op", "")
-    operands = [_number(text) for text in sample.metadata.get("operands", "").split()]
+    operands = _question(sample.metadata).operands
     if op not in ("+", "-") or len(operands) != 2:
         return False
     x, y = operands
@@ -326,8 +316,7 @@ def _smaller_from_larger(big: int, small: int) -> int:
     return result
 
 
-def _expression(metadata: Mapping[str, str]) -> ast.Expression | None:
-    text = metadata.get("expression", "")
+def _expression(text: str) -> ast.Expression | None:
     if not text or len(text) > 500:
         return None
     try:
@@ -337,9 +326,51 @@ def _expression(metadata: Mapping[str, str]) -> ast.Expression | None:
     return tree if _evaluate(tree, {}) is not None else None
 
 
-def _exact_value(metadata: Mapping[str, str]) -> Fraction | None:
+@dataclass(frozen=True)
+class _Question:
+    """What the rules read of a question, worked out once per question (every model's wrong
+    answer to it asks the same): the values of the expression with one operation replaced by
+    another of a different family, its exact value, its operands."""
+
+    wrong_operation_values: frozenset[Fraction]
+    exact: Fraction | None
+    operands: tuple[Fraction | None, ...]
+
+
+def _question(metadata: Mapping[str, str]) -> _Question:
+    return _question_of(metadata.get("expression", ""), metadata.get("operands", ""))
+
+
+@lru_cache(maxsize=16384)
+def _question_of(expression: str, operands: str) -> _Question:
+    tree = _expression(expression)
+    literals = {text for text in operands.split() if "/" in text}
+    return _Question(
+        wrong_operation_values=_wrong_operation_values(tree, literals),
+        exact=_exact_value(tree),
+        operands=tuple(_number(text) for text in operands.split()),
+    )
+
+
+def _wrong_operation_values(tree: ast.Expression | None, literals: set[str]) -> frozenset[Fraction]:
+    """The question's value with one of its operations replaced by one of another family."""
+    if tree is None:
+        return frozenset()
+    values: set[Fraction] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BinOp) or _is_fraction_literal(node, literals):
+            continue
+        for op_type in _OPS:
+            if _family(op_type) == _family(type(node.op)):
+                continue
+            value = _evaluate(tree, {id(node): _OPS[op_type]})
+            if value is not None:
+                values.add(value)
+    return frozenset(values)
+
+
+def _exact_value(tree: ast.Expression | None) -> Fraction | None:
     """The question's value before any rounding: integer division read as true division."""
-    tree = _expression(metadata)
     if tree is None:
         return None
     swaps: dict[int, _BinOp] = {

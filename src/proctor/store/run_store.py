@@ -167,6 +167,55 @@ def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[objec
         )
 
 
+_SCORE_VALUES = ("outcome", "rule", "explanation", "extracted", "normalized", "format_ok")
+StoredScore = tuple[object, ...]
+"""A stored grade's columns `_SCORE_VALUES` as read, to compare with a new grade's."""
+
+
+def _changed(
+    run_id: str, page: Sequence[tuple[ScoreRow, StoredScore | None]]
+) -> list[tuple[object, ...]]:
+    """The rows to write: the new grades that differ from the stored ones (or have none)."""
+    return list(
+        _score_rows(run_id, [new for new, stored in page if not same_grade(new[3], stored)])
+    )
+
+
+def same_grade(score: Score, stored: StoredScore | None) -> bool:
+    """Whether `stored` (a grade as `answer_page` reads it) is `score`, column for
+    column: a re-grade need not write it again."""
+    return stored is not None and (
+        score.outcome, score.rule, score.explanation, score.extracted, score.normalized,
+        int(score.format_ok),
+    ) == stored  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AnswerWindow:
+    """One page of a run's answers: one model's records of the samples at positions
+    [start, stop); `whole_paper` when that is every sample of the run."""
+
+    run_id: str
+    model: str
+    start: int
+    stop: int
+    whole_paper: bool
+
+
+_PAGE_SQL = (
+    "SELECT {columns}, s.position, s.data FROM samples s JOIN records r"
+    " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id{join}"
+    " WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
+    " ORDER BY s.position, r.epoch"
+)
+_PAGE = _PAGE_SQL.format(columns=_READ_COLUMNS, join="")
+_SCORED_PAGE = _PAGE_SQL.format(
+    columns=_READ_COLUMNS + "".join(f", g.{c}" for c in _SCORE_VALUES),
+    join=" LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
+    " AND g.sample_id = r.sample_id AND g.epoch = r.epoch",
+)
+
+
 class RunStore:
     """The run store of one results folder.
 
@@ -510,7 +559,24 @@ class RunStore:
         model, all their epochs) at a time.
 
         Each page is read in a transaction of its own and none is open between pages, so the
-        caller may write (e.g. `save_score_pages`) while it reads; memory holds one page."""
+        caller may write (e.g. `save_regraded_pages`) while it reads; memory holds one page."""
+        for page in self._answer_pages(run_id, page_size, scored=False):
+            yield [(record, sample) for record, sample, _ in page]
+
+    def _answer_pages(
+        self, run_id: str, page_size: int, *, scored: bool
+    ) -> Iterator[list[tuple[Record, Sample, StoredScore | None]]]:
+        # Epochs of one sample share its Sample; so do all models when the paper fits one page
+        # (50 models × 2,000 items decode 2,000 samples, not 100,000).
+        samples: dict[int, Sample] = {}
+        for window in self.answer_windows(run_id, page_size):
+            page = self.answer_page(window, scored=scored, samples=samples)
+            if page:
+                yield page
+
+    def answer_windows(self, run_id: str, page_size: int = 5000) -> list[AnswerWindow]:
+        """The pages of `answer_pages`, in its order, as windows `answer_page` reads (another
+        process may read them from its own store)."""
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, got {page_size}")
         with self._tx(f"read records of run {run_id}", write=False) as db:
@@ -521,31 +587,37 @@ class RunStore:
             (end,) = _tuples(
                 db, "SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE run_id = ?", (run_id,)
             )[0]
+        return [
+            AnswerWindow(run_id, model, start, min(start + page_size, end), end <= page_size)
+            for model in models
+            for start in range(0, end, page_size)
+        ]
+
+    def answer_page(
+        self, window: AnswerWindow, *, scored: bool = True, samples: dict[int, Sample] | None = None
+    ) -> list[tuple[Record, Sample, StoredScore | None]]:
+        """The records of one window with their samples and (when `scored`) stored grades, in
+        `records` order. `samples` (by position) are reused and, for a window of the whole
+        paper, kept for the next one."""
         # Samples by position, then each one's records by the primary key: rows come out in
-        # order without sorting the run, and a position window is a cheap range read.
-        sql = (
-            f"SELECT {_READ_COLUMNS}, s.position, s.data FROM samples s JOIN records r"
-            " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id"
-            " WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
-            " ORDER BY s.position, r.epoch"
-        )
-        # Epochs of one sample share its Sample; so do all models when the paper fits one page
-        # (50 models × 2,000 items decode 2,000 samples, not 100,000).
-        samples: dict[int, Sample] = {}
-        for model in models:
-            for start in range(0, end, page_size):
-                with self._tx(f"read records of run {run_id}", write=False) as db:
-                    rows = _tuples(db, sql, (model, run_id, start, start + page_size))
-                if end > page_size:
-                    samples = {}
-                page: list[tuple[Record, Sample]] = []
-                for row in rows:
-                    sample = samples.get(row[-2])
-                    if sample is None:
-                        sample = samples[row[-2]] = codec.sample_from_json(row[-1])
-                    page.append((codec.record_from_row(row), sample))
-                if page:
-                    yield page
+        # order without sorting the run, and a position window is a cheap range read. The
+        # stored grade comes by the primary key too (NULL outcome: none).
+        sql = _SCORED_PAGE if scored else _PAGE
+        with self._tx(f"read records of run {window.run_id}", write=False) as db:
+            rows = _tuples(db, sql, (window.model, window.run_id, window.start, window.stop))
+        if samples is None or not window.whole_paper:
+            samples = {}
+        width = len(codec.RECORD_READ_COLUMNS)
+        page: list[tuple[Record, Sample, StoredScore | None]] = []
+        for row in rows:
+            sample = samples.get(row[-2])
+            if sample is None:
+                sample = samples[row[-2]] = codec.sample_from_json(row[-1])
+            stored = row[width : width + len(_SCORE_VALUES)] if scored else None
+            page.append(
+                (codec.record_from_row(row), sample, stored if stored and stored[0] else None)
+            )
+        return page
 
     def count_records(self, run_id: str) -> dict[str, int]:
         """Stored records per model; every model of the run appears, with 0 if it has none."""
@@ -574,30 +646,41 @@ class RunStore:
             db.executemany(_INSERT_SCORE, _score_rows(run_id, scores))
             db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
 
-    def save_score_pages(
-        self, run_id: str, pages: Iterable[Sequence[ScoreRow]], grader_version: str
-    ) -> None:
-        """Replace every score of the run, one transaction per page of `pages`, so that a long
-        re-grade never holds the write lock for long nor all its scores in memory.
+    def save_regraded_pages(
+        self,
+        run_id: str,
+        pages: Iterable[Sequence[tuple[ScoreRow, StoredScore | None]]],
+        grader_version: str,
+    ) -> int:
+        """Save a re-grade of every record of the run, each new grade given with the one stored
+        for it (`answer_page`): only the grades that differ are written, one transaction per page,
+        so that a long re-grade never holds the write lock for long nor all its scores in
+        memory; how many were written. The run ends with the same scores as a `save_scores` of
+        every new grade.
 
-        The first transaction deletes the old scores and the run's grader version and saves the
-        first page; the last records `grader_version`. If `pages` fails on its first page nothing
-        changes; if it fails later, the pages saved so far stay and the run has no grader version
-        (it reads as not graded). Either way the error propagates."""
+        If `pages` fails on its first page nothing changes; if it fails later, the pages saved
+        so far stay and the run has no grader version (it reads as not graded). Either way the
+        error propagates."""
         remaining = iter(pages)
-        first = next(remaining, None)  # made before the old scores go: a first error keeps them
+        first = next(remaining, None)  # made before anything changes: a first error keeps all
+        written = 0
         with self._tx(f"save scores of run {run_id}", write=True) as db:
             self._require_run(db, run_id)
-            db.execute("DELETE FROM scores WHERE run_id = ?", (run_id,))
             db.execute("DELETE FROM gradings WHERE run_id = ?", (run_id,))
             if first is not None:
-                db.executemany(_INSERT_SCORE, _score_rows(run_id, first))
+                changed = _changed(run_id, first)
+                db.executemany(_UPSERT_SCORE, changed)
+                written += len(changed)
         for page in remaining:
-            with self._tx(f"save scores of run {run_id}", write=True) as db:
-                db.executemany(_INSERT_SCORE, _score_rows(run_id, page))
+            changed = _changed(run_id, page)
+            if changed:
+                with self._tx(f"save scores of run {run_id}", write=True) as db:
+                    db.executemany(_UPSERT_SCORE, changed)
+                written += len(changed)
         with self._tx(f"save scores of run {run_id}", write=True) as db:
             self._require_run(db, run_id)
             db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+        return written
 
     def add_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
         """Store the grades of records that have just been graded, in one transaction; each
