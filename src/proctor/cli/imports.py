@@ -78,12 +78,12 @@ def _excerpt(text: str) -> str:
 
 
 def _import(foreign: ForeignRun, task: str | None, model: str | None, results_dir: Path) -> None:
-    from rich.console import Console
     from rich.text import Text
 
+    from proctor.cli.console import SafeConsole
     from proctor.importing import import_run
 
-    console = Console(highlight=False)
+    console = SafeConsole(highlight=False)
     outcome = import_run(results_dir, foreign, task_name=task, model=model)
     harness = f"{foreign.harness} {foreign.harness_version}".strip()
     console.print(
