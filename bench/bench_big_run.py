@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -137,6 +138,8 @@ def big_run(
     sizes = {p.name: p.stat().st_size for p in sorted(run_dir.iterdir())}
     browser = open_in_browser(run_dir / "report.html")
     report_lines = [line for line in run_out.splitlines() if "━" not in line]
+    if keep is None:  # 100,000 answers and their reports: ~180 MB (kept: for --reuse)
+        shutil.rmtree(work, ignore_errors=True)
     return {"models": models, "n": n, "concurrency": conc, "calls": models * n,
             "run_s": run_s, "asking_s": asking_s, "run_peak_mb": run_mb, "report_s": report_s,
             "report_peak_mb": report_mb, "files": sizes, "browser": browser,

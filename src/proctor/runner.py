@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from proctor.calling.batching import BatchAnswer, BatchItem, BatchPolicy, ask_in_batches
 from proctor.calling.cache_key import CachePolicy, ModelKeyer, cacheable, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
@@ -35,18 +35,19 @@ from proctor.executors import (
     request_for,
 )
 from proctor.providers.base import Provider, supports_tools
-from proctor.providers.batch import BatchProvider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import bare_model, key_sources, make_provider, with_calculator
 from proctor.runs import grade as grading
 from proctor.store import RunStore, new_run_id, response_cache
-from proctor.store.batches import StoreBatchLedger
 from proctor.store.response_cache import CacheEntry
 from proctor.store.run_store import DB_NAME, ScoreRow
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
 from proctor.untrusted import repair_text
+
+if TYPE_CHECKING:  # `--batch` only: a run without it imports none of the batch machinery
+    from proctor.calling.batching import BatchAnswer, BatchPolicy
 
 OnResult = Callable[[str, Score], None]
 """Called after each stored answer with the model and its provisional grade (for progress)."""
@@ -200,6 +201,8 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
 
 def check_batchable(providers: Mapping[str, Provider]) -> None:
     """Refuse --batch, before any call, for a model whose provider has no batch API."""
+    from proctor.providers.batch import BatchProvider
+
     for model, provider in providers.items():
         if with_calculator(model) or not isinstance(provider, BatchProvider):
             raise ConfigError(
@@ -219,6 +222,10 @@ async def _ask_in_batches(
     """Every model's missing items through its provider's batch API (`calling.batching`); the
     batches are remembered in the store through a connection of their own (the group commit
     writes records from its thread)."""
+    from proctor.calling.batching import BatchItem, ask_in_batches
+    from proctor.providers.batch import BatchProvider
+    from proctor.store.batches import StoreBatchLedger
+
     assert plan.batch is not None
     policy = plan.batch
     calls: dict[str, ModelCalls] = {}

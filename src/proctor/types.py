@@ -1,4 +1,4 @@
-"""The values that flow down the pipe. A leaf: imports nothing of proctor.
+"""The values that flow down the pipe. A leaf: imports nothing of proctor but its defaults.
 
 Everything here is a frozen dataclass so a stage can hand it on without fear that a later stage
 changes it. Pydantic lives at the edges (files, network, model replies), not here.
@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+
+from proctor.defaults import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
 
 AnswerType = Literal["integer", "decimal", "fraction", "comparison", "text"]
 """How a target must be read: an exact integer, an exact decimal (with `Sample.decimals` places),
@@ -87,11 +89,6 @@ class Prompt:
     lang: str
     tools: tuple[str, ...] = ()
     """Names of the tools offered (e.g. "calculator"); none by default."""
-
-
-DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
-"""The largest reply accepted (compressed on the wire and decompressed): a chat reply of
-max_tokens tokens is far smaller; a bigger one is a broken or hostile server."""
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def test_content_hash() -> None:
 def test_content_hash_is_the_hash_of_the_whole_array(samples: list[Sample]) -> None:
     # Hashed in pieces, it must equal the hash of the paper written as one JSON array: stored
     # runs are found again (resumed) by this hash.
-    from proctor.datasets.schema import sample_dict
+    from proctor.datasets.jsonl import sample_dict
 
     whole = json.dumps(
         [sample_dict(s) for s in samples], ensure_ascii=False, sort_keys=True, separators=(",", ":")

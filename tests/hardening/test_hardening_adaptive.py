@@ -165,3 +165,32 @@ async def test_caller_climbs_back_to_the_ceiling() -> None:
     assert caller.concurrency.lowest == 1
     # 1+2+...+7 = 28 successes climb from 1 to 8
     assert caller.concurrency.limit == 8
+
+
+async def test_a_cancelled_waiter_leaves_no_trace() -> None:
+    c = AdaptiveConcurrency(1)
+    await c.acquire()
+    waiting = asyncio.create_task(c.acquire())
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await c.release()
+    assert c.in_flight == 0
+    await asyncio.wait_for(c.acquire(), 1.0)  # the fast path again: nobody waits
+    assert c.in_flight == 1
+
+
+async def test_a_lowered_limit_holds_new_calls_until_enough_are_released() -> None:
+    c = AdaptiveConcurrency(4)
+    for _ in range(4):
+        await c.acquire()
+    c.on_rate_limited()  # limit 2, 4 in flight
+    late = asyncio.create_task(c.acquire())
+    await c.release()  # 3 in flight: still over
+    await asyncio.sleep(0.01)
+    assert not late.done()
+    await c.release()
+    await c.release()  # 1 in flight: a slot under the limit
+    await asyncio.wait_for(late, 1.0)
+    assert c.in_flight == 2

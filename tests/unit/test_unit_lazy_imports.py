@@ -6,9 +6,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+from proctor.stub.scripted import Scripted, run_scripted
 
 HEAVY_FOR_HELP = (
     "asyncio",
+    "rich",  # typer's rich help alone (markdown, traceback renderers) took longer than the rest
+    "typer.rich_utils",
+    "pydantic",
+    "sqlite3",
+    "proctor.types",
+    "proctor.calling.cache_key",
     "numpy",
     "aiohttp",
     "httpx",
@@ -25,6 +34,44 @@ NOT_FOR_AN_ARITHMETIC_RUN = (
     "proctor.report.html.report_page",
     "numpy",
 )
+
+
+NOT_BEFORE_THE_FIRST_REQUEST = (
+    "httpx",  # only for a test's MockTransport or an https certificate store
+    "proctor.calling.batching",  # only with --batch
+    "proctor.providers.batch",
+    "proctor.stats.metrics",  # the statistics come after the asking
+    "proctor.report.files",
+    "typer.rich_utils",
+    "rich.markdown",
+    "pygments",
+)
+
+CLI = """
+import json, sys
+from proctor.cli.app import main
+sys.argv = ["proctor", *json.loads(sys.argv[1])]
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+"""
+AT_FIRST_CONNECTION = """
+seen = []
+def hook(event, args):
+    if event == "socket.connect" and not seen:
+        seen.append(sorted(sys.modules))
+sys.addaudithook(hook)
+"""
+
+
+def run_cli(args: list[str], before: str = "", after: str = "") -> tuple[int, list[str]]:
+    """`proctor ARGS` in a fresh interpreter: its exit code, and the JSON line `after` prints."""
+    code = "import json, sys\n" + before + CLI + after
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, check=True
+    )
+    return int(done.returncode), done.stdout.splitlines()
 
 
 def imported_after(code: str) -> set[str]:
@@ -58,7 +105,31 @@ def test_every_lazy_name_resolves() -> None:
     import proctor.extract
     import proctor.report
     import proctor.report.html
+    import proctor.stats
 
-    for package in (proctor.extract, proctor.report, proctor.report.html):
+    for package in (proctor.extract, proctor.report, proctor.report.html, proctor.stats):
         for name in package.__all__:
             assert getattr(package, name) is not None, (package.__name__, name)
+
+
+def test_help_through_the_cli_imports_no_rich_and_no_room() -> None:
+    _, out = run_cli(["--help"], after="print(json.dumps([code, sorted(sys.modules)]))")
+    code, loaded = json.loads(out[-1])
+    assert code == 0
+    assert "Commands:" in out and any(line.split()[:1] == ["run"] for line in out)
+    assert [m for m in HEAVY_FOR_HELP if m in loaded] == []
+
+
+def test_a_run_sends_its_first_request_before_the_rooms_it_does_not_need(tmp_path: Path) -> None:
+    """The modules loaded when a run opens its first connection (an audit hook on
+    socket.connect, in the CLI's own process, against a loopback server)."""
+    with run_scripted(lambda messages: Scripted("Final answer: 2")) as server:
+        _, out = run_cli(
+            ["run", "arithmetic", "--n", "2", "-m", server.model, "-r", str(tmp_path / "r")],
+            before=AT_FIRST_CONNECTION,
+            after="print(json.dumps([code, seen[0] if seen else []]))",
+        )
+    code, loaded = json.loads(out[-1])
+    assert code in (0, None)
+    assert "aiohttp" in loaded  # the hook saw the request's connection, not something earlier
+    assert [m for m in NOT_BEFORE_THE_FIRST_REQUEST if m in loaded] == []

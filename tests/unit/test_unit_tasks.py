@@ -160,3 +160,15 @@ def test_get_task_unknown_lists_known_tasks() -> None:
     assert "unknown task 'arithmetik'" in message
     for name in TASKS:
         assert name in message
+
+
+@pytest.mark.parametrize("name", ["arithmetic", "gsm8k", "math500", "aime", "humaneval", "mbpp",
+                                  "structured", "structured-perturbed"])  # fmt: skip
+def test_a_whole_paper_keeps_the_hash_of_exactly_its_samples(name: str) -> None:
+    """load_for_run reuses the loader's hash for a whole paper (no --limit): it must be the hash
+    of exactly the samples asked, as it is with a --limit."""
+    task = get_task(name)
+    whole = load_for_run(task, n=12 if name == "arithmetic" else None)
+    assert whole.content_hash == content_hash(whole.samples)
+    limited = load_for_run(task, n=12 if name == "arithmetic" else None, limit=3)
+    assert limited.content_hash == content_hash(limited.samples) != whole.content_hash

@@ -16,6 +16,8 @@ class AdaptiveConcurrency:
         self.lowest = self.ceiling
         self._in_flight = 0
         self._successes = 0
+        self._waiting = 0
+        """Calls waiting for a slot (in `acquire`, for the condition or inside it)."""
         self._cond = asyncio.Condition()
 
     @property
@@ -23,13 +25,24 @@ class AdaptiveConcurrency:
         return self._in_flight
 
     async def acquire(self) -> None:
-        async with self._cond:
-            await self._cond.wait_for(lambda: self._in_flight < self.limit)
+        # A free slot and nobody before us: taken at once (one event loop, no await between
+        # the test and the count), so the usual call pays no lock; else wait in line.
+        if self._in_flight < self.limit and not self._waiting:
             self._in_flight += 1
+            return
+        self._waiting += 1
+        try:
+            async with self._cond:
+                await self._cond.wait_for(lambda: self._in_flight < self.limit)
+                self._in_flight += 1
+        finally:
+            self._waiting -= 1
 
     async def release(self) -> None:
+        self._in_flight -= 1
+        if not self._waiting:
+            return
         async with self._cond:
-            self._in_flight -= 1
             # One slot freed wakes one waiter: waking all of them makes every release cost
             # O(waiting calls), and a run of N samples O(N²).
             self._cond.notify(1)

@@ -17,6 +17,7 @@ also for sampling (a second run then sees the first run's samples, not new ones)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -107,7 +108,6 @@ class ModelKeyer:
         return cls(model_identity(model))
 
     def key(self, prompt: Prompt, params: GenerationParams, epoch: int) -> str:
-        sent = {k: v for k, v in asdict(params).items() if k not in _NOT_SENT}
         document = {
             "format": KEY_FORMAT,
             "model": self.identity,
@@ -121,8 +121,20 @@ class ModelKeyer:
                 for m in prompt.messages
             ],
             "tools": list(prompt.tools),
-            "params": sent,
+            "params": _sent(params),
             "epoch": epoch,
         }
-        canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        canonical = _CANONICAL.encode(document)
         return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+"""`json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))`, made once: a
+key is made for every request of a run (dumps would build this encoder each time)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _sent(params: GenerationParams) -> dict[str, object]:
+    """The fields of `params` that reach the model (as `asdict` gives them: they are scalars);
+    a run asks every item with the same few `params`, so each is read once. Read-only."""
+    return {k: v for k, v in asdict(params).items() if k not in _NOT_SENT}

@@ -9,13 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
-from proctor.cli.console import SafeConsole, plain
 from proctor.cli.dialogue import dialogue_cmd
 from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
@@ -23,37 +20,39 @@ from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.new import new_app
+from proctor.cli.plain_help import command_group
 from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
-from proctor.cli.run_state import (
-    exit_for,
-    say_interrupted,
-    say_store_failed,
-    session_cause,
-    state_lines,
-)
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
-from proctor.defaults import DEFAULT_MAX_FAILURES
+from proctor.defaults import DEFAULT_MAX_FAILURES, DEFAULT_MAX_REPLY_BYTES
 from proctor.errors import ProctorError, StoreError
 from proctor.redact import scrubbed
-from proctor.types import DEFAULT_MAX_REPLY_BYTES, GenerationParams
 
 if TYPE_CHECKING:
+    from proctor.cli.console import SafeConsole
     from proctor.executors.base import Executor
     from proctor.runner import OnPlan
     from proctor.stats.completeness import Completeness
     from proctor.store import RunStore
     from proctor.tasks.base import Task
 
-app = typer.Typer(
+app = command_group(
     name="proctor",
     help="Evaluate LLMs on work whose answers can be checked.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = SafeConsole()
-err_console = SafeConsole(stderr=True)
+
+
+def _terminal(*, stderr: bool = False) -> SafeConsole:
+    """The console a command prints to, made when it prints: `--help` imports no rich. A new
+    one per command, never one kept from an earlier command: rich reads COLUMNS when a console
+    is made."""
+    from proctor.cli.console import SafeConsole
+
+    return SafeConsole(stderr=stderr)
+
 
 ResultsDir = Annotated[
     Path,
@@ -81,6 +80,7 @@ def generate(
     n: Annotated[int, typer.Option("--n", help="Number of samples.")] = 100,
 ) -> None:
     """Write a seeded, reproducible test set as JSONL."""
+    from proctor.cli.console import plain
     from proctor.datasets.arithmetic import GENERATOR_VERSION
     from proctor.datasets.arithmetic import generate as gen
     from proctor.datasets.jsonl import content_hash, write_jsonl
@@ -91,7 +91,7 @@ def generate(
         raise typer.BadParameter("--n must be at least 1")
     samples = gen(seed, n)
     write_jsonl(samples, output)
-    console.print(
+    _terminal().print(
         f"wrote {len(samples)} samples to {plain(output)} "
         f"(generator {GENERATOR_VERSION}, seed {seed}, {content_hash(samples)})"
     )
@@ -209,13 +209,16 @@ def run(
     from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.cli.keys import print_key_header
     from proctor.cli.progress import RunProgress
+    from proctor.cli.run_state import exit_for, say_interrupted, say_store_failed, session_cause
     from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang
     from proctor.providers.keys import parse_key_env
     from proctor.runner import RunPlan, execute, run_keys
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import default_max_tokens, get_task, load_for_run, resolve_variant
+    from proctor.types import GenerationParams
 
+    console, err_console = _terminal(), _terminal(stderr=True)
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
     resume = resume or retry_errors
@@ -447,7 +450,7 @@ def score(
         return
     from proctor.cli.score_diff import score_with_diff
 
-    score_with_diff(run_ref, results_dir, regrade, console)
+    score_with_diff(run_ref, results_dir, regrade, _terminal())
 
 
 @app.command()
@@ -471,13 +474,19 @@ def list_(
     """List stored runs, built-in tasks, and the model strings with where their keys come from."""
     if what not in ("all", "runs", "tasks", "models"):
         raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks, models or all")
+    from proctor.cli.console import plain
     from proctor.tasks.registry import TASKS
+
+    console = _terminal()
 
     if what == "models":
         _list_models()
         return
 
     if what in ("all", "tasks"):
+        from rich.table import Table
+        from rich.text import Text
+
         table = Table(title="Tasks")
         for col in ("task", "version", "description"):
             table.add_column(col)
@@ -498,8 +507,13 @@ def list_(
 
 
 def _list_models() -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     from proctor.cli.keys import KEY_RULE
     from proctor.providers.registry import MODEL_FORMS
+
+    console = _terminal()
 
     table = Table(title="Models")
     for col in ("model string", "what it is", "key from"):
@@ -535,6 +549,7 @@ def _report_and_exit(
     """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
     written (a full disk) leaves it incomplete (3); then the run's own state decides."""
     from proctor.cli.exit_codes import EXIT_INCOMPLETE
+    from proctor.cli.run_state import exit_for, say_store_failed
     from proctor.store import RunStore
 
     if not (results_dir / "proctor.db").exists():
@@ -551,9 +566,10 @@ def _report_and_exit(
             run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
         )
     except StoreError as e:
+        err_console = _terminal(stderr=True)
         say_store_failed(err_console, e, results_dir, run_id, f"proctor report {run_id}")
         raise typer.Exit(EXIT_INCOMPLETE) from None
-    exit_for(err_console, run_id, state)
+    exit_for(_terminal(stderr=True), run_id, state)
 
 
 def _grade_and_report(
@@ -569,6 +585,10 @@ def _grade_and_report(
     the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
     else under the limits of its last grading (named in its grader version, e.g.
     "humaneval/2+strict"), else the reference's."""
+    from rich.text import Text
+
+    from proctor.cli.console import plain
+    from proctor.cli.run_state import state_lines
     from proctor.report.terminal import render_report
     from proctor.runs.grade import grade_run
     from proctor.runs.report import run_statistics, write_report
@@ -591,6 +611,7 @@ def _grade_and_report(
         written = write_report(store, stats)
         run_dir = store.run_dir(run_id)
     state = stats.completeness
+    console = _terminal()
     lines = state_lines(run_id, state)
     if lines:
         kind = "is incomplete" if state.incomplete else "has failed calls"
@@ -625,6 +646,9 @@ def _turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:
 def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) -> int:
     """Show (and with `regrade`, grade again with the current rules, calling nothing) a stored
     dialogue or workflow run, writing its files; the exit code its own command gives it."""
+    from rich.text import Text
+
+    from proctor.cli.console import plain
     from proctor.report.terminal import render_report
     from proctor.runs.report import run_statistics, turn_scores, write_report
 
@@ -639,6 +663,7 @@ def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) ->
             regrade_workflow(store, run_id)
     stats = run_statistics(store, run_id, None)
     written = write_report(store, stats)
+    console = _terminal()
     render_report(stats, console)
     how = "re-graded from the store" if regrade else "its stored grade"
     console.print(f"run [bold]{run_id}[/] · {how} · folder {plain(store.run_dir(run_id))}")
@@ -674,9 +699,13 @@ def main() -> None:
     try:
         app()
     except ProctorError as e:
+        from proctor.cli.console import plain
+
         # One line, never wrapped: a CI log (or grep) must find the whole message.
-        err_console.print(f"[red]error:[/] {plain(scrubbed(str(e)))}", soft_wrap=True)
+        _terminal(stderr=True).print(f"[red]error:[/] {plain(scrubbed(str(e)))}", soft_wrap=True)
         sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
-        err_console.print("interrupted: stored answers are kept; run the same command to resume")
+        _terminal(stderr=True).print(
+            "interrupted: stored answers are kept; run the same command to resume"
+        )
         sys.exit(EXIT_INTERRUPTED)

@@ -19,19 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
-from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_CHECK_FAILED
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from proctor.audit import AuditResult
     from proctor.datasets.audit import AuditItem
 
 _EXCERPT = 70
-
-console = SafeConsole(highlight=False)
 
 
 def _pct(k: int, n: int, interval: tuple[float, float]) -> str:
@@ -55,7 +53,10 @@ def audit_cmd(
     ] = None,
 ) -> None:
     """Grade the hand-labelled audit sets; print false correct / false wrong with intervals."""
+    from rich.text import Text
+
     from proctor.audit import AUDIT_SOURCES, AuditSource, audit, register_audit_source
+    from proctor.cli.console import SafeConsole
     from proctor.datasets.audit import load_audit_file
 
     for path in audit_set or ():
@@ -67,9 +68,10 @@ def audit_cmd(
     if not names:
         raise ConfigError("no audit sets to grade")
     results = [audit(name) for name in names]
-    _print_table(results)
+    console = SafeConsole(highlight=False)
+    _print_table(console, results)
     for result in results:
-        _print_disagreements(result)
+        _print_disagreements(console, result)
     if record is not None:
         _write_record(record, results)
         console.print(Text(f"recorded in {record}"))
@@ -82,7 +84,9 @@ def _items_of(items: Sequence[AuditItem], task: str) -> Callable[[], Sequence[Au
     return lambda: mine
 
 
-def _print_table(results: list[AuditResult]) -> None:
+def _print_table(console: Console, results: list[AuditResult]) -> None:
+    from rich.text import Text
+
     console.print(Text("Grader audit: hand-labelled replies graded by the current rules", "bold"))
     for r in results:
         console.print(
@@ -103,7 +107,9 @@ def _print_table(results: list[AuditResult]) -> None:
     )
 
 
-def _print_disagreements(result: AuditResult) -> None:
+def _print_disagreements(console: Console, result: AuditResult) -> None:
+    from rich.text import Text
+
     from proctor.report.text import one_line
 
     if not result.disagreements:

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from proctor.calling.cache_key import CACHE_POLICIES, CachePolicy
+from proctor.cli.plain_help import command_group
 from proctor.errors import ConfigError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
+    from rich.console import Console
+
+    from proctor.calling.cache_key import CachePolicy
     from proctor.runner import RunOutcome
     from proctor.store import RunStore
 
@@ -29,7 +29,7 @@ ResultsDir = Annotated[
     Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
 ]
 
-cache_app = typer.Typer(
+cache_app = command_group(
     help="The response cache shared by the runs of a results folder.", no_args_is_help=True
 )
 
@@ -38,6 +38,8 @@ _AGE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*")
 
 
 def check_policy(value: str) -> CachePolicy:
+    from proctor.calling.cache_key import CACHE_POLICIES
+
     for policy in CACHE_POLICIES:
         if value.strip().lower() == policy:
             return policy
@@ -55,6 +57,8 @@ def parse_age(text: str) -> timedelta:
 
 
 def print_reused(outcome: RunOutcome, console: Console) -> None:
+    from rich.text import Text
+
     for model, n in outcome.reused.items():
         if n:
             console.print(Text(f"{model}: {n:,} answers reused from the response cache"))
@@ -71,6 +75,10 @@ def _open(results_dir: Path) -> RunStore:
 @cache_app.command("stats")
 def stats_cmd(results_dir: ResultsDir = DEFAULT_RESULTS) -> None:
     """How many answers the cache holds, the tokens they took, and how often they were reused."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     from proctor.store import response_cache
 
     with _open(results_dir) as store:
@@ -100,6 +108,8 @@ def prune_cmd(
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Forget cached answers not used (written or reused) for longer than --older-than."""
+    from rich.console import Console
+
     from proctor.store import response_cache
 
     cutoff = datetime.now(UTC) - parse_age(older_than)

@@ -15,14 +15,15 @@ written to the store and no model is called.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_WORSE
 from proctor.errors import ConfigError, ProctorError
-from proctor.types import GradedItem, RunInfo
+
+if TYPE_CHECKING:
+    from proctor.types import GradedItem, RunInfo
 
 DEFAULT_RESULTS = Path("proctor-results")
 
@@ -75,6 +76,7 @@ def compare_cmd(
 
     Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors.
     """
+    from proctor.cli.console import SafeConsole
     from proctor.report.atomic import write_text_atomic
     from proctor.report.compare import (
         Side,
@@ -152,6 +154,7 @@ def _imported_side(
 
     from proctor.store import RunStore
     from proctor.store.imported import verdicts
+    from proctor.types import GradedItem
 
     with RunStore.open(folder) as store:
         stored = verdicts(store, info.run_id)

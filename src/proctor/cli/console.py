@@ -12,6 +12,7 @@ Two guards, because text reaches rich in two ways:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -21,7 +22,13 @@ from proctor.untrusted import visible
 
 
 class SafeConsole(Console):
-    """A rich Console whose output holds no control character it did not make itself."""
+    """A rich Console whose output holds no control character it did not make itself, and
+    that never reads ":name:" in a string as an emoji code (a model called "m:smile:" prints
+    as written)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("emoji", False)
+        super().__init__(*args, **kwargs)
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(

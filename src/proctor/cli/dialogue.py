@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
-from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import (
     EXIT_CALLS_FAILED,
     EXIT_INCOMPLETE,
@@ -31,6 +29,8 @@ from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from proctor.dialogue.executor import DialogueResult
     from proctor.dialogue.tree import DialogueTree
     from proctor.store.turn_log import TurnRunDone
@@ -95,6 +95,7 @@ def ask_dialogue(
     """Ask (or resume) the dialogue, print it, and exit with its outcome's code."""
     from proctor.calling.caller import ModelCaller
     from proctor.calling.retry import RetryPolicy
+    from proctor.cli.console import SafeConsole
     from proctor.dialogue.session import run_dialogue_in_store
     from proctor.providers.registry import make_provider
 

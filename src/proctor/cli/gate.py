@@ -19,15 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_FAILED
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from proctor.stats.gates import GateRow
     from proctor.types import RunInfo
 
@@ -44,7 +42,7 @@ def gate_cmd(
         typer.Option(
             "--require",
             help='A requirement, e.g. "accuracy>=0.9" or "kind=extraction:accuracy>=0.95"; '
-            "repeat for several. Default: the \\[gate] of the suite's config.",
+            "repeat for several. Default: the [gate] of the suite's config.",
         ),
     ] = None,
     baseline: Annotated[
@@ -58,7 +56,7 @@ def gate_cmd(
         str | None, typer.Option(help="Whose verdicts judge_mean reads (default: the only one).")
     ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="Read the requirements from this suite config's \\[gate].")
+        Path | None, typer.Option(help="Read the requirements from this suite config's [gate].")
     ] = None,
     alpha: Annotated[
         float | None, typer.Option(help="Significance level for --baseline (default 0.05).")
@@ -68,6 +66,7 @@ def gate_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
+    from proctor.cli.console import SafeConsole
     from proctor.cli.run_state import state_exit, state_lines
     from proctor.cli.suite import graded_items, only_judge, suite_info
     from proctor.runs.report import judge_scores
@@ -225,6 +224,9 @@ def _value(row: GateRow) -> str:
 
 
 def _print(console: Console, run_id: str, rows: Sequence[GateRow]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=f"Gate for run {run_id}")
     table.add_column("requirement", overflow="fold")
     table.add_column("model", overflow="fold")

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
+
+from proctor.cli.plain_help import command_group
 
 if TYPE_CHECKING:
     from proctor.imports.foreign import ForeignRun
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 DEFAULT_RESULTS = Path("proctor-results")
 _EXCERPT = 90
 
-import_app = typer.Typer(
+import_app = command_group(
     help="Bring another harness's run into the store and re-grade it.", no_args_is_help=True
 )
 
@@ -78,9 +78,12 @@ def _excerpt(text: str) -> str:
 
 
 def _import(foreign: ForeignRun, task: str | None, model: str | None, results_dir: Path) -> None:
+    from rich.text import Text
+
+    from proctor.cli.console import SafeConsole
     from proctor.importing import import_run
 
-    console = Console(highlight=False)
+    console = SafeConsole(highlight=False)
     outcome = import_run(results_dir, foreign, task_name=task, model=model)
     harness = f"{foreign.harness} {foreign.harness_version}".strip()
     console.print(

@@ -20,7 +20,6 @@ from typing import Annotated
 
 import typer
 
-from proctor.cli.console import SafeConsole
 from proctor.cli.keys import ApiKeyEnv
 from proctor.errors import ConfigError
 
@@ -75,6 +74,7 @@ def judge_cmd(
 ) -> None:
     """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
     missing, and writes the run's files again with the verdicts in them."""
+    from proctor.cli.console import SafeConsole
     from proctor.cli.judge_report import print_validation, write_validation
     from proctor.cli.suite import run_judge_phase, suite_info
     from proctor.judging import JudgePlan

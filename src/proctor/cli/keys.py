@@ -4,13 +4,14 @@ model, which variable its key comes from (the name, never the value)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from proctor.providers.keys import KeySource
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from proctor.providers.keys import KeySource
 
 KEY_RULE = (
     "A key goes only to the host it belongs to: OPENAI_API_KEY only to OpenAI's API, "
@@ -47,6 +48,8 @@ def key_from(source: KeySource | None) -> str:
 def print_key_header(sources: Mapping[str, KeySource], console: Console) -> None:
     """Before a run calls anything: one line per variable and host, with the models that take
     their key from it. Nothing for a run whose models take no key."""
+    from rich.markup import escape
+
     groups: dict[tuple[str | None, str, str], list[str]] = {}
     for model, s in sources.items():
         if s.host:

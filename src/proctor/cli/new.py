@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
-from proctor.cli.console import SafeConsole, plain
+from proctor.cli.plain_help import command_group
 from proctor.errors import ConfigError
 
-new_app = typer.Typer(help="Write a template to start from.", no_args_is_help=True)
+new_app = command_group(help="Write a template to start from.", no_args_is_help=True)
 
 _NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -101,6 +101,8 @@ def new_task(
 ) -> None:
     """Write NAME.py (a commented task: samples, prompt, scorer, version) and test_NAME.py (a
     test of it that passes as written); refuses to overwrite a file."""
+    from proctor.cli.console import SafeConsole, plain
+
     if not _NAME.fullmatch(name):
         raise ConfigError(
             f"bad task name {name!r}: use lower-case letters, digits and _ (a Python identifier)"

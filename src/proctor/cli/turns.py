@@ -6,19 +6,22 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from rich.console import Console
 
-from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import EXIT_INTERRUPTED
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 R = TypeVar("R")
 
 
 def interrupted(kind: str, started: Sequence[str], results_dir: Path) -> None:
     """One line on stderr: what was kept and the command that goes on."""
+    from proctor.cli.console import SafeConsole
+
     err = SafeConsole(stderr=True)
     if not started:
         err.print(f"interrupted before the {kind} run began: nothing was stored", markup=False)

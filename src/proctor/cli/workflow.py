@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
-from proctor.cli.console import SafeConsole
 from proctor.cli.exit_codes import (
     EXIT_BUDGET,
     EXIT_CALLS_FAILED,
@@ -35,6 +33,8 @@ from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from proctor.store.turn_log import TurnRunDone
     from proctor.types import GenerationParams
     from proctor.workflow.executor import WorkflowResult
@@ -121,6 +121,7 @@ def ask_workflow(
     """Ask (or resume) the workflow, print it, and exit with its outcome's code."""
     from proctor.calling.caller import ModelCaller
     from proctor.calling.retry import RetryPolicy
+    from proctor.cli.console import SafeConsole
     from proctor.providers.registry import make_provider
     from proctor.workflow.session import run_workflow_in_store
 

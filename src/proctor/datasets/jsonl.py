@@ -10,11 +10,29 @@ import os
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from proctor.datasets.schema import sample_dict
 from proctor.types import Sample
 
-__all__ = ["content_hash", "write_jsonl"]
+__all__ = ["content_hash", "sample_dict", "write_jsonl"]
+
+
+def sample_dict(sample: Sample) -> dict[str, Any]:
+    """The record of a sample, keys in `datasets.schema.FIELDS` order; decimals left out when
+    None and metadata when empty."""
+    record: dict[str, Any] = {
+        "id": sample.id,
+        "input": sample.input,
+        "target": sample.target,
+        "category": sample.category,
+        "difficulty": sample.difficulty,
+        "answer_type": sample.answer_type,
+    }
+    if sample.decimals is not None:
+        record["decimals"] = sample.decimals
+    if sample.metadata:
+        record["metadata"] = dict(sample.metadata)
+    return record
 
 
 def write_jsonl(samples: Iterable[Sample], path: str | Path) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from proctor.datasets.records import checked_json, csv_rows, jsonl_records, read_text
-from proctor.datasets.schema import FIELDS, to_sample
 from proctor.errors import DatasetError
 from proctor.types import Sample
 
@@ -22,6 +21,8 @@ _DIGITS = re.compile(r"[0-9]+")
 
 def load_samples(path: str | Path) -> list[Sample]:
     """The samples of a .jsonl or .csv file, in file order, ids unique."""
+    from proctor.datasets.schema import to_sample  # its pydantic model: only when a file is read
+
     p = Path(path)
     file = str(path)
     suffix = p.suffix.lower()
@@ -83,6 +84,8 @@ def _check_header(header: list[str], file: str, line: int) -> None:
 
 
 def _csv_record(cells: dict[str, str], file: str, line: int) -> dict[str, Any]:
+    from proctor.datasets.schema import FIELDS
+
     record: dict[str, Any] = {}
     extra: dict[str, str] = {}
     for name, cell in cells.items():

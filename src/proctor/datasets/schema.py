@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from proctor.errors import DatasetError
 from proctor.types import AnswerType, Sample
 
-__all__ = ["FIELDS", "infer_answer_type", "sample_dict", "to_sample"]
+__all__ = ["FIELDS", "infer_answer_type", "to_sample"]
 
 FIELDS = ("id", "input", "target", "category", "difficulty", "answer_type", "decimals", "metadata")
 """The record's keys, in the order they are written."""
@@ -162,21 +162,3 @@ def _typed_target(rec: _Record, file: str, line: int) -> tuple[AnswerType, int |
             f"is {rec.decimals} but target {target!r} has {places} digits after the point",
         )
     return "decimal", places, target
-
-
-def sample_dict(sample: Sample) -> dict[str, Any]:
-    """The record of a sample, keys in FIELDS order; decimals left out when None and metadata
-    when empty."""
-    record: dict[str, Any] = {
-        "id": sample.id,
-        "input": sample.input,
-        "target": sample.target,
-        "category": sample.category,
-        "difficulty": sample.difficulty,
-        "answer_type": sample.answer_type,
-    }
-    if sample.decimals is not None:
-        record["decimals"] = sample.decimals
-    if sample.metadata:
-        record["metadata"] = dict(sample.metadata)
-    return record

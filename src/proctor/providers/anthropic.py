@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.http import (
     _RAW,
@@ -38,6 +36,8 @@ from proctor.redact import register_secret
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
 if TYPE_CHECKING:
+    import httpx
+
     from proctor.providers.anthropic_batch import AnthropicBatches
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"

@@ -13,27 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import importlib.util
 import json
 import math
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlparse
-
-import httpx
 
 from proctor.errors import BadReply, BadRequest, ProviderError, RateLimited, Transient
 from proctor.redact import REDACTED, scrub
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, Usage
 from proctor.untrusted import Refused, decode_utf8, loads_bounded
 
-try:
+if TYPE_CHECKING:  # imported by the client that speaks them: `proctor --help` needs neither
+    import ssl
+
     import aiohttp
-    from yarl import URL
-except ImportError:  # pragma: no cover - aiohttp is a dependency; httpx is the fallback
-    aiohttp = None  # type: ignore[assignment]
+    import httpx
 
 _RAW = 20_000
 """How much of a server's error text is read: redaction runs on this much, then the message is
@@ -89,9 +88,14 @@ class JsonClient(Protocol):
     async def aclose(self) -> None: ...
 
 
+_BODY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""What `json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)` uses, made
+once (dumps with options builds a new encoder for every request)."""
+
+
 def encode_body(body: dict[str, Any]) -> bytes:
     """The request body, byte for byte what httpx's `json=` sends."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return _BODY_ENCODER.encode(body).encode()
 
 
 def json_client(
@@ -105,7 +109,7 @@ def json_client(
     """A pooled client for one API: aiohttp, or httpx when a transport is given (tests) or
     aiohttp is not installed. `trust_env`: take proxies (and CA settings) from the environment."""
     root = base_url.rstrip("/") + "/"
-    if transport is None and aiohttp is not None:
+    if transport is None and importlib.util.find_spec("aiohttp") is not None:
         return AiohttpJsonClient(root, headers, trust_env=trust_env, limit=max_connections or 0)
     return HttpxJsonClient(root, headers, transport, trust_env, max_connections)
 
@@ -144,15 +148,13 @@ class AiohttpJsonClient(_PostsJson):
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _get_session(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
             # The certificate store httpx would use (certifi; SSL_CERT_FILE when trusted), built
-            # only for https: loading it costs ~60 ms.
-            ssl = (
-                httpx.create_ssl_context(trust_env=self._trust_env)
-                if self._root.startswith("https:")
-                else True
-            )
+            # only for https: loading it (and importing httpx) costs ~100 ms.
+            ssl = _https_context(self._trust_env) if self._root.startswith("https:") else True
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._limit, keepalive_timeout=30.0, ssl=ssl),
                 headers=self._headers,
@@ -171,6 +173,9 @@ class AiohttpJsonClient(_PostsJson):
         timeout_s: float,
         max_bytes: int,
     ) -> HttpReply:
+        import aiohttp
+        from yarl import URL
+
         session = self._get_session()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
         headers = {"Content-Type": content_type} if content is not None else {}
@@ -205,6 +210,12 @@ class AiohttpJsonClient(_PostsJson):
         self._session = None
 
 
+def _https_context(trust_env: bool) -> ssl.SSLContext:
+    import httpx
+
+    return httpx.create_ssl_context(trust_env=trust_env)
+
+
 class HttpxJsonClient(_PostsJson):
     def __init__(
         self,
@@ -214,6 +225,8 @@ class HttpxJsonClient(_PostsJson):
         trust_env: bool,
         max_connections: int | None,
     ) -> None:
+        import httpx
+
         keepalive = max_connections if max_connections is not None else 256
         self._client = httpx.AsyncClient(
             base_url=root,
@@ -235,6 +248,8 @@ class HttpxJsonClient(_PostsJson):
         timeout_s: float,
         max_bytes: int,
     ) -> HttpReply:
+        import httpx
+
         request = self._client.build_request(
             method,
             path,

@@ -10,8 +10,6 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.http import (
     _RAW,
@@ -37,6 +35,8 @@ from proctor.types import (
 )
 
 if TYPE_CHECKING:
+    import httpx
+
     from proctor.providers.openai_batch import OpenAIBatches
 
 _FINISH: dict[str, FinishReason] = {

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from proctor.stats.metrics import Cell, ModelMetrics
-from proctor.stats.tiers import Tier
 from proctor.types import OUTCOMES, Outcome, RunInfo
+
+if TYPE_CHECKING:  # for types only: a run's progress line imports no statistics
+    from proctor.stats.metrics import Cell, ModelMetrics
+    from proctor.stats.tiers import Tier
 
 NONE = "—"
 ALWAYS_SHOWN: tuple[Outcome, ...] = ("correct", "wrong")

@@ -12,6 +12,7 @@ stored one (`stored_items`). Grading never calls a model."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -223,6 +224,13 @@ def _grade_window(window: AnswerWindow) -> Regraded:
     return changed
 
 
+GATHER_S = 0.02
+"""How long `RunGrader` waits for more answers before grading what is queued (progress lags by
+as much; a run's end does not wait for it)."""
+GATHER_RECORDS = 512
+"""Queued answers that are graded at once, without waiting to gather more."""
+
+
 class RunGrader:
     """Grades a run's answers as they are stored, one batch at a time on a thread of its own
     (grading may run a reply's code in the sandbox: the event loop and the workers go on), and
@@ -243,6 +251,7 @@ class RunGrader:
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         self._closing = False
+        self._closed = asyncio.Event()
         self.error: BaseException | None = None
 
     def submit(self, batch: Sequence[tuple[Record, Sample]]) -> None:
@@ -256,6 +265,7 @@ class RunGrader:
 
     async def close(self) -> None:
         self._closing = True
+        self._closed.set()
         self._wake.set()
         if self._loop is not None:
             await asyncio.wait([self._loop])
@@ -277,6 +287,13 @@ class RunGrader:
                 await self._wake.wait()
                 self._wake.clear()
                 continue
+            if not self._closing and sum(map(len, self._queue)) < GATHER_RECORDS:
+                # Nobody waits for a grade (the answers are stored): a moment's wait gathers
+                # the answers of many commits into one hand-off to the grading thread and one
+                # commit of their grades; each costs the asking loop time on a busy machine.
+                with contextlib.suppress(TimeoutError):  # close() ends the wait at once
+                    async with asyncio.timeout(GATHER_S):
+                        await self._closed.wait()
             queued, self._queue = self._queue, []
             pairs = [pair for batch in queued for pair in batch]
             try:
