@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,40 @@ def test_counts_per_model() -> None:
     counts = taxonomy_counts(items)
     assert counts == {"m1": {"carry_borrow": 2, "dropped_or_extra_digit": 1}, "m2": {}}
     assert list(counts["m1"]) == ["carry_borrow", "dropped_or_extra_digit"]  # rule order
+
+
+def _every_variant(expression: str) -> frozenset[Fraction]:
+    """Reference for the wrong-operation values: evaluate the whole tree once per variant."""
+    import ast
+
+    from proctor.stats import taxonomy
+
+    tree = taxonomy._expression(expression)
+    if tree is None:
+        return frozenset()
+    values = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BinOp):
+            continue
+        for op_type in taxonomy._OPS:
+            if taxonomy._family(op_type) != taxonomy._family(type(node.op)):
+                value = taxonomy._evaluate(tree, {id(node): taxonomy._OPS[op_type]})
+                if value is not None:
+                    values.add(value)
+    return frozenset(values)
+
+
+def test_wrong_operation_values_recomputed_only_above_the_swap_are_every_variants() -> None:
+    """The wrong-operation rule recomputes only the swapped node and those above it; the values
+    must be those of evaluating every variant whole (generated questions and odd shapes)."""
+    from proctor.datasets.arithmetic import generate
+    from proctor.stats import taxonomy
+
+    expressions = [s.metadata.get("expression", "") for s in generate(11, 3000)] + [
+        "1/(2-2)+3", "(4-1)*5//(3-2)", "-(3+4)*2", "7//2*3-1", "2.5*4-1/3",
+        "((1+2)*(3-4))%5", "10/(5-4)-2*3", "-(-(2*3)+4)",
+    ]  # fmt: skip
+    for expression in expressions:
+        tree = taxonomy._expression(expression)
+        got = taxonomy._wrong_operation_values(tree, set())
+        assert got == _every_variant(expression), expression

@@ -356,14 +356,24 @@ def _wrong_operation_values(tree: ast.Expression | None, literals: set[str]) -> 
     """The question's value with one of its operations replaced by one of another family."""
     if tree is None:
         return frozenset()
+    # Each node's value in the question as written (it evaluates: `_expression` checked); a
+    # variant recomputes only the replaced node and the nodes above it.
+    base: dict[int, Fraction] = {}
+    _evaluate(tree, {}, record=base)
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     values: set[Fraction] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.BinOp) or _is_fraction_literal(node, literals):
             continue
+        above = {id(node)}
+        up: ast.AST = node
+        while id(up) in parents:
+            up = parents[id(up)]
+            above.add(id(up))
         for op_type in _OPS:
             if _family(op_type) == _family(type(node.op)):
                 continue
-            value = _evaluate(tree, {id(node): _OPS[op_type]})
+            value = _evaluate(tree, {id(node): _OPS[op_type]}, known=(base, above))
             if value is not None:
                 values.add(value)
     return frozenset(values)
@@ -381,20 +391,34 @@ def _exact_value(tree: ast.Expression | None) -> Fraction | None:
     return _evaluate(tree, swaps)
 
 
-def _evaluate(tree: ast.Expression, swaps: Mapping[int, _BinOp]) -> Fraction | None:
+def _evaluate(
+    tree: ast.Expression,
+    swaps: Mapping[int, _BinOp],
+    *,
+    record: dict[int, Fraction] | None = None,
+    known: tuple[Mapping[int, Fraction], set[int]] | None = None,
+) -> Fraction | None:
     """Exact value of an arithmetic AST, with the operation of the nodes in `swaps` replaced;
-    None for anything that is not plain arithmetic or divides by zero."""
+    None for anything that is not plain arithmetic or divides by zero. `record` receives each
+    node's value; `known` = (values, changed): a node not in `changed` has its value in
+    `values` (its subtree holds no swap)."""
 
     def walk(node: ast.expr) -> Fraction:
+        if known is not None and id(node) not in known[1]:
+            return known[0][id(node)]
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return Fraction(str(node.value))
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            value = Fraction(str(node.value))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
             value = walk(node.operand)
-            return -value if isinstance(node.op, ast.USub) else value
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            value = -value if isinstance(node.op, ast.USub) else value
+        elif isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             apply = swaps.get(id(node), _OPS[type(node.op)])
-            return apply(walk(node.left), walk(node.right))
-        raise ValueError("not plain arithmetic")
+            value = apply(walk(node.left), walk(node.right))
+        else:
+            raise ValueError("not plain arithmetic")
+        if record is not None:
+            record[id(node)] = value
+        return value
 
     try:
         return walk(tree.body)
