@@ -225,14 +225,21 @@ else:
     from proctor.tasks.registry import get_task
     with RunStore.open(results) as store:
         (run,) = store.list_runs()
-        # Streaming first (its peak is the high-water mark so far; one line of its own), then
-        # as `proctor score` does, keeping every item (the last line: "s" and "peak_mb").
-        grade_run(store, run.run_id, get_task("arithmetic"), keep_items=False)
+        run_id = run.run_id
+        # The re-grade alone first (streaming, as `proctor score` grades; its peak is the
+        # high-water mark so far; one line of its own), then the whole `proctor score` command
+        # in this process: the same re-grade, then the report of every item (the last line:
+        # "s" and "peak_mb").
+        grade_run(store, run_id, get_task("arithmetic"), keep_items=False)
         hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
         print(json.dumps({"stream_s": time.perf_counter() - start,
                           "stream_peak_mb": int(hwm.split()[1]) / 1024}))
-        start = time.perf_counter()
-        grade_run(store, run.run_id, get_task("arithmetic"))
+    import contextlib, io
+    from proctor.cli.app import main
+    sys.argv = ["proctor", "score", run_id, "--results-dir", str(results)]
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        main()
 # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent across fork + exec
 hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
 print(json.dumps({"s": time.perf_counter() - start, "peak_mb": int(hwm.split()[1]) / 1024}))
@@ -241,7 +248,8 @@ print(json.dumps({"s": time.perf_counter() - start, "peak_mb": int(hwm.split()[1
 
 def memory(sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> dict[str, object]:
     """(e): peak RSS of a process that runs N samples through `execute` (a scripted provider, no
-    HTTP: the harness's own memory), and of another that re-grades the stored run."""
+    HTTP: the harness's own memory), and of another that re-grades the stored run (`grade_run`
+    streaming, then the whole `proctor score` command: re-grade and the report of every item)."""
     work = Path(tempfile.mkdtemp(prefix="proctor-bench-e-"))
     (work / "child.py").write_text(MEMORY_CHILD)
     bench_dir = str(Path(__file__).resolve().parent)

@@ -133,6 +133,11 @@ def _issue_sized(part: str, sizes: dict[str, object]) -> bool:
     return all(sizes[k] == ISSUE_SIZES[k] for k in _SIZE_KEYS.get(part, ()))
 
 
+def _regrade_s(d: dict[str, object]) -> float:
+    """What `proctor score`'s re-grade takes here: streaming (older results: keeping items)."""
+    return float(d.get("stream_median_s", d["median_s"]))  # type: ignore[arg-type]
+
+
 def _ok(flag: bool) -> str:
     return "met" if flag else "**missed**"
 
@@ -204,20 +209,23 @@ def render(r: dict[str, Any]) -> str:
         "",
         f"## (d) Re-grading {d['n']:,} stored records (`grade_run`: read, grade, save scores)",
         "",
-        f"- median **{d['median_s']:.2f} s** (runs {', '.join(f'{x:.2f}' for x in d['runs'])}) "
-        f"(target < 2 s: {_ok(d['median_s'] < 2)}), keeping every graded item for the report "
-        "as `proctor score` does"
+        f"- `proctor score`'s re-grade (streaming, one process: what it does on "
+        f"{d.get('cores', '?')} cores, where it takes {d.get('score_workers', 1)} worker(s)): "
+        f"median **{_regrade_s(d):.2f} s** (target < 2 s: {_ok(_regrade_s(d) < 2)})"
         + (
-            f"; streaming without keeping them: {d['stream_median_s']:.2f} s"
-            if "stream_median_s" in d
+            f"; in {d['pool_workers']} worker processes (what it takes on a machine of "
+            f"{d['pool_workers'] + 1}+ cores; here they share {d.get('cores', '?')}): "
+            f"{d['pool_median_s']:.2f} s (runs {', '.join(f'{x:.2f}' for x in d['pool_runs'])})"
+            if "pool_median_s" in d
             else ""
         )
-        + ".",
+        + f"; keeping every graded item in memory as well (the API's `grade_run` default): "
+        f"{d['median_s']:.2f} s.",
         "",
         "## (e) Peak memory (RSS) by run size, scripted provider (the harness's own memory)",
         "",
-        "| samples | run: peak MB | run s | re-grade, streaming: peak MB | re-grade keeping "
-        "items (`proctor score`): peak MB | re-grade s |",
+        "| samples | run: peak MB | run s | re-grade, streaming: peak MB | `proctor score` "
+        "(re-grade, then the report of every item): peak MB | `proctor score` s |",
         "|---:|---:|---:|---:|---:|---:|",
     ]
     peaks, streams = [], []
@@ -331,13 +339,14 @@ def summary(r: dict[str, Any]) -> list[str]:
         "≤ 1.1×", f"{q['latency_over_ideal']}× (bare aiohttp {q['bare_over_ideal']}×)",
         f"{b['ratio']:.2f}× (bare aiohttp {b['raw_ratio']:.2f}×)", b["ratio"] <= 1.1)  # fmt: skip
     d = r["d"]
-    row(f"(d) re-grading {d['n']:,} stored records", "< 2 s", f"{q['regrade_100k_s']} s",
-        f"{d['median_s']:.2f} s", d["median_s"] < 2)  # fmt: skip
+    row(f"(d) re-grading {d['n']:,} stored records (`proctor score`'s re-grade)", "< 2 s",
+        f"{q['regrade_100k_s']} s", f"{_regrade_s(d):.2f} s", _regrade_s(d) < 2)  # fmt: skip
     e = r["e"]["sizes"]
     big = max(e, key=int)
-    row(f"(e) re-grading {int(big):,}, keeping every item (`proctor score`): peak RSS", "< 150 MB",
-        f"{q['score_100k_mb']} MB", f"{e[big]['grade_peak_mb']:.0f} MB"
-        + (f" (streaming: {e[big]['stream_peak_mb']:.0f} MB)" if e[big].get("stream_peak_mb") else ""),
+    row(f"(e) `proctor score` of {int(big):,} (re-grade, then the report of every item): peak RSS",
+        "< 150 MB", f"{q['score_100k_mb']} MB (keeping every item)",
+        f"{e[big]['grade_peak_mb']:.0f} MB"
+        + (f" (its re-grade alone: {e[big]['stream_peak_mb']:.0f} MB)" if e[big].get("stream_peak_mb") else ""),
         e[big]["grade_peak_mb"] < 150)  # fmt: skip
     if "f" in r:
         f = r["f"]
