@@ -55,18 +55,28 @@ TAXONOMY_RULES: dict[str, str] = {
 ERROR_CLASSES: tuple[str, ...] = tuple(TAXONOMY_RULES)
 NUMERIC_TYPES = frozenset({"integer", "decimal", "fraction"})
 
-_BinOp = Callable[[Fraction, Fraction], Fraction]
+_Exact = Fraction | int
+"""An exact value: whole numbers stay `int` while a question's value is worked out (Fraction
+arithmetic costs ~50× int's), anything with a fraction part is a `Fraction`; both compare and
+hash alike."""
+
+_BinOp = Callable[[_Exact, _Exact], _Exact]
 
 
-def _floordiv(a: Fraction, b: Fraction) -> Fraction:
-    return Fraction(a // b)
+def _floordiv(a: _Exact, b: _Exact) -> _Exact:
+    return a // b
+
+
+def _truediv(a: _Exact, b: _Exact) -> _Exact:
+    """Exact division (int / int would be a float)."""
+    return Fraction(a) / b
 
 
 _OPS: dict[type[ast.operator], _BinOp] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
+    ast.Div: _truediv,
     ast.FloorDiv: _floordiv,
     ast.Mod: operator.mod,
 }
@@ -164,7 +174,7 @@ _ROUNDINGS = (ROUND_HALF_UP, ROUND_HALF_EVEN, ROUND_FLOOR, ROUND_CEILING)
 
 
 @lru_cache(maxsize=65536)
-def _rounded(value: Fraction, places: int, mode: str) -> Fraction:
+def _rounded(value: _Exact, places: int, mode: str) -> Fraction:
     with localcontext() as context:
         context.prec = 80
         exact = Decimal(value.numerator) / Decimal(value.denominator)
@@ -332,8 +342,8 @@ class _Question:
     answer to it asks the same): the values of the expression with one operation replaced by
     another of a different family, its exact value, its operands."""
 
-    wrong_operation_values: frozenset[Fraction]
-    exact: Fraction | None
+    wrong_operation_values: frozenset[_Exact]
+    exact: _Exact | None
     operands: tuple[Fraction | None, ...]
 
 
@@ -352,16 +362,16 @@ def _question_of(expression: str, operands: str) -> _Question:
     )
 
 
-def _wrong_operation_values(tree: ast.Expression | None, literals: set[str]) -> frozenset[Fraction]:
+def _wrong_operation_values(tree: ast.Expression | None, literals: set[str]) -> frozenset[_Exact]:
     """The question's value with one of its operations replaced by one of another family."""
     if tree is None:
         return frozenset()
     # Each node's value in the question as written (it evaluates: `_expression` checked); a
     # variant recomputes only the replaced node and the nodes above it.
-    base: dict[int, Fraction] = {}
+    base: dict[int, _Exact] = {}
     _evaluate(tree, {}, record=base)
     parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    values: set[Fraction] = set()
+    values: set[_Exact] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.BinOp) or _is_fraction_literal(node, literals):
             continue
@@ -379,12 +389,12 @@ def _wrong_operation_values(tree: ast.Expression | None, literals: set[str]) -> 
     return frozenset(values)
 
 
-def _exact_value(tree: ast.Expression | None) -> Fraction | None:
+def _exact_value(tree: ast.Expression | None) -> _Exact | None:
     """The question's value before any rounding: integer division read as true division."""
     if tree is None:
         return None
     swaps: dict[int, _BinOp] = {
-        id(node): operator.truediv
+        id(node): _truediv
         for node in ast.walk(tree)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv)
     }
@@ -395,19 +405,19 @@ def _evaluate(
     tree: ast.Expression,
     swaps: Mapping[int, _BinOp],
     *,
-    record: dict[int, Fraction] | None = None,
-    known: tuple[Mapping[int, Fraction], set[int]] | None = None,
-) -> Fraction | None:
+    record: dict[int, _Exact] | None = None,
+    known: tuple[Mapping[int, _Exact], set[int]] | None = None,
+) -> _Exact | None:
     """Exact value of an arithmetic AST, with the operation of the nodes in `swaps` replaced;
     None for anything that is not plain arithmetic or divides by zero. `record` receives each
     node's value; `known` = (values, changed): a node not in `changed` has its value in
     `values` (its subtree holds no swap)."""
 
-    def walk(node: ast.expr) -> Fraction:
+    def walk(node: ast.expr) -> _Exact:
         if known is not None and id(node) not in known[1]:
             return known[0][id(node)]
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            value = Fraction(str(node.value))
+            value = node.value if type(node.value) is int else Fraction(str(node.value))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
             value = walk(node.operand)
             value = -value if isinstance(node.op, ast.USub) else value
