@@ -47,15 +47,22 @@ def key_from(source: KeySource | None) -> str:
 
 def print_key_header(sources: Mapping[str, KeySource], console: Console) -> None:
     """Before a run calls anything: one line per variable and host, with the models that take
-    their key from it. Nothing for a run whose models take no key."""
+    their key from it. Nothing for a run whose models take no key. Models whose reasons differ
+    only in the model they name ("--api-key-env m01=VAR") share a line that names MODEL: 50
+    models on one keyless server are one line, not 50."""
+    import re
+
     from rich.markup import escape
 
-    groups: dict[tuple[str | None, str, str], list[str]] = {}
+    groups: dict[tuple[str | None, str, str], list[tuple[str, str]]] = {}
     for model, s in sources.items():
         if s.host:
-            groups.setdefault((s.var, s.host, s.why), []).append(model)
+            shared = re.sub(r"--api-key-env \S+=VAR", "--api-key-env MODEL=VAR", s.why)
+            groups.setdefault((s.var, s.host, shared), []).append((model, s.why))
     lead = "keys"
-    for (var, host, why), models in groups.items():
+    for (var, host, shared), members in groups.items():
+        models = [model for model, _ in members]
+        why = members[0][1] if len(members) == 1 else shared
         names = ", ".join(models[:SHOWN])
         if len(models) > SHOWN:
             names += f" and {len(models) - SHOWN} more"
