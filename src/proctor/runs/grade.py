@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import multiprocessing
 import os
 import sys
@@ -24,6 +23,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from proctor.runs.collector import paused_collector
 from proctor.score.failed import call_failed_score
 from proctor.store import RunStore
 from proctor.store.run_store import AnswerWindow, ScoreRow, StoredScore, same_grade
@@ -139,13 +139,8 @@ def grade_run(
     # The cyclic collector is paused meanwhile (reference counting still frees all that is
     # dropped): each of its passes walks every object kept, so over the items of a 100k-record
     # run they cost about a quarter of the time. Cycles a grader leaves wait until it resumes.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector():
         store.save_regraded_pages(run_id, pages, grader_version=grader_version(task))
-    finally:
-        if collecting:
-            gc.enable()
     return info, items
 
 

@@ -177,7 +177,7 @@ def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[objec
         )
 
 
-_SCORE_VALUES = ("outcome", "rule", "explanation", "extracted", "normalized", "format_ok")
+_SCORE_VALUES = codec.SCORE_READ_COLUMNS
 StoredScore = tuple[object, ...]
 """A stored grade's columns `_SCORE_VALUES` as read, to compare with a new grade's."""
 
