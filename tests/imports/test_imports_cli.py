@@ -177,3 +177,13 @@ def test_score_diff_of_an_import_is_against_their_verdicts(
             d["sample_id"] for d in differ["differences"]
         }
         assert f"{len(diff['flipped'])} verdicts flipped" in done.stdout
+
+
+def test_a_hostile_model_name_never_drives_the_terminal(tmp_path: Path) -> None:
+    """The import's report prints outside text (the model's name, their notes, reply excerpts)
+    through the safe console: control characters are shown, never sent."""
+    hostile = "evil\x1b]0;pwned\x07\x1b[2Jname"
+    done = proctor("import", "lm-eval", str(SAMPLES), "--model", hostile, "-r", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "imported 24 answers of evil" in done.stdout
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
