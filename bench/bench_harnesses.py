@@ -50,7 +50,7 @@ import functools, json, sys, time
 T0 = time.perf_counter()
 marks = {}
 import proctor.cli.app as app
-import proctor.runner as runner
+import proctor.runs.ask as runner
 import proctor.tasks.registry as registry
 import proctor.providers.openai_compat as oc
 marks["imports"] = time.perf_counter() - T0

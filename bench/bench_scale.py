@@ -17,7 +17,7 @@ from common import PY, child_env, stub_process
 
 
 def _plan(models: tuple[str, ...], n: int, results: Path, conc: int, variant: str = "B") -> object:
-    from proctor.runner import RunPlan
+    from proctor.runs.ask import RunPlan
     from proctor.tasks.registry import get_task, load_for_run
     from proctor.types import GenerationParams
 
@@ -57,7 +57,7 @@ def latency(
     """(b): asking time of `execute` (in process; the stub in its own) against N·latency/conc,
     and, in the same run against the same stub, a bare asyncio + aiohttp client sending the very
     same messages: the floor this machine and stub allow (its own CPU and the stub's queue)."""
-    from proctor.runner import execute
+    from proctor.runs.ask import execute
     from proctor.tasks.registry import get_task, load_for_run
 
     ideal = n * latency_s / conc
@@ -107,7 +107,7 @@ PROCTOR_LOCAL = r"""
 import asyncio, json, sys, time
 sys.path.insert(0, sys.argv[3])
 from bench_scale import _plan
-from proctor.runner import execute
+from proctor.runs.ask import execute
 n, results = int(sys.argv[1]), sys.argv[2]
 from pathlib import Path
 plan = _plan(("local",), n, Path(results), 1, variant="A")
@@ -213,7 +213,7 @@ import asyncio, json, sys, time
 sys.path.insert(0, sys.argv[4])
 from pathlib import Path
 from bench_scale import _plan
-from proctor.runner import execute
+from proctor.runs.ask import execute
 from proctor.runs.grade import grade_run
 from proctor.store import RunStore
 mode, n, results = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])

@@ -307,7 +307,7 @@ def render(g: dict[str, Any]) -> list[str]:
         f"takes {med['libraries']:.3f} s in the same run: proctor's own start-up (its modules, the plan, "
         f"the store, the first call) is the remaining {g['first_request_over_libraries_s']:.3f} s.",
         "- The package roots of `report`, `report.html`, `extract` and `stats` import a submodule "
-        "only when one of its names is used (`proctor/lazy_exports.py`); `TASKS` imports a task's module "
+        "only when one of its names is used (`proctor/_util/lazy_exports.py`); `TASKS` imports a task's module "
         "when that task is asked for; `cli/app.py` no longer imports asyncio nor `cli/audit.py` the whole "
         "report room at start.",
         "- `--help` is click's plain help (`cli/plain_help.py`: typer's rich help imported rich's markdown "

@@ -67,7 +67,7 @@ FORMS = [
 
 def _samples(task: str, args: list[str]) -> list[Sample]:
     if task == "suite":
-        from proctor.suites.loader import load_suite
+        from proctor.datasets.suites.loader import load_suite
 
         return list(load_suite(Path(args[1])).samples)
     t = get_task(task)

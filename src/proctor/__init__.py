@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proctor.lazy_exports import lazy_exports
+from proctor._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from proctor.api import Run, evaluate, evaluate_async, load_run

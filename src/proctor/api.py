@@ -25,7 +25,7 @@ from typing import ParamSpec, TypeVar
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.runs.report import run_statistics, write_report
 from proctor.stats.completeness import Completeness
 from proctor.stats.metrics import ModelMetrics, RunMetrics

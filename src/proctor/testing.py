@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from proctor.api import Run, load_run
-from proctor.cli.run_state import state_lines
+from proctor.runs.state import state_lines
 from proctor.stats.gates import GateRow, evaluate, not_worse_than, parse_requirement
 
 __all__ = ["assert_run", "gate_rows"]

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from proctor.defaults import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
+from proctor._util.defaults import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
 
 AnswerType = Literal["integer", "decimal", "fraction", "comparison", "text"]
 """How a target must be read: an exact integer, an exact decimal (with `Sample.decimals` places),

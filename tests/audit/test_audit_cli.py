@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from proctor.datasets.audit import builtin_audit_files, load_audit_file
+from proctor.audit.labelled_sets import builtin_audit_files, load_audit_file
 
 AUDIT_DIR = Path(__file__).parents[2] / "src" / "proctor" / "datasets" / "builtin" / "audit"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from proctor.providers.fake import FakeProvider
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
 from proctor.stats.repeats import repeat_metrics
 from proctor.store import RunStore

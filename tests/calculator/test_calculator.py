@@ -12,17 +12,17 @@ import pytest
 
 from proctor.calling.caller import CallFailure, CallSuccess, ModelCaller
 from proctor.calling.retry import RetryPolicy
-from proctor.calling.tools import call_with_calculator, run_tool
 from proctor.cli.app import _grade_and_report
-from proctor.datasets.calculator import calculate
 from proctor.providers.fake import FakeProvider, Reply
 from proctor.providers.local import LocalProvider
 from proctor.providers.openai_compat import OpenAICompatProvider
 from proctor.providers.registry import bare_model, make_provider, parse_model, with_calculator
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.runs.report import calculator_pairs
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
+from proctor.tools.calculator import calculate
+from proctor.tools.calling_loop import call_with_calculator, run_tool
 from proctor.types import GenerationParams, Message, Prompt, Sample, ToolCall
 
 BASE = "http://127.0.0.1:9/v1"

@@ -12,8 +12,8 @@ import pytest
 
 from proctor.calling.caller import ModelCaller
 from proctor.calling.retry import RetryPolicy
-from proctor.dialogue.executor import run_dialogue
 from proctor.dialogue.facts import FactGraph, extract_facts
+from proctor.dialogue.loop import run_dialogue
 from proctor.dialogue.tree import DialogueTree, parse_tree
 from proctor.errors import DatasetError, Transient
 from proctor.providers.fake import FakeProvider, Reply

@@ -21,7 +21,7 @@ from proctor.executors.base import Executor, Item  # noqa: E402
 from proctor.executors.ray_executor import RayExecutor, shards  # noqa: E402
 from proctor.prompts.arithmetic import build_prompt  # noqa: E402
 from proctor.providers.base import Provider  # noqa: E402
-from proctor.runner import RunPlan, execute  # noqa: E402
+from proctor.runs.ask import RunPlan, execute  # noqa: E402
 from proctor.runs.grade import grade_run  # noqa: E402
 from proctor.store import RunStore  # noqa: E402
 from proctor.stub.app import prompt_key  # noqa: E402

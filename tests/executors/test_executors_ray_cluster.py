@@ -22,8 +22,8 @@ import pytest
 
 pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[default]')")
 
-from proctor.cli.exit_codes import EXIT_INCOMPLETE
 from proctor.prompts.arithmetic import build_prompt
+from proctor.runs.state import EXIT_INCOMPLETE
 from proctor.store import RunStore
 from proctor.stub import StubConfig, StubHandle, credential_key, prompt_key, run_stub
 from proctor.tasks.registry import get_task, load_for_run

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from proctor.cli.suite import SuiteRun
+from proctor.datasets.suites.case import CaseSpec
 from proctor.providers.fake import FakeProvider
-from proctor.runner import RunPlan, execute
-from proctor.suites.case import CaseSpec
+from proctor.runs.ask import RunPlan, execute
 from proctor.tasks.suite import TASK, load_file
 from proctor.types import GenerationParams, Prompt
 

@@ -12,7 +12,7 @@ from proctor.calling.caller import CallFailure, CallSuccess, ModelCaller
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.fake import FakeProvider
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Message, Prompt, Sample

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from proctor.calling.retry import RetryPolicy
 from proctor.providers.fake import FakeProvider
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Prompt, Sample

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.importing import their_accuracy
+from proctor.runs.imported import their_accuracy
 from proctor.store import RunStore
 from proctor.store.imported import verdicts
 

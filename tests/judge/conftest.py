@@ -10,7 +10,7 @@ import pytest
 
 from proctor.cli.suite import SuiteRun
 from proctor.providers.fake import FakeProvider
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.tasks.suite import TASK, load_file
 from proctor.types import GenerationParams, Prompt
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from proctor.errors import ConfigError
-from proctor.judging import JudgePlan, judge_run
+from proctor.runs.judge import JudgePlan, judge_run
 from proctor.score.judge import read_replies
 from proctor.store import RunStore
 from proctor.types import GenerationParams

@@ -16,8 +16,8 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from proctor.cli.app import app
-from proctor.cli.exit_codes import EXIT_CALLS_FAILED, EXIT_INCOMPLETE
 from proctor.errors import ConfigError
+from proctor.runs.state import EXIT_CALLS_FAILED, EXIT_INCOMPLETE
 from proctor.stub import NO_CREDENTIAL, StubConfig, StubHandle, credential_key, run_stub
 
 KEY_VARS = ("PROCTOR_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "A_KEY", "B_KEY", "K")

@@ -1,5 +1,5 @@
 """One run per exit code, as a CI job meets them: a child `python -m proctor` against a stub on
-127.0.0.1, then the files the run wrote. The table is the README's (proctor.cli.exit_codes)."""
+127.0.0.1, then the files the run wrote. The table is the README's (proctor.runs.state)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.cli.exit_codes import (
+from proctor.runs.state import (
     EXIT_CALLS_FAILED,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from proctor.calling.retry import RetryPolicy
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
 from proctor.stats.metrics import summarize
 from proctor.store import RunStore

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import pytest
 
-from proctor.redact import base64_cores
+from proctor._util.redact import base64_cores
 from proctor.stub import StubConfig, run_stub
 
 from .conftest import child_env, proctor_cmd

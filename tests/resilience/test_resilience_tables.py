@@ -10,13 +10,8 @@ from typing import Any
 
 import pytest
 
-from proctor.calling.boundary import accept, accept_error
-from proctor.errors import BadReply
-from proctor.providers.http import parse_usage, token_count
-from proctor.redact import REDACTED, register_secret, scrub
-from proctor.report.samples_csv import inert
-from proctor.types import Completion, ToolCall, Usage
-from proctor.untrusted import (
+from proctor._util.redact import REDACTED, register_secret, scrub
+from proctor._util.untrusted import (
     Refused,
     json_depth_exceeds,
     loads_bounded,
@@ -24,6 +19,11 @@ from proctor.untrusted import (
     repair_text,
     visible,
 )
+from proctor.calling.boundary import accept, accept_error
+from proctor.errors import BadReply
+from proctor.providers.http import parse_usage, token_count
+from proctor.report.samples_csv import inert
+from proctor.types import Completion, ToolCall, Usage
 
 CASES = json.loads((Path(__file__).parent / "cases" / "boundary.json").read_text("utf-8"))
 KEY = "sk-proctor-TABLE-KEY-1f4e9a7d20"

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.executors import DEFAULT_MAX_FAILURES, AskSettings
-from proctor.runner import RunPlan
+from proctor.runs.ask import RunPlan
 from proctor.store import RunStore
 from proctor.stub.scripted import Scripted, run_scripted
 

@@ -10,7 +10,7 @@ import pytest
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import DatasetError
 from proctor.providers.fake import FakeProvider
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
 from proctor.store import RunStore
 from proctor.tasks.registry import get_task, load_for_run

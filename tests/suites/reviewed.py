@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proctor.suites.loader import load_suite
+from proctor.datasets.suites.loader import load_suite
 from proctor.tasks.suite import grade
 from proctor.types import Record, Sample, Score, Usage
 

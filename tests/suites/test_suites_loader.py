@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from proctor.datasets.suites.case import CaseSpec
+from proctor.datasets.suites.config import load_config
+from proctor.datasets.suites.loader import load_suite, read_cases
+from proctor.datasets.suites.version import NOT_IN_GIT, suite_version
 from proctor.errors import ConfigError, DatasetError
-from proctor.suites.case import CaseSpec
-from proctor.suites.config import load_config
-from proctor.suites.loader import load_suite, read_cases
-from proctor.suites.version import NOT_IN_GIT, suite_version
 
 CASES = Path(__file__).parent / "cases"
 ERRORS: list[dict[str, Any]] = json.loads(

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from proctor import runner
 from proctor.cli.app import app
 from proctor.providers.fake import FakeProvider, Reply
+from proctor.runs import ask as runner
 from proctor.types import Prompt
 
 from .reviewed import CASE_COLUMNS, grade_table, rows

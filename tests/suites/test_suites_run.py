@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from proctor import runner
 from proctor.cli.app import app
+from proctor.datasets.suites.case import KINDS, CaseSpec
+from proctor.datasets.suites.loader import load_suite
 from proctor.providers.fake import FakeProvider
+from proctor.runs import ask as runner
 from proctor.store import RunStore
-from proctor.suites.case import KINDS, CaseSpec
-from proctor.suites.loader import load_suite
 from proctor.tasks.suite import grade, load_file
 from proctor.types import Prompt, Record, Usage
 

@@ -13,9 +13,9 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from proctor import runner as runner_module
 from proctor.cli.app import app
 from proctor.providers import registry
+from proctor.runs import ask as runner_module
 from proctor.store import RunStore
 
 WIDE = {"COLUMNS": "400", "NO_COLOR": "1", "TERM": "dumb"}

@@ -21,7 +21,7 @@ HEAVY_FOR_HELP = (
     "numpy",
     "aiohttp",
     "httpx",
-    "proctor.runner",
+    "proctor.runs.ask",
     "proctor.report.html.report_page",
     "proctor.report.files",
     "proctor.extract.quantity_forms",
@@ -92,7 +92,7 @@ def test_the_cli_module_imports_no_heavy_room() -> None:
 def test_asking_for_one_task_imports_that_task_only() -> None:
     loaded = imported_after(
         "from proctor.tasks.registry import get_task\n"
-        "import proctor.runner, proctor.cli.run_support\n"
+        "import proctor.runs.ask, proctor.cli.run_support\n"
         "assert get_task('arithmetic').name == 'arithmetic'"
     )
     assert "proctor.tasks.arithmetic" in loaded

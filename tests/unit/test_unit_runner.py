@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from proctor import runner
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import AuthError, ConfigError, ProviderError
 from proctor.providers.base import Provider
 from proctor.providers.fake import FakeProvider, Reply
-from proctor.runner import RunPlan, execute, open_or_create_run
+from proctor.runs import ask as runner
+from proctor.runs.ask import RunPlan, execute, open_or_create_run
 from proctor.runs.grade import grade_run
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK

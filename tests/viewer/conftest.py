@@ -15,7 +15,7 @@ import pytest
 
 from proctor.calling.retry import RetryPolicy
 from proctor.providers.fake import FakeProvider, Reply
-from proctor.runner import RunPlan, execute
+from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK

@@ -16,10 +16,10 @@ from proctor.calling.caller import ModelCaller
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import DatasetError
 from proctor.providers.fake import FakeProvider, Reply
+from proctor.tools.toolbox import ReplayMissing, ToolBox, call_key, standard_tools
 from proctor.types import GenerationParams, Prompt
-from proctor.workflow.executor import run_workflow
+from proctor.workflow.loop import run_workflow
 from proctor.workflow.spec import Workflow, parse_workflow
-from proctor.workflow.tools import ReplayMissing, ToolBox, call_key, standard_tools
 
 PARAMS = GenerationParams(timeout_s=5.0)
 NOTE = "## Issue\nNo notice duty.\n## Revision\nAdd notice.\n## Legal basis\nArticle 590."

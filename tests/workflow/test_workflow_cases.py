@@ -19,10 +19,10 @@ from typer.testing import CliRunner
 
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.app import app
-from proctor.datasets.calculator import calculate
+from proctor.runs.workflow_run import regrade_workflow
 from proctor.store import RunStore
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
-from proctor.workflow.session import regrade_workflow
+from proctor.tools.calculator import calculate
 from proctor.workflow.spec import parse_workflow, render
 
 HERE = Path(__file__).parent / "cases"

@@ -10,7 +10,7 @@ from tests.dialogue.turn_results import graded_result
 from typer.testing import CliRunner
 
 from proctor.cli.app import app
-from proctor.workflow.tools import ReplayMissing
+from proctor.tools.toolbox import ReplayMissing
 
 runner = CliRunner()
 

@@ -4,7 +4,8 @@ here (in `ModelCaller.call`) before a Record is made of it, whatever the provide
 - a reply text larger than `GenerationParams.max_reply_bytes` is refused (BadReply: the call
   fails with that reason; HTTP adapters already stop reading at the cap);
 - lone surrogates (no UTF-8 file or SQLite column can hold them) become U+FFFD;
-- an API key of this process, in any of the forms `proctor.redact` knows, becomes `[redacted]`;
+- an API key of this process, in any of the forms `proctor._util.redact` knows, becomes
+  `[redacted]`;
 - token counts that are not counts become unknown;
 
 and each change is said in the Completion's notes, which the Record keeps."""
@@ -13,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from proctor._util.redact import scrub
+from proctor._util.untrusted import repair_text
 from proctor.errors import BadReply
 from proctor.providers.http import MESSAGE_LIMIT, token_count
-from proctor.redact import scrub
 from proctor.types import Completion, ToolCall, Usage
-from proctor.untrusted import repair_text
 
 
 class _Changes:

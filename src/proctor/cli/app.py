@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_MAX_FAILURES, DEFAULT_MAX_REPLY_BYTES
+from proctor._util.redact import scrubbed
 from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
-from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
@@ -24,14 +25,13 @@ from proctor.cli.plain_help import command_group
 from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
-from proctor.defaults import DEFAULT_MAX_FAILURES, DEFAULT_MAX_REPLY_BYTES
 from proctor.errors import ProctorError, StoreError
-from proctor.redact import scrubbed
+from proctor.runs.state import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from proctor.cli.console import SafeConsole
     from proctor.executors.base import Executor
-    from proctor.runner import OnPlan
+    from proctor.runs.ask import OnPlan
     from proctor.stats.completeness import Completeness
     from proctor.store import RunStore
     from proctor.tasks.base import Task
@@ -206,14 +206,14 @@ def run(
     calls failed, 130 when interrupted (see the README's exit codes)."""
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
-    from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.cli.keys import print_key_header
     from proctor.cli.progress import RunProgress
-    from proctor.cli.run_state import exit_for, say_interrupted, say_store_failed, session_cause
+    from proctor.cli.run_state import exit_for, say_interrupted, say_store_failed
     from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang
     from proctor.providers.keys import parse_key_env
-    from proctor.runner import RunPlan, execute, run_keys
+    from proctor.runs.ask import RunPlan, execute, run_keys
+    from proctor.runs.state import EXIT_INCOMPLETE, session_cause
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import default_max_tokens, get_task, load_for_run, resolve_variant
     from proctor.types import GenerationParams
@@ -548,8 +548,8 @@ def _report_and_exit(
 ) -> None:
     """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
     written (a full disk) leaves it incomplete (3); then the run's own state decides."""
-    from proctor.cli.exit_codes import EXIT_INCOMPLETE
     from proctor.cli.run_state import exit_for, say_store_failed
+    from proctor.runs.state import EXIT_INCOMPLETE
     from proctor.store import RunStore
 
     if not (results_dir / "proctor.db").exists():
@@ -588,10 +588,10 @@ def _grade_and_report(
     from rich.text import Text
 
     from proctor.cli.console import plain
-    from proctor.cli.run_state import state_lines
     from proctor.report.terminal import render_report
     from proctor.runs.grade import grade_run
     from proctor.runs.report import run_statistics, write_report
+    from proctor.runs.state import state_lines
     from proctor.stats.cost import load_price_table
     from proctor.store import RunStore
     from proctor.tasks.registry import get_task
@@ -654,11 +654,11 @@ def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) ->
 
     if regrade or not turn_scores(store, run_id):
         if kind == "dialogue":
-            from proctor.dialogue.session import regrade_dialogue
+            from proctor.runs.dialogue_run import regrade_dialogue
 
             regrade_dialogue(store, run_id)
         else:
-            from proctor.workflow.session import regrade_workflow
+            from proctor.runs.workflow_run import regrade_workflow
 
             regrade_workflow(store, run_id)
     stats = run_statistics(store, run_id, None)

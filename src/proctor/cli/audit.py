@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.exit_codes import EXIT_CHECK_FAILED
 from proctor.errors import ConfigError
+from proctor.runs.state import EXIT_CHECK_FAILED
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from proctor.audit import AuditResult
-    from proctor.datasets.audit import AuditItem
+    from proctor.audit.grader_audit import AuditResult
+    from proctor.audit.labelled_sets import AuditItem
 
 _EXCERPT = 70
 
@@ -55,9 +55,9 @@ def audit_cmd(
     """Grade the hand-labelled audit sets; print false correct / false wrong with intervals."""
     from rich.text import Text
 
-    from proctor.audit import AUDIT_SOURCES, AuditSource, audit, register_audit_source
+    from proctor.audit.grader_audit import AUDIT_SOURCES, AuditSource, audit, register_audit_source
+    from proctor.audit.labelled_sets import load_audit_file
     from proctor.cli.console import SafeConsole
-    from proctor.datasets.audit import load_audit_file
 
     for path in audit_set or ():
         items = load_audit_file(path)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from rich.console import Console
 
     from proctor.calling.cache_key import CachePolicy
-    from proctor.runner import RunOutcome
+    from proctor.runs.ask import RunOutcome
     from proctor.store import RunStore
 
 DEFAULT_RESULTS = Path("proctor-results")

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.exit_codes import EXIT_WORSE
 from proctor.errors import ConfigError, ProctorError
+from proctor.runs.state import EXIT_WORSE
 
 if TYPE_CHECKING:
     from proctor.types import GradedItem, RunInfo

@@ -3,7 +3,7 @@
 Two guards, because text reaches rich in two ways:
 
 - `SafeConsole` writes every control character inside printed *text* as a visible escape
-  (`proctor.untrusted.visible`), whatever built the text (a plain string, a `Text`, a table
+  (`proctor._util.untrusted.visible`), whatever built the text (a plain string, a `Text`, a table
   cell, an exception message); rich's own styling and cursor moves are not text and pass;
 - `plain` (rich's markup escape) must wrap any outside value put into a string that rich
   reads as markup: `f"[red]error:[/] {plain(message)}"`. A `Text` is never markup.
@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.segment import Segment
 
-from proctor.untrusted import visible
+from proctor._util.untrusted import visible
 
 
 class SafeConsole(Console):

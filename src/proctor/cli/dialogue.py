@@ -19,19 +19,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.exit_codes import (
+from proctor.cli.turns import ask_or_interrupted, print_run_end
+from proctor.errors import ConfigError
+from proctor.runs.state import (
     EXIT_CALLS_FAILED,
     EXIT_INCOMPLETE,
     EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
-from proctor.cli.turns import ask_or_interrupted, print_run_end
-from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from proctor.dialogue.executor import DialogueResult
+    from proctor.dialogue.loop import DialogueResult
     from proctor.dialogue.tree import DialogueTree
     from proctor.store.turn_log import TurnRunDone
     from proctor.types import GenerationParams
@@ -96,8 +96,8 @@ def ask_dialogue(
     from proctor.calling.caller import ModelCaller
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.console import SafeConsole
-    from proctor.dialogue.session import run_dialogue_in_store
     from proctor.providers.registry import make_provider
+    from proctor.runs.dialogue_run import run_dialogue_in_store
 
     async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], list[Path]]:
         provider = make_provider(model)

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.exit_codes import EXIT_FAILED
 from proctor.errors import ConfigError
+from proctor.runs.state import EXIT_FAILED
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,9 +67,9 @@ def gate_cmd(
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
     from proctor.cli.console import SafeConsole
-    from proctor.cli.run_state import state_exit, state_lines
     from proctor.cli.suite import graded_items, only_judge, suite_info
     from proctor.runs.report import judge_scores
+    from proctor.runs.state import state_exit, state_lines
     from proctor.stats.completeness import completeness
     from proctor.stats.gates import evaluate, not_worse_than, parse_requirement
     from proctor.store import RunStore
@@ -136,7 +136,7 @@ def gate_cmd(
 
 def _judge_kappa(run_dir: Path, judge: str | None) -> dict[str, tuple[float | None, int]]:
     """Kappa per model (and "" overall) from the run's judge_validation.json."""
-    from proctor.judge_validation import stored_kappa
+    from proctor.audit.judge_validation import stored_kappa
 
     found = stored_kappa(run_dir, judge)
     if found is None:
@@ -154,7 +154,7 @@ def _requirements(
 ) -> tuple[list[str], float]:
     """The requirements to check and the baseline's alpha: --require, else the [gate] of
     --config, else the [gate] the suite's config had when the run began."""
-    from proctor.suites.config import load_config
+    from proctor.datasets.suites.config import load_config
 
     if config is not None:
         gate = load_config(config).gate

@@ -21,7 +21,7 @@ import typer
 from proctor.cli.plain_help import command_group
 
 if TYPE_CHECKING:
-    from proctor.imports.foreign import ForeignRun
+    from proctor.foreign.run import ForeignRun
 
 DEFAULT_RESULTS = Path("proctor-results")
 _EXCERPT = 90
@@ -54,7 +54,7 @@ def lm_eval_cmd(
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Import lm-evaluation-harness's --log_samples output (0.4.x)."""
-    from proctor.imports.lm_eval import read_lm_eval
+    from proctor.foreign.lm_eval import read_lm_eval
 
     _import(read_lm_eval(path, results), task, model, results_dir)
 
@@ -67,7 +67,7 @@ def inspect_cmd(
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Import an Inspect AI eval log (log format 2)."""
-    from proctor.imports.inspect_log import read_inspect
+    from proctor.foreign.inspect_log import read_inspect
 
     _import(read_inspect(path), task, model, results_dir)
 
@@ -81,7 +81,7 @@ def _import(foreign: ForeignRun, task: str | None, model: str | None, results_di
     from rich.text import Text
 
     from proctor.cli.console import SafeConsole
-    from proctor.importing import import_run
+    from proctor.runs.imported import import_run
 
     console = SafeConsole(highlight=False)
     outcome = import_run(results_dir, foreign, task_name=task, model=model)

@@ -77,11 +77,11 @@ def judge_cmd(
     from proctor.cli.console import SafeConsole
     from proctor.cli.judge_report import print_validation, write_validation
     from proctor.cli.suite import run_judge_phase, suite_info
-    from proctor.judging import JudgePlan
     from proctor.providers.keys import parse_key_env
     from proctor.providers.registry import key_sources
     from proctor.report import sections
     from proctor.report.terminal import render_sections
+    from proctor.runs.judge import JudgePlan
     from proctor.runs.report import run_statistics, write_report
     from proctor.store import RunStore
     from proctor.tasks.registry import TASKS
@@ -130,7 +130,7 @@ def judge_cmd(
         written = write_report(store, stats)
         validation = None
         if labels is not None and against is not None:
-            from proctor.judge_validation import validate
+            from proctor.audit.judge_validation import validate
 
             validation = validate(
                 store,

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from proctor.judge_validation import FILE, JudgeValidation
+from proctor.audit.judge_validation import FILE, JudgeValidation
 from proctor.report.atomic import write_text_atomic
 from proctor.stats.agreement import Agreement
 

@@ -12,7 +12,7 @@ from rich.text import Text
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
-from proctor.runner import ModelReport, RunOutcome, RunPlan, reusable, run_keys
+from proctor.runs.ask import ModelReport, RunOutcome, RunPlan, reusable, run_keys
 from proctor.stats.cost import PriceTable
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 from rich.console import Console
 
 from proctor.cli.console import plain
+from proctor.datasets.suites.loader import Suite, load_suite
 from proctor.errors import ConfigError
-from proctor.judging import JudgeOutcome, JudgePlan, judge_run
 from proctor.providers.keys import KeySource
-from proctor.runner import OnPlan
+from proctor.runs.ask import OnPlan
+from proctor.runs.judge import JudgeOutcome, JudgePlan, judge_run
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
-from proctor.suites.loader import Suite, load_suite
 from proctor.types import GenerationParams, GradedItem
 
 SUITE_KEY = "suite"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from proctor.cli.exit_codes import EXIT_INTERRUPTED
+from proctor.runs.state import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -80,8 +80,8 @@ def resume_turn_run(
         ask_dialogue(tree, model, params, max_attempts, run_id, results_dir)
         return
     from proctor.cli.workflow import ask_workflow
+    from proctor.tools.toolbox import ToolBox, ToolMode, standard_tools
     from proctor.workflow.spec import Workflow
-    from proctor.workflow.tools import ToolBox, ToolMode, standard_tools
 
     flow = Workflow.model_validate(config["spec"])
     mode = config.get("tools")

@@ -23,23 +23,23 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor.cli.exit_codes import (
+from proctor.cli.turns import ask_or_interrupted, print_run_end
+from proctor.errors import ConfigError
+from proctor.runs.state import (
     EXIT_BUDGET,
     EXIT_CALLS_FAILED,
     EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
-from proctor.cli.turns import ask_or_interrupted, print_run_end
-from proctor.errors import ConfigError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from proctor.store.turn_log import TurnRunDone
+    from proctor.tools.toolbox import ToolBox
     from proctor.types import GenerationParams
-    from proctor.workflow.executor import WorkflowResult
+    from proctor.workflow.loop import WorkflowResult
     from proctor.workflow.spec import Workflow
-    from proctor.workflow.tools import ToolBox
 
 DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("contract-review-en", "market-brief-zh")
@@ -94,8 +94,8 @@ def workflow_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Run a multi-step workflow under hard token, time and tool-call limits."""
+    from proctor.tools.toolbox import ToolBox, ToolMode, standard_tools
     from proctor.types import GenerationParams
-    from proctor.workflow.tools import ToolBox, ToolMode, standard_tools
 
     if record and replay:
         raise ConfigError("--record and --replay exclude each other")
@@ -123,7 +123,7 @@ def ask_workflow(
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.console import SafeConsole
     from proctor.providers.registry import make_provider
-    from proctor.workflow.session import run_workflow_in_store
+    from proctor.runs.workflow_run import run_workflow_in_store
 
     mode = tools.mode
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from proctor._util.untrusted import Refused, loads_bounded, read_input_file, repair_text
 from proctor.errors import DatasetError
-from proctor.untrusted import Refused, loads_bounded, read_input_file, repair_text
 
 _JSON_TYPES = {
     list: "an array",

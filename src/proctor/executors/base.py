@@ -8,16 +8,16 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from proctor._util.defaults import DEFAULT_MAX_FAILURES as DEFAULT_MAX_FAILURES
 from proctor.calling.breaker import CircuitBreaker
 from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
-from proctor.calling.tools import CALCULATOR, call_with_calculator
-from proctor.defaults import DEFAULT_MAX_FAILURES as DEFAULT_MAX_FAILURES
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import with_calculator
 from proctor.tasks.base import Task
+from proctor.tools.calling_loop import CALCULATOR, call_with_calculator
 from proctor.types import GenerationParams, Prompt, Record, Sample, Usage
 
 Item = tuple[Sample, int]

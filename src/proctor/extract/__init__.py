@@ -5,7 +5,7 @@ Imports only the standard library and `proctor.types`.
 
 from typing import TYPE_CHECKING
 
-from proctor.lazy_exports import lazy_exports
+from proctor._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from proctor.extract.answer import (

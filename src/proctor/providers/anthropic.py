@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from proctor._util.redact import register_secret
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.http import (
     _RAW,
@@ -32,7 +33,6 @@ from proctor.providers.http import (
     redacted,
     reply_notes,
 )
-from proctor.redact import register_secret
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
 if TYPE_CHECKING:

@@ -23,10 +23,10 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlparse
 
+from proctor._util.redact import REDACTED, scrub
+from proctor._util.untrusted import Refused, decode_utf8, loads_bounded
 from proctor.errors import BadReply, BadRequest, ProviderError, RateLimited, Transient
-from proctor.redact import REDACTED, scrub
 from proctor.types import DEFAULT_MAX_REPLY_BYTES, Usage
-from proctor.untrusted import Refused, decode_utf8, loads_bounded
 
 if TYPE_CHECKING:  # imported by the client that speaks them: `proctor --help` needs neither
     import ssl
@@ -378,7 +378,7 @@ def parse_usage(raw: object, prompt_key: str, completion_key: str) -> Usage:
 
 def redacted(error: ProviderError, secret: str) -> ProviderError:
     """The same error with every occurrence of the API key replaced (also escaped or base64
-    encoded: `proctor.redact`): some servers echo the key back in their error messages, and
+    encoded: `proctor._util.redact`): some servers echo the key back in their error messages, and
     error text is stored and printed."""
     message = str(error)
     clean = message.replace(secret, REDACTED) if secret else message

@@ -10,6 +10,7 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from proctor._util.redact import register_secret
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.http import (
     _RAW,
@@ -24,7 +25,6 @@ from proctor.providers.http import (
     redacted,
     reply_notes,
 )
-from proctor.redact import register_secret
 from proctor.types import (
     Completion,
     FinishReason,

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from proctor.lazy_exports import lazy_exports
+from proctor._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from proctor.report.files import write_run_files

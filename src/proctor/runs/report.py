@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from proctor.datasets.audit import recorded_audits
+from proctor.audit.labelled_sets import recorded_audits
 from proctor.errors import ProctorError
 from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic

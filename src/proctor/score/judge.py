@@ -1,6 +1,6 @@
 """LLM-as-judge, the pure half: the judge's prompts and the reading of its replies.
 
-The calling half is `proctor.judging`; it stores every raw judge reply, so `proctor score` reads
+The calling half is `proctor.runs.judge`; it stores every raw judge reply, so `proctor score` reads
 them again with the functions here without calling anything.
 
 - Rubric (`RUBRIC_VERSION`): a 1–10 score with correctness and completeness (0–10) and a

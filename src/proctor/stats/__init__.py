@@ -4,13 +4,13 @@ What this package root exports needs only the standard library. The numpy-based 
 seeded bootstrap (`bootstrap`), paired tests (`paired`), Holm-corrected rankings (`multiple`) and
 repeated-sample metrics (`repeats`) — are imported from their own modules, so that importing
 `proctor.stats` (as the runner does) stays light; the names below are imported when first used
-(`proctor.lazy_exports`), so that importing one module of the package (`proctor.stats.cost`)
+(`proctor._util.lazy_exports`), so that importing one module of the package (`proctor.stats.cost`)
 does not import them all.
 """
 
 from typing import TYPE_CHECKING
 
-from proctor.lazy_exports import lazy_exports
+from proctor._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from proctor.stats.intervals import (

@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from proctor._util.untrusted import Refused, loads_toml_bounded, read_input_file
 from proctor.errors import ConfigError
 from proctor.types import GradedItem
-from proctor.untrusted import Refused, loads_toml_bounded, read_input_file
 
 BATCH_SHARE = 0.5
 """The batch price as a share of the list price when a table gives none: OpenAI's Batch API and

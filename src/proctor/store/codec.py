@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, get_args
 
+from proctor._util.untrusted import repair_text
 from proctor.errors import StoreError
 from proctor.types import (
     AnswerType,
@@ -19,7 +20,6 @@ from proctor.types import (
     Score,
     Usage,
 )
-from proctor.untrusted import repair_text
 
 L = TypeVar("L", bound=str)
 

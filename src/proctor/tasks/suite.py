@@ -1,7 +1,7 @@
 """A team's own suite: extraction, summary, rewrite and refusal cases from a CSV or JSONL file.
 
-dataset  the suite file given with `proctor run --suite FILE` (see `proctor.suites.loader`);
-         there is no built-in paper
+dataset  the suite file given with `proctor run --suite FILE` (see
+         `proctor.datasets.suites.loader`); there is no built-in paper
 prompt   the case's own prompt, or its material and question; the suite config's system
          message, when it has one
 extract  per kind: the reply's JSON object (extraction); the reply's text (the others)
@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import cast
 
 from proctor.datasets.jsonl import content_hash
+from proctor.datasets.suites.case import CaseSpec
+from proctor.datasets.suites.loader import load_suite
 from proctor.errors import ConfigError
 from proctor.score import extraction, refusal, rewrite, summary
 from proctor.score.extraction import JsonFieldsMatch, MatchMode
 from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
 from proctor.score.rewrite import RewriteConstraints
 from proctor.score.summary import RequiredPoints
-from proctor.suites.case import CaseSpec
-from proctor.suites.loader import load_suite
 from proctor.tasks.base import Dataset, Task
 from proctor.types import FinishReason, Message, Prompt, Record, Sample, Score
 

@@ -7,7 +7,7 @@ always text, never markup.
 
 from typing import TYPE_CHECKING
 
-from proctor.lazy_exports import lazy_exports
+from proctor._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from proctor.report.html.page import content_security_policy

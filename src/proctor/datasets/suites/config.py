@@ -27,15 +27,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from proctor.errors import ConfigError
-from proctor.suites.case import KINDS, Kind
-from proctor.untrusted import (
+from proctor._util.untrusted import (
     MAX_JSON_DEPTH,
     Refused,
     loads_toml_bounded,
     nesting_depth,
     read_input_file,
 )
+from proctor.datasets.suites.case import KINDS, Kind
+from proctor.errors import ConfigError
 
 CONFIG_SUFFIXES = (".toml", ".yaml", ".yml")
 MAX_CONFIG_BYTES = 1024 * 1024

@@ -42,10 +42,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proctor.datasets.loaders import SeenIds
 from proctor.datasets.records import checked_json, csv_rows, jsonl_records, read_text
+from proctor.datasets.suites.case import KINDS, CaseSpec, Kind, Lang, as_kind, prompt_text
+from proctor.datasets.suites.config import SuiteConfig, config_path_for, load_config
+from proctor.datasets.suites.version import SuiteVersion, suite_version
 from proctor.errors import DatasetError
-from proctor.suites.case import KINDS, CaseSpec, Kind, Lang, as_kind, prompt_text
-from proctor.suites.config import SuiteConfig, config_path_for, load_config
-from proctor.suites.version import SuiteVersion, suite_version
 from proctor.types import Sample
 
 COLUMNS = (

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from proctor._util.untrusted import repair_text
 from proctor.calling.cache_key import CachePolicy, ModelKeyer, cacheable, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
@@ -44,7 +45,6 @@ from proctor.store.run_store import DB_NAME, ScoreRow
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
-from proctor.untrusted import repair_text
 
 if TYPE_CHECKING:  # `--batch` only: a run without it imports none of the batch machinery
     from proctor.calling.batching import BatchAnswer, BatchPolicy

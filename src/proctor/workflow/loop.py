@@ -35,6 +35,7 @@ from proctor.calling.caller import CallFailure, ModelCaller
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.store.turn_log import MemoryTurns, TurnLog, answered_prefix
 from proctor.store.turns import Turn
+from proctor.tools.toolbox import ToolBox, ToolFailed
 from proctor.types import GenerationParams, Message, Prompt, Usage
 from proctor.workflow.spec import (
     BudgetMeter,
@@ -45,7 +46,6 @@ from proctor.workflow.spec import (
     render,
     render_args,
 )
-from proctor.workflow.tools import ToolBox, ToolFailed
 
 WorkflowOutcome = Literal["complete", "call_failed", "incomplete", "invalid_output"]
 WORKFLOW_OUTCOMES: tuple[WorkflowOutcome, ...] = (

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from proctor.datasets.calculator import calculate
 from proctor.errors import ConfigError, DatasetError, ProctorError
+from proctor.tools.calculator import calculate
 
 ToolMode = Literal["live", "record", "replay"]
 ToolFn = Callable[[Mapping[str, Any]], Awaitable[str]]

@@ -18,10 +18,10 @@ from proctor.runs.report import run_statistics, store_turn_grade, write_report
 from proctor.stats.turn_scores import TurnRow, TurnScores
 from proctor.store import RunStore
 from proctor.store.turn_log import TurnLog, TurnRunDone, ask_in_store
+from proctor.tools.toolbox import ToolBox
 from proctor.types import GenerationParams
-from proctor.workflow.executor import WorkflowResult, grade_workflow, run_workflow
+from proctor.workflow.loop import WorkflowResult, grade_workflow, run_workflow
 from proctor.workflow.spec import Workflow
-from proctor.workflow.tools import ToolBox
 
 KIND = "workflow"
 GRADER_VERSION = "workflow/1"

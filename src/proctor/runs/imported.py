@@ -17,7 +17,7 @@ from pathlib import Path
 
 from proctor.datasets.jsonl import content_hash
 from proctor.errors import ConfigError, DatasetError
-from proctor.imports.foreign import ForeignRun
+from proctor.foreign.run import ForeignRun
 from proctor.runs.grade import grade_run
 from proctor.store import RunStore, new_run_id
 from proctor.store.imported import ImportedVerdict, add_verdicts, verdicts

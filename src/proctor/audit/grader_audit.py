@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proctor.datasets.audit import AuditItem, builtin_audit_files, load_audit_file
+from proctor.audit.labelled_sets import AuditItem, builtin_audit_files, load_audit_file
 from proctor.errors import ConfigError
 from proctor.stats.intervals import wilson_interval
 from proctor.tasks.registry import get_task

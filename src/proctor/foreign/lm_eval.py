@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import DatasetError
-from proctor.imports.foreign import (
+from proctor.foreign.run import (
     ForeignAnswer,
     ForeignOutcome,
     ForeignRun,

@@ -1,6 +1,6 @@
 """Another harness's run as proctor reads it: the questions, the raw model outputs, and that
 harness's own verdicts (a second grader beside proctor's). Pure values; the readers are
-`lm_eval.py` and `inspect_log.py`, the writing into a run store is `proctor.importing`."""
+`lm_eval.py` and `inspect_log.py`, the writing into a run store is `proctor.runs.imported`."""
 
 from __future__ import annotations
 

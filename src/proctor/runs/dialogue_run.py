@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from proctor.calling.caller import ModelCaller
-from proctor.dialogue.executor import DialogueResult, grade_dialogue, run_dialogue
+from proctor.dialogue.loop import DialogueResult, grade_dialogue, run_dialogue
 from proctor.dialogue.tree import DialogueTree
 from proctor.runs.report import run_statistics, store_turn_grade, write_report
 from proctor.stats.turn_scores import TurnRow, TurnScores

@@ -1,16 +1,16 @@
 """The tool loop: ask, answer the model's calculator calls, ask again, until it gives a reply.
 
-Only the calculator exists; its arithmetic is the generator's own (`proctor.datasets.calculator`),
+Only the calculator exists; its arithmetic is the generator's own (`proctor.tools.calculator`),
 so a tool result is exact and can never be the reason an answer is wrong."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from proctor._util.untrusted import loads_bounded
 from proctor.calling.caller import CallFailure, CallResult, CallSuccess, ModelCaller
-from proctor.datasets.calculator import calculate
+from proctor.tools.calculator import calculate
 from proctor.types import Completion, GenerationParams, Message, Prompt, ToolCall, Usage
-from proctor.untrusted import loads_bounded
 
 CALCULATOR = "calculator"
 

@@ -1,0 +1,119 @@
+"""How a run ends, decided in one place: the exit codes of every `proctor` command (one table,
+so that a CI job can trust them), and the exit code, lines and finishing command that a stored
+run's state gives (`state_exit`), for `run`, `score`, `report`, `gate` and `proctor.testing`.
+
+| code | meaning |
+|---|---|
+| 0 | success: every call was answered and graded (and every check asked for passed) |
+| 1 | a check asked for failed (`gate`; `compare` found B worse; `audit` found a false correct) |
+| 2 | bad usage, input file or configuration: refused before any call, nothing written |
+| 3 | incomplete: not everything was asked (circuit breaker, `--deadline`); resumable |
+| 4 | calls failed: everything was asked, some calls failed after the last attempt |
+| 5 | a workflow stopped by its hard budget (tokens, wall time, tool calls) |
+| 6 | a workflow's (or dialogue's) output failed validation |
+| 130 | interrupted (Ctrl-C / SIGINT): what was stored is kept |
+
+Where several apply, the first in `PRECEDENCE` wins: a harness-side failure is reported before
+a model-side one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from rich.markup import escape as plain
+
+if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
+    from proctor.runs.ask import RunOutcome
+    from proctor.stats.completeness import Completeness
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_CALLS_FAILED = 4
+EXIT_BUDGET = 5
+EXIT_INVALID_OUTPUT = 6
+EXIT_INTERRUPTED = 130
+
+# Names the older modules used for the same code.
+EXIT_WORSE = EXIT_CHECK_FAILED
+EXIT_FAILED = EXIT_CHECK_FAILED
+
+PRECEDENCE: tuple[int, ...] = (
+    EXIT_USAGE,
+    EXIT_INTERRUPTED,
+    EXIT_INCOMPLETE,
+    EXIT_CALLS_FAILED,
+    EXIT_BUDGET,
+    EXIT_INVALID_OUTPUT,
+    EXIT_CHECK_FAILED,
+)
+
+
+def first_applicable(codes: Iterable[int]) -> int:
+    """The code to exit with when several apply (0 when none does)."""
+    present = {c for c in codes if c != EXIT_OK}
+    for code in PRECEDENCE:
+        if code in present:
+            return code
+    if present:
+        raise ValueError(f"not an exit code of the table: {sorted(present)}")
+    return EXIT_OK
+
+
+def state_lines(run_id: str, state: Completeness) -> list[str]:
+    """What keeps a stored run from being a success, one line per model and problem (markup
+    escaped); empty when every answer is stored and every call was answered."""
+    lines: list[str] = []
+    for m in state.models:
+        name = plain(m.model)
+        if m.missing:
+            lines.append(f"{name}: {m.missing:,} of {m.expected:,} answers not asked yet")
+        if m.not_asked:
+            lines.append(
+                f"{name}: {m.not_asked:,} of {m.expected:,} calls not asked "
+                "(its circuit breaker stopped it)"
+            )
+        if m.failed:
+            lines.append(
+                f"{name}: {m.failed:,} of {m.expected:,} calls failed; first cause: "
+                f"{plain(m.first_cause)} ({m.first_cause_calls:,} of {m.expected:,} calls)"
+            )
+    return lines
+
+
+def state_exit(run_id: str, state: Completeness, why: str | None = None) -> tuple[int, str | None]:
+    """The exit code a stored run gives (`exit_codes`), and the line that says why (`why`: what
+    this session saw, e.g. the deadline) and which command finishes it (None when it
+    succeeded)."""
+    if state.incomplete:
+        # Calls a breaker stopped are stored (as failed): --retry-errors asks them, and what
+        # is missing too; --resume asks only what is missing.
+        again = "--retry-errors" if any(m.not_asked for m in state.models) else "--resume"
+        return EXIT_INCOMPLETE, (
+            f"[red]run {run_id} is incomplete:[/] not every call was asked"
+            f"{f' ({plain(why)})' if why else ''}; what is stored is kept. "
+            f"`proctor run {again} {run_id}` finishes it"
+        )
+    if state.calls_failed:
+        failed = sum(m.failed for m in state.models)
+        return EXIT_CALLS_FAILED, (
+            f"[red]run {run_id} has {failed:,} failed call(s)[/] (never graded as wrong). "
+            f"Fix the cause, then `proctor run --retry-errors {run_id}` asks them again"
+        )
+    return EXIT_OK, None
+
+
+def session_cause(outcome: RunOutcome) -> str | None:
+    """Why this session left answers unasked, when it knows."""
+    if outcome.deadline_hit:
+        return "the deadline came first"
+    lost = sum(r.left_missing for r in outcome.models)
+    if lost:
+        return f"{lost:,} answers left missing after Ray workers failed (the shard lines say where)"
+    stopped = [r.model for r in outcome.models if r.stopped]
+    if stopped:
+        return f"{', '.join(stopped)} stopped by the circuit breaker"
+    return None
