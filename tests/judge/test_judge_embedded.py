@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from proctor.errors import ConfigError
+from proctor.extract.judge_verdict import read_replies
 from proctor.runs.judge import JudgePlan, judge_run
-from proctor.score.judge import read_replies
 from proctor.store import RunStore
 from proctor.types import GenerationParams
 

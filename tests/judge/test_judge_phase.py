@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.errors import ProviderError, Transient
+from proctor.prompts.judge import POINTWISE_SYSTEM
 from proctor.providers.fake import FakeProvider, Reply
 from proctor.runs import ask as runner
 from proctor.runs import judge as judging
 from proctor.runs.judge import JudgeOutcome, JudgePlan, judge_run
-from proctor.score.judge import POINTWISE_SYSTEM
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.types import Prompt

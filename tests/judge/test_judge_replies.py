@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from proctor.score.judge import (
+from proctor.extract.judge_verdict import (
     PairVerdict,
     combine_pairwise,
     read_pairwise,

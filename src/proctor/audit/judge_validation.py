@@ -2,7 +2,7 @@
 human verdicts on the same answers (`proctor judge RUN --judge M --against LABELS.csv`).
 
     pointwise   the judge's 1–10 score read as pass (score >= pass_score) or fail
-    pairwise    the two orders combined (`score.judge.combine_pairwise`): a, b, tie, or
+    pairwise    the two orders combined (`extract.judge_verdict.combine_pairwise`): a, b, tie, or
                 inconsistent (the verdict moved with the answers' positions)
 
 Reported: agreement, Cohen's kappa with its 95 % interval, the judge's base rate beside the
@@ -20,7 +20,7 @@ from typing import Any
 
 from proctor.datasets.labels import HumanLabel
 from proctor.errors import ConfigError
-from proctor.score.judge import combine_pairwise, read_replies
+from proctor.extract.judge_verdict import combine_pairwise, read_replies
 from proctor.stats.agreement import Agreement, agreement, self_consistency
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement

@@ -9,7 +9,7 @@ so a judge phase killed at any moment and started again loses nothing and asks n
 A reply without a valid verdict is asked again with the error, at most `parse_retries` times,
 and then stored as "unscored" with the reason — never given a default score.
 
-Pointwise: each answer alone, on the 1–10 rubric of `proctor.score.judge`. Pairwise: two answers
+Pointwise: each answer alone, on the 1–10 rubric of `proctor.prompts.judge`. Pairwise: two answers
 to the same case (the run's two models, or one model against the case's standard answer),
 asked in both orders so that position bias cancels out.
 """
@@ -25,18 +25,11 @@ from pathlib import Path
 from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
+from proctor.extract.judge_verdict import JudgeReading, read_pairwise, read_pointwise
+from proctor.prompts.judge import RUBRIC_VERSION, pairwise_prompt, pointwise_prompt, retry_prompt
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import make_provider
-from proctor.score.judge import (
-    RUBRIC_VERSION,
-    JudgeReading,
-    pairwise_prompt,
-    pointwise_prompt,
-    read_pairwise,
-    read_pointwise,
-    retry_prompt,
-)
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement, JudgementStatus
 from proctor.types import GenerationParams, Prompt, Record, Sample, Score, Usage

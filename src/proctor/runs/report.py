@@ -16,12 +16,12 @@ from pathlib import Path
 
 from proctor.audit.labelled_sets import recorded_audits
 from proctor.errors import ProctorError
+from proctor.extract.judge_verdict import combine_pairwise, read_replies
 from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
 from proctor.runs.collector import paused_collector
 from proctor.runs.grade import stored_items
-from proctor.score.judge import combine_pairwise, read_replies
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics

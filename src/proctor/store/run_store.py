@@ -93,8 +93,8 @@ JUDGEMENT_STATUSES: tuple[JudgementStatus, ...] = get_args(JudgementStatus)
 
 @dataclass(frozen=True)
 class Judgement:
-    """One judge verdict as asked: the raw replies, not their reading (`proctor.score.judge`
-    reads them, then and at every `proctor score`).
+    """One judge verdict as asked: the raw replies, not their reading
+    (`proctor.extract.judge_verdict` reads them, then and at every `proctor score`).
 
     `status` is what the reading said when it was asked: "ok", "unscored" (no valid verdict after
     every attempt; `error` says why) or "call_failed" (the judge could not be called)."""
