@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
@@ -41,7 +42,6 @@ from proctor.tasks.registry import (
 )
 from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Score
 
-DEFAULT_RESULTS = Path("proctor-results")
 P = ParamSpec("P")
 R = TypeVar("R")
 

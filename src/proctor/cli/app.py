@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proctor._util.defaults import DEFAULT_MAX_FAILURES, DEFAULT_MAX_REPLY_BYTES
+from proctor._util.defaults import DEFAULT_MAX_FAILURES, DEFAULT_MAX_REPLY_BYTES, DEFAULT_RESULTS
 from proctor._util.redact import scrubbed
 from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
@@ -58,7 +58,6 @@ ResultsDir = Annotated[
     Path,
     typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
 ]
-DEFAULT_RESULTS = Path("proctor-results")
 PricesOption = Annotated[
     Path | None,
     typer.Option(help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"),

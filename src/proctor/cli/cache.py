@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.plain_help import command_group
 from proctor.errors import ConfigError
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from proctor.runs.ask import RunOutcome
     from proctor.store import RunStore
 
-DEFAULT_RESULTS = Path("proctor-results")
 ResultsDir = Annotated[
     Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
 ]

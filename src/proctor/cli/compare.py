@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.errors import ConfigError, ProctorError
 from proctor.runs.state import EXIT_WORSE
 
 if TYPE_CHECKING:
     from proctor.types import GradedItem, RunInfo
 
-DEFAULT_RESULTS = Path("proctor-results")
 
 
 def compare_cmd(

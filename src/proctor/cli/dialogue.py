@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 from proctor.runs.state import (
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from proctor.store.turn_log import TurnRunDone
     from proctor.types import GenerationParams
 
-DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("esg-acme-en", "lithium-zh")
 EXIT_OF_STATUS = {
     "complete": EXIT_OK,

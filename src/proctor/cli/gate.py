@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_FAILED
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from proctor.stats.gates import GateRow
     from proctor.types import RunInfo
 
-DEFAULT_RESULTS = Path("proctor-results")
 _JUDGE_METRICS = ("judge_mean", "judge_unscored")
 
 

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.plain_help import command_group
 
 if TYPE_CHECKING:
     from proctor.foreign.run import ForeignRun
 
-DEFAULT_RESULTS = Path("proctor-results")
 _EXCERPT = 90
 
 import_app = command_group(

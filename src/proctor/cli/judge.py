@@ -20,10 +20,9 @@ from typing import Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.keys import ApiKeyEnv
 from proctor.errors import ConfigError
-
-DEFAULT_RESULTS = Path("proctor-results")
 
 
 def judge_cmd(

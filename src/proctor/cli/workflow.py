@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 from proctor.runs.state import (
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from proctor.workflow.loop import WorkflowResult
     from proctor.workflow.spec import Workflow
 
-DEFAULT_RESULTS = Path("proctor-results")
 BUILTIN = ("contract-review-en", "market-brief-zh")
 EXIT_OF_OUTCOME = {
     "complete": EXIT_OK,
