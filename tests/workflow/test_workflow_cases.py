@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.app import app
-from proctor.runs.workflow_run import regrade_workflow
+from proctor.runs.turns import regrade_workflow
 from proctor.store import RunStore
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
 from proctor.tools.calculator import calculate

@@ -26,12 +26,13 @@ from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
-from proctor.runs.state import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from proctor.runs.state import EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
     from proctor.cli.console import SafeConsole
     from proctor.executors.base import Executor
     from proctor.runs.ask import OnPlan
+    from proctor.runs.turns import TurnKind
     from proctor.stats.completeness import Completeness
     from proctor.store import RunStore
     from proctor.tasks.base import Task
@@ -549,14 +550,16 @@ def _report_and_exit(
     written (a full disk) leaves it incomplete (3); then the run's own state decides."""
     from proctor.cli.run_state import exit_for, say_store_failed
     from proctor.runs.state import EXIT_INCOMPLETE
+    from proctor.runs.turns import turn_kind
     from proctor.store import RunStore
 
     if not (results_dir / "proctor.db").exists():
         raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
     with RunStore.open(results_dir) as store:
         run_id = store.resolve(run_ref)
-        if store.run_info(run_id).task in TURN_TASKS:
-            code = _regrade_turns(store, run_id, store.run_info(run_id).task, regrade=regrade)
+        kind = turn_kind(store.run_info(run_id).task)
+        if kind is not None:
+            code = _regrade_turns(store, run_id, kind, regrade=regrade)
             if code:
                 raise typer.Exit(code)
             return
@@ -624,13 +627,10 @@ def _grade_and_report(
     return state
 
 
-TURN_TASKS = ("dialogue", "workflow")
-"""Runs kept as turns (dialogues, workflows): graded by their own rules, not a Task's."""
-
-
 def _turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:
-    """("dialogue" or "workflow", its id) when `ref` names a run of turns in the store, else
+    """(its kind, its id) when `ref` names a turn run (dialogue, workflow) in the store, else
     ("", "")."""
+    from proctor.runs.turns import turn_kind
     from proctor.store import RunStore
 
     with RunStore.open(results_dir) as store:
@@ -639,12 +639,12 @@ def _turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:
             task = store.run_info(run_id).task
         except ProctorError:
             return "", ""  # not a run here: `proctor run` says so itself
-    return (task, run_id) if task in TURN_TASKS else ("", "")
+    return (task, run_id) if turn_kind(task) is not None else ("", "")
 
 
-def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) -> int:
+def _regrade_turns(store: RunStore, run_id: str, kind: TurnKind, *, regrade: bool) -> int:
     """Show (and with `regrade`, grade again with the current rules, calling nothing) a stored
-    dialogue or workflow run, writing its files; the exit code its own command gives it."""
+    turn run, writing its files; the exit code its own command gives it."""
     from rich.text import Text
 
     from proctor.cli.console import plain
@@ -652,14 +652,7 @@ def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) ->
     from proctor.runs.report import run_statistics, turn_scores, write_report
 
     if regrade or not turn_scores(store, run_id):
-        if kind == "dialogue":
-            from proctor.runs.dialogue_run import regrade_dialogue
-
-            regrade_dialogue(store, run_id)
-        else:
-            from proctor.runs.workflow_run import regrade_workflow
-
-            regrade_workflow(store, run_id)
+        kind.regrade(store, run_id)
     stats = run_statistics(store, run_id, None)
     written = write_report(store, stats)
     console = _terminal()
@@ -668,18 +661,7 @@ def _regrade_turns(store: RunStore, run_id: str, kind: str, *, regrade: bool) ->
     console.print(f"run [bold]{run_id}[/] · {how} · folder {plain(store.run_dir(run_id))}")
     for path in written:
         console.print(Text(f"  {path}"))
-    return turn_exit_code(stats.turns[0].kind, stats.turns[0].outcome) if stats.turns else 0
-
-
-def turn_exit_code(kind: str, outcome: str) -> int:
-    """The code `proctor dialogue` or `proctor workflow` exits with for a run's outcome."""
-    if kind == "dialogue":
-        from proctor.cli.dialogue import EXIT_OF_STATUS
-
-        return EXIT_OF_STATUS.get(outcome, EXIT_OK)
-    from proctor.cli.workflow import EXIT_OF_OUTCOME
-
-    return EXIT_OF_OUTCOME.get(outcome, EXIT_OK)
+    return kind.exit_code(stats.turns[0].outcome) if stats.turns else 0
 
 
 app.command(name="audit")(audit_cmd)

@@ -23,9 +23,6 @@ from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 from proctor.runs.state import (
-    EXIT_CALLS_FAILED,
-    EXIT_INCOMPLETE,
-    EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
 
@@ -34,16 +31,10 @@ if TYPE_CHECKING:
 
     from proctor.dialogue.loop import DialogueResult
     from proctor.dialogue.tree import DialogueTree
-    from proctor.store.turn_log import TurnRunDone
+    from proctor.runs.turns import TurnRunDone
     from proctor.types import GenerationParams
 
 BUILTIN = ("esg-acme-en", "lithium-zh")
-EXIT_OF_STATUS = {
-    "complete": EXIT_OK,
-    "call_failed": EXIT_CALLS_FAILED,
-    "stopped": EXIT_INVALID_OUTPUT,
-    "unfinished": EXIT_INCOMPLETE,
-}
 
 
 def read_tree(ref: str) -> DialogueTree:
@@ -97,7 +88,7 @@ def ask_dialogue(
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.console import SafeConsole
     from proctor.providers.registry import make_provider
-    from proctor.runs.dialogue_run import run_dialogue_in_store
+    from proctor.runs.turns import TURN_KINDS, run_dialogue_in_store
 
     async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], list[Path]]:
         provider = make_provider(model)
@@ -123,7 +114,7 @@ def ask_dialogue(
     print_run_end(
         console, done.run_id, written, failed="turn" if done.result.status == "call_failed" else ""
     )
-    code = EXIT_OF_STATUS[done.result.status]
+    code = TURN_KINDS["dialogue"].exit_code(done.result.status)
     if code != EXIT_OK:
         raise typer.Exit(code)
 

@@ -15,9 +15,6 @@ from proctor.report.text import NONE
 from proctor.store import RunStore
 from proctor.store.browse import tallies
 
-TURNS = ("dialogue", "workflow")
-"""Runs kept as turns: each graded as a whole (`proctor.stats.turn_scores`)."""
-
 
 def _headline(grade: Mapping[str, Any]) -> tuple[str, str]:
     """(the first score of a stored turn grade, e.g. "stage mean 0.67", its outcome)."""
@@ -28,6 +25,9 @@ def _headline(grade: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def print_runs(console: Console, results_dir: Path) -> None:
+    # Turn runs (`TURN_KINDS`) are graded as a whole (`proctor.stats.turn_scores`).
+    from proctor.runs.turns import TURN_KINDS as TURNS
+
     with RunStore.open(results_dir) as store:
         rows = store.list_runs()
         counted = {(t.run_id, t.model): t for t in tallies(store)}

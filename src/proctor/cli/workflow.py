@@ -27,28 +27,19 @@ from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.turns import ask_or_interrupted, print_run_end
 from proctor.errors import ConfigError
 from proctor.runs.state import (
-    EXIT_BUDGET,
-    EXIT_CALLS_FAILED,
-    EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from proctor.store.turn_log import TurnRunDone
+    from proctor.runs.turns import TurnRunDone
     from proctor.tools.toolbox import ToolBox
     from proctor.types import GenerationParams
     from proctor.workflow.loop import WorkflowResult
     from proctor.workflow.spec import Workflow
 
 BUILTIN = ("contract-review-en", "market-brief-zh")
-EXIT_OF_OUTCOME = {
-    "complete": EXIT_OK,
-    "call_failed": EXIT_CALLS_FAILED,
-    "incomplete": EXIT_BUDGET,
-    "invalid_output": EXIT_INVALID_OUTPUT,
-}
 
 
 def read_workflow(ref: str) -> tuple[Workflow, Path]:
@@ -123,7 +114,7 @@ def ask_workflow(
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.console import SafeConsole
     from proctor.providers.registry import make_provider
-    from proctor.runs.workflow_run import run_workflow_in_store
+    from proctor.runs.turns import TURN_KINDS, run_workflow_in_store
 
     mode = tools.mode
 
@@ -153,7 +144,7 @@ def ask_workflow(
     print_run_end(
         console, done.run_id, written, failed="step" if done.result.outcome == "call_failed" else ""
     )
-    code = EXIT_OF_OUTCOME[done.result.outcome]
+    code = TURN_KINDS["workflow"].exit_code(done.result.outcome)
     if code != EXIT_OK:
         raise typer.Exit(code)
 
