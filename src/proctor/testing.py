@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from proctor.api import Run, load_run
-from proctor.runs.state import state_lines
-from proctor.stats.gates import GateRow, evaluate, not_worse_than, parse_requirement
+from proctor.report.text import gate_value
+from proctor.runs.gate import DEFAULT_ALPHA, baseline_rows, gate_of
+from proctor.stats.gates import GateRow, evaluate, parse_requirement
 
 __all__ = ["assert_run", "gate_rows"]
 
@@ -29,7 +30,7 @@ def assert_run(
     run: Run | str | Path,
     *requirements: str,
     baseline: Run | str | Path | None = None,
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     results_dir: str | Path | None = None,
 ) -> list[GateRow]:
     """Raise AssertionError, with the gate's table as its message, unless every requirement
@@ -39,17 +40,16 @@ def assert_run(
     rows = gate_rows(
         candidate, requirements, baseline=baseline, alpha=alpha, results_dir=results_dir
     )
-    problems = state_lines(candidate.id, candidate.state)
-    failed = [r for r in rows if not r.passed]
-    if failed or problems:
+    gate = gate_of(candidate.id, rows, candidate.state)
+    if gate.code != 0:
         lines = [
-            f"gate failed for run {candidate.id}: {len(failed)} of {len(rows)} checks",
+            f"gate failed for run {candidate.id}: {gate.failed} of {len(rows)} checks",
             table(rows),
         ]
-        if problems:
+        if gate.problems:
             lines += [
                 "the run is not complete, so no gate can pass it:",
-                *(f"  {p}" for p in problems),
+                *(f"  {p}" for p in gate.problems),
             ]
         raise AssertionError("\n".join(lines))
     return rows
@@ -60,7 +60,7 @@ def gate_rows(
     requirements: Sequence[str],
     *,
     baseline: Run | str | Path | None = None,
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     results_dir: str | Path | None = None,
 ) -> list[GateRow]:
     """One row per requirement and model, then one per model against the baseline."""
@@ -78,25 +78,16 @@ def gate_rows(
             baseline, results_dir=results_dir if results_dir is not None else run.results_dir
         )
     )
-    for model in run.models:
-        theirs = model if model in base.models else _only(base)
-        rows.append(
-            not_worse_than(
-                [i for i in items if i.record.model == model],
-                [i for i in base.items if i.record.model == theirs],
-                label=base.id,
-                model=model,
-                alpha=alpha,
-            )
-        )
-    return rows
+    return rows + baseline_rows(
+        items, list(base.items), run.models, base.models, label=base.id, alpha=alpha
+    )
 
 
 def table(rows: Sequence[GateRow]) -> str:
     """The gate's rows as a plain-text table (what a failing test prints)."""
     header = ("requirement", "model", "value", "n", "result", "note")
     body = [
-        (r.requirement, r.model, _value(r), str(r.n), "pass" if r.passed else "FAIL", r.note)
+        (r.requirement, r.model, gate_value(r), str(r.n), "pass" if r.passed else "FAIL", r.note)
         for r in rows
     ]
     widths = [max(len(row[c]) for row in (header, *body)) for c in range(len(header))]
@@ -104,21 +95,3 @@ def table(rows: Sequence[GateRow]) -> str:
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in (header, *body)
     )
-
-
-def _value(row: GateRow) -> str:
-    if row.value is None:
-        return "-"
-    if row.metric in ("judge_mean", "n"):
-        return f"{row.value:.2f}" if row.metric == "judge_mean" else f"{row.value:.0f}"
-    if row.metric == "baseline":
-        return f"{row.value * 100:+.1f} pts"
-    return f"{row.value * 100:.1f} %"
-
-
-def _only(run: Run) -> str:
-    if len(run.models) != 1:
-        raise ValueError(
-            f"baseline {run.id} has models {', '.join(run.models)}; none has the candidate's name"
-        )
-    return run.models[0]

@@ -28,7 +28,7 @@ def test_first_case_to_a_failing_gate_and_back(tmp_path: Path) -> None:
     wrong = 'fake/const:{"name": "王丽", "amount": "299元"}'
     assert f"-m '{wrong}'" in readme
     code, out = proctor("run", "--suite", suite, "-m", wrong, "-r", results)
-    assert code == 0 and "0.0 %" in out
+    assert code == 1 and "0.0 %" in out  # the suite's own gate failed
     run_dir = next((results / "runs").iterdir())
     assert 'amount: expected the number 299, got ""299元"" (a number with a unit' in (
         run_dir / "samples.csv"

@@ -220,3 +220,51 @@ def _get(viewer: ViewerServer, path: str) -> str:
         return body
     finally:
         conn.close()
+
+
+# kind → (a requirement its grade meets, one it does not)
+GATES = {
+    "dialogue": ("consistency>=0.9", "contradictions>=1"),
+    "workflow": ("tool calls<=1", "score>=101"),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gate_on_a_turn_run_checks_its_outcome_and_its_grade(
+    kind: str, server: ScriptedServer, tmp_path: Path
+) -> None:
+    """`proctor gate` on a dialogue or workflow run (was: "answers not asked yet … incomplete",
+    exit 3, whatever the run): its outcome, then requirements on its grade's metrics."""
+    command, _, _ = KINDS[kind]
+    results = tmp_path / "results"
+    ran = _invoke(*command, "-m", server.model, "-r", str(results))
+    assert ran.exit_code == 0, ran.output
+    bare = _invoke("gate", "latest", "-r", str(results))
+    assert bare.exit_code == 0, bare.output
+    assert "not asked yet" not in bare.output and "gate passed" in bare.output
+    met, unmet = GATES[kind]
+    passed = _invoke("gate", "latest", "-r", str(results), "--require", met)
+    assert passed.exit_code == 0, passed.output
+    assert "pass" in passed.output and "gate passed: 1 checks" in passed.output
+    failed = _invoke("gate", "latest", "-r", str(results), "--require", met, "--require", unmet)
+    assert failed.exit_code == 1, failed.output
+    assert "FAIL" in failed.output and "gate failed: 1 of 2 checks" in failed.output
+    unknown = CliRunner().invoke(
+        app, ["gate", "latest", "-r", str(results), "--require", "accuracy>=0.9"]
+    )
+    assert isinstance(unknown.exception, ConfigError)  # a line and exit 2 from `proctor`
+    assert "unknown metric 'accuracy'" in str(unknown.exception)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gate_on_a_turn_run_that_did_not_end_complete_never_passes(
+    kind: str, server: ScriptedServer, tmp_path: Path
+) -> None:
+    command, _, _ = KINDS[kind]
+    results = tmp_path / "results"
+    FAILING.add("compare" if kind == "dialogue" else "summary")
+    ran = _invoke(*command, "-m", server.model, "-r", str(results), "--max-attempts", "1")
+    assert ran.exit_code == 4, ran.output
+    gated = _invoke("gate", "latest", "-r", str(results))
+    assert gated.exit_code == 4, gated.output  # the same code as its own command's
+    assert "call_failed" in gated.output and "gate passed" not in gated.output

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from proctor.runs.ask import OnPlan
     from proctor.runs.turns import TurnKind
     from proctor.stats.completeness import Completeness
+    from proctor.stats.run_statistics import GateReport
     from proctor.store import RunStore
     from proctor.tasks.base import Task
 
@@ -354,7 +355,7 @@ def run(
             key=outcome.keys.get(judge_model or ""),
         )  # fmt: skip
     try:
-        state = _grade_and_report(
+        state, gate = _grade_and_report(
             outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits
         )
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
@@ -369,7 +370,7 @@ def run(
             f"`proctor report {outcome.run_id}` tries again"
         )
         raise
-    exit_for(err_console, outcome.run_id, state, session_cause(outcome))
+    exit_for(err_console, outcome.run_id, state, session_cause(outcome), gate)
 
 
 def _refuse_unusable(model: str, named: Mapping[str, str]) -> None:
@@ -564,14 +565,14 @@ def _report_and_exit(
                 raise typer.Exit(code)
             return
     try:
-        state = _grade_and_report(
+        state, gate = _grade_and_report(
             run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
         )
     except StoreError as e:
         err_console = _terminal(stderr=True)
         say_store_failed(err_console, e, results_dir, run_id, f"proctor report {run_id}")
         raise typer.Exit(EXIT_INCOMPLETE) from None
-    exit_for(_terminal(stderr=True), run_id, state)
+    exit_for(_terminal(stderr=True), run_id, state, gate=gate)
 
 
 def _grade_and_report(
@@ -581,7 +582,7 @@ def _grade_and_report(
     *,
     regrade: bool = True,
     sandbox_limits: str | None = None,
-) -> Completeness:
+) -> tuple[Completeness, GateReport | None]:
     """Print and write the report from the run's stored grades, after grading every answer
     again (saving the grades) when `regrade` (`proctor score`); the run's completeness, said at
     the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
@@ -624,7 +625,7 @@ def _grade_and_report(
     console.print(f"run [bold]{run_id}[/] · folder {plain(run_dir)}")
     for path in written:
         console.print(Text(f"  {path}"))
-    return state
+    return state, stats.gate
 
 
 def _turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:

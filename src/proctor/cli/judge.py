@@ -75,11 +75,12 @@ def judge_cmd(
     missing, and writes the run's files again with the verdicts in them."""
     from proctor.cli.console import SafeConsole
     from proctor.cli.judge_report import print_validation, write_validation
-    from proctor.cli.suite import run_judge_phase, suite_info
+    from proctor.cli.suite import run_judge_phase
     from proctor.providers.keys import parse_key_env
     from proctor.providers.registry import key_sources
     from proctor.report import sections
     from proctor.report.terminal import render_sections
+    from proctor.runs.gate import suite_info
     from proctor.runs.judge import JudgePlan
     from proctor.runs.report import run_statistics, write_report
     from proctor.store import RunStore

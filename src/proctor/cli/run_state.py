@@ -17,6 +17,7 @@ from proctor.runs.state import state_exit
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from proctor.stats.completeness import Completeness
+    from proctor.stats.run_statistics import GateReport
 
 
 def say_store_failed(
@@ -52,10 +53,15 @@ def say_interrupted(err_console: Console, results_dir: Path, run_id: str | None)
 
 
 def exit_for(
-    err_console: Console, run_id: str, state: Completeness, why: str | None = None
+    err_console: Console,
+    run_id: str,
+    state: Completeness,
+    why: str | None = None,
+    gate: GateReport | None = None,
 ) -> None:
-    """Exit as the table says: a CI job must not read a half-asked or failed run as done."""
-    code, line = state_exit(run_id, state, why)
+    """Exit as the table says: a CI job must not read a half-asked or failed run, nor one whose
+    own gate failed, as done."""
+    code, line = state_exit(run_id, state, why, gate)
     if line is not None:
         err_console.print(line, soft_wrap=True)
     if code:

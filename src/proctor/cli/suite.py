@@ -5,7 +5,7 @@ the judge's verdicts read again from the store."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from proctor.runs.ask import OnPlan
 from proctor.runs.judge import JudgeOutcome, JudgePlan, judge_run
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
-from proctor.types import GenerationParams, GradedItem
+from proctor.types import GenerationParams
 
 SUITE_KEY = "suite"
 """The run config key that holds the suite's version, path, gates and judge settings."""
@@ -82,33 +82,6 @@ def run_judge_phase(
         f"{outcome.stored} already stored; {outcome.skipped} answers had no reply to judge"
     )
     return outcome
-
-
-def only_judge(judgements: Sequence[Judgement], judge: str | None) -> str | None:
-    """The judge to read: the one named, or the only one the run has; ConfigError if several."""
-    judges = sorted({j.judge for j in judgements})
-    if judge is not None:
-        if judge not in judges:
-            raise ConfigError(f"no verdicts of judge {judge!r} (this run has: {judges or 'none'})")
-        return judge
-    if len(judges) > 1:
-        raise ConfigError(
-            f"this run has several judges ({', '.join(judges)}): name one with --judge"
-        )
-    return judges[0] if judges else None
-
-
-def suite_info(config: Mapping[str, object]) -> Mapping[str, object]:
-    value = config.get(SUITE_KEY)
-    return value if isinstance(value, dict) else {}
-
-
-def graded_items(store: RunStore, run_id: str) -> list[GradedItem]:
-    """Every stored record of the run with its stored grade (`proctor.runs.grade.stored_items`):
-    nothing is graded, nothing is written and no model is called."""
-    from proctor.runs.grade import stored_items
-
-    return stored_items(store, run_id)
 
 
 def judge_after_run(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from proctor.report.text import NONE, interval, pct
+from proctor.report.text import NONE, gate_value, interval, pct
 from proctor.stats.repeats import Estimate
 from proctor.stats.run_statistics import RunStatistics
 
@@ -140,7 +140,7 @@ def gate(stats: RunStatistics) -> list[Section]:
     if g is None:
         return []
     rows = tuple(
-        (r.requirement, r.model, _number(r.value), str(r.n), "pass" if r.passed else "FAIL",
+        (r.requirement, r.model, gate_value(r), str(r.n), "pass" if r.passed else "FAIL",
          r.note)
         for r in g.rows
     )  # fmt: skip

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from proctor.types import OUTCOMES, Outcome, RunInfo
 
 if TYPE_CHECKING:  # for types only: a run's progress line imports no statistics
+    from proctor.stats.gates import GateRow
     from proctor.stats.metrics import Cell, ModelMetrics
     from proctor.stats.tiers import Tier
 
@@ -27,6 +28,29 @@ def one_line(text: str, limit: int, *, tail: bool = False) -> str:
 def pct(value: float | None) -> str:
     """0.23 → "23.0 %"; nothing scored → "—"."""
     return NONE if value is None else f"{value * 100:.1f} %"
+
+
+def gate_value(row: GateRow) -> str:
+    """A gate row's value as every output shows it: shares as percentages ("35.0 %"), the
+    baseline's difference in points ("−2.5 pts"), a judge's mean score and kappa as numbers,
+    counts whole; not measured → "—"."""
+    if row.value is None or row.value != row.value:
+        return NONE
+    if row.metric == "judge_mean":
+        return f"{row.value:.2f}"
+    if row.metric == "judge_kappa":
+        return f"{row.value:.3f}"
+    if row.metric == "n":
+        return f"{row.value:.0f}"
+    if row.metric == "baseline":
+        return f"{row.value * 100:+.1f} pts".replace("-", "−")
+    if row.metric in SHARE_METRICS:
+        return pct(row.value)
+    return f"{row.value:.4g}"  # a turn run's own metric (a score, a count), as its grade has it
+
+
+SHARE_METRICS = frozenset({"accuracy", "consistency", "judge_unscored", "format", "failed"})
+"""Gate metrics that are shares of replies (`proctor.stats.gates.METRICS`)."""
 
 
 def interval(low: float | None, high: float | None) -> str:

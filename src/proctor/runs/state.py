@@ -27,6 +27,7 @@ from rich.markup import escape as plain
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from proctor.runs.ask import RunOutcome
     from proctor.stats.completeness import Completeness
+    from proctor.stats.run_statistics import GateReport
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -84,10 +85,13 @@ def state_lines(run_id: str, state: Completeness) -> list[str]:
     return lines
 
 
-def state_exit(run_id: str, state: Completeness, why: str | None = None) -> tuple[int, str | None]:
-    """The exit code a stored run gives (`exit_codes`), and the line that says why (`why`: what
-    this session saw, e.g. the deadline) and which command finishes it (None when it
-    succeeded)."""
+def state_exit(
+    run_id: str, state: Completeness, why: str | None = None, gate: GateReport | None = None
+) -> tuple[int, str | None]:
+    """The exit code a stored run gives (the table above), and the line that says why (`why`:
+    what this session saw, e.g. the deadline) and which command finishes it (None when it
+    succeeded). The one decision of `run`, `score`, `report`, `gate` and `proctor.testing`: the
+    run's state comes first; then a `gate` (the suite's own, or the one asked) that failed."""
     if state.incomplete:
         # Calls a breaker stopped are stored (as failed): --retry-errors asks them, and what
         # is missing too; --resume asks only what is missing.
@@ -102,6 +106,11 @@ def state_exit(run_id: str, state: Completeness, why: str | None = None) -> tupl
         return EXIT_CALLS_FAILED, (
             f"[red]run {run_id} has {failed:,} failed call(s)[/] (never graded as wrong). "
             f"Fix the cause, then `proctor run --retry-errors {run_id}` asks them again"
+        )
+    if gate is not None and not gate.passed:
+        failed = sum(not r.passed for r in gate.rows)
+        return EXIT_CHECK_FAILED, (
+            f"[red]gate failed:[/] {failed} of {len(gate.rows)} checks"
         )
     return EXIT_OK, None
 
