@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from proctor.report.text import NONE, gate_value, interval, pct
+from proctor.report.text import (
+    NONE,
+    completeness_problems,
+    finishing_command,
+    gate_value,
+    interval,
+    pct,
+)
 from proctor.stats.repeats import Estimate
 from proctor.stats.run_statistics import RunStatistics
 
@@ -212,6 +219,22 @@ def cost(stats: RunStatistics) -> list[Section]:
     return [Section("cost", "Tokens and cost", head, tuple(rows), "; ".join(notes))]
 
 
+def run_state(stats: RunStatistics) -> list[Section]:
+    """What keeps the run from being a success (answers never asked, calls that failed and why),
+    and the command that finishes it; nothing for a run that succeeded. A failed call is never
+    graded as a wrong answer, so a run whose calls failed must say so wherever it is shown."""
+    if stats.turns:  # a turn run's outcome says it (`turns`)
+        return []
+    state = stats.completeness
+    rows = tuple(completeness_problems(state))
+    command = finishing_command(stats.info.run_id, state)
+    if not rows or command is None:
+        return []
+    what = "is incomplete" if state.incomplete else "has failed calls (never graded as wrong)"
+    note = f"run {stats.info.run_id} {what}: `{command}` asks them again"
+    return [Section("state", "Run state", ("model", "problem"), rows, note, frozenset({0, 1}))]
+
+
 def turns(stats: RunStatistics) -> list[Section]:
     """A dialogue's or a workflow's grade: its outcome and scores, then each turn."""
     out: list[Section] = []
@@ -235,6 +258,7 @@ def turns(stats: RunStatistics) -> list[Section]:
 
 
 SECTIONS: tuple[Callable[[RunStatistics], list[Section]], ...] = (
+    run_state,
     turns,
     calculator,
     repeats,

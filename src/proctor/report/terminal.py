@@ -67,7 +67,8 @@ def render_report(stats: RunStatistics, console: Console) -> None:
             else:
                 for table in _slices_by_model(title, rows, labels, slices, console):
                     console.print(table)
-    shown = [section for section in result_sections(stats) if section.key != "cost"]
+    # The run's state is said first, before the report, by `proctor` itself (`runs.state`).
+    shown = [s for s in result_sections(stats) if s.key not in ("cost", "state")]
     render_sections(shown, console, labels)
     for line in cost_lines(stats, labels):
         console.print(Text(line))

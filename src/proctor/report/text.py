@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from proctor.types import OUTCOMES, Outcome, RunInfo
 
 if TYPE_CHECKING:  # for types only: a run's progress line imports no statistics
+    from proctor.stats.completeness import Completeness
     from proctor.stats.gates import GateRow
     from proctor.stats.metrics import Cell, ModelMetrics
     from proctor.stats.tiers import Tier
@@ -28,6 +29,43 @@ def one_line(text: str, limit: int, *, tail: bool = False) -> str:
 def pct(value: float | None) -> str:
     """0.23 → "23.0 %"; nothing scored → "—"."""
     return NONE if value is None else f"{value * 100:.1f} %"
+
+
+def completeness_problems(state: Completeness) -> list[tuple[str, str]]:
+    """What keeps a stored run from being a success, (model, problem) per model and problem:
+    answers never asked, calls a circuit breaker stopped, calls that failed (and their first
+    cause)."""
+    out: list[tuple[str, str]] = []
+    for m in state.models:
+        if m.missing:
+            out.append((m.model, f"{m.missing:,} of {m.expected:,} answers not asked yet"))
+        if m.not_asked:
+            out.append(
+                (m.model, f"{m.not_asked:,} of {m.expected:,} calls not asked "
+                 "(its circuit breaker stopped it)")
+            )  # fmt: skip
+        if m.failed:
+            out.append(
+                (m.model, f"{m.failed:,} of {m.expected:,} calls failed; first cause: "
+                 f"{m.first_cause} ({m.first_cause_calls:,} of {m.expected:,} calls)")
+            )  # fmt: skip
+    return out
+
+
+def completeness_lines(state: Completeness) -> list[str]:
+    """`completeness_problems` as lines: "MODEL: PROBLEM"."""
+    return [f"{model}: {problem}" for model, problem in completeness_problems(state)]
+
+
+def finishing_command(run_id: str, state: Completeness) -> str | None:
+    """The command that finishes a run that is not a success: `--retry-errors` asks failed
+    calls (and those a breaker stopped) again, and what is missing too; `--resume` asks only
+    what is missing. None for a run that succeeded."""
+    if any(m.failed or m.not_asked for m in state.models):
+        return f"proctor run --retry-errors {run_id}"
+    if state.incomplete:
+        return f"proctor run --resume {run_id}"
+    return None
 
 
 def gate_value(row: GateRow) -> str:

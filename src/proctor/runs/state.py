@@ -66,23 +66,11 @@ def first_applicable(codes: Iterable[int]) -> int:
 
 def state_lines(run_id: str, state: Completeness) -> list[str]:
     """What keeps a stored run from being a success, one line per model and problem (markup
-    escaped); empty when every answer is stored and every call was answered."""
-    lines: list[str] = []
-    for m in state.models:
-        name = plain(m.model)
-        if m.missing:
-            lines.append(f"{name}: {m.missing:,} of {m.expected:,} answers not asked yet")
-        if m.not_asked:
-            lines.append(
-                f"{name}: {m.not_asked:,} of {m.expected:,} calls not asked "
-                "(its circuit breaker stopped it)"
-            )
-        if m.failed:
-            lines.append(
-                f"{name}: {m.failed:,} of {m.expected:,} calls failed; first cause: "
-                f"{plain(m.first_cause)} ({m.first_cause_calls:,} of {m.expected:,} calls)"
-            )
-    return lines
+    escaped, for the terminal); empty when every answer is stored and every call was answered.
+    The same lines as the run's files show (`proctor.report.text.completeness_lines`)."""
+    from proctor.report.text import completeness_lines
+
+    return [plain(line) for line in completeness_lines(state)]
 
 
 def state_exit(

@@ -49,6 +49,16 @@ class RunView:
     items: Sequence[GradedItem]
 
 
+def shown_status(run: RunListing, headlines: Sequence[Mapping[str, object]]) -> str:
+    """The run's stored status, and what it hides: a run that finished asking but whose calls
+    failed is not "complete" (its failed calls are never graded as wrong answers; `proctor run
+    --retry-errors RUN` asks them again)."""
+    failed = sum(int(h.get("failed", 0) or 0) for h in headlines)  # type: ignore[call-overload]
+    if failed and run.status == "complete":
+        return f"calls failed ({failed:,}): proctor run --retry-errors {run.run_id}"
+    return run.status
+
+
 def runs_html(
     runs: Sequence[RunListing],
     results_dir: str,
@@ -67,7 +77,7 @@ def runs_html(
                 "samples": samples_href(r.run_id),
                 "task": r.task,
                 "created_at": r.created_at,
-                "status": r.status,
+                "status": shown_status(r, (scores or {}).get(r.run_id, ())),
                 "models": ", ".join(r.models),
                 "n_samples": r.n_samples,
                 "n_records": r.n_records,
