@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.dialogue.turn_results import graded_result
 from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.cli.dialogue import read_tree
 from proctor.dialogue.tree import PLACEHOLDER, DialogueTree
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
+from support.turn_results import graded_result
 
 HERE = Path(__file__).parent / "cases"
 CASES = json.loads((HERE / "dialogue_cases.json").read_text(encoding="utf-8"))["cases"]

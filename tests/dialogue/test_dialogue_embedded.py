@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.dialogue.turn_results import graded_result
+
+from support.turn_results import graded_result
 
 pytestmark = [
     pytest.mark.embedded,

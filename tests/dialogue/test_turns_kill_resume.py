@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.dialogue.turn_results import graded_result
 
 from proctor.cli.dialogue import read_tree
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
+from support.turn_results import graded_result
 
 from .test_dialogue_cases import HONEST, stage_of
 

@@ -27,8 +27,7 @@ from proctor.runs.state import EXIT_INCOMPLETE
 from proctor.store import RunStore
 from proctor.stub import StubConfig, StubHandle, credential_key, prompt_key, run_stub
 from proctor.tasks.registry import get_task, load_for_run
-
-from .ray_cluster import NODE_RESOURCE, Cluster, start
+from support.ray_cluster import NODE_RESOURCE, Cluster, start
 
 pytestmark = pytest.mark.slow
 

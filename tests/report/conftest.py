@@ -15,8 +15,7 @@ from proctor.types import (
     Score,
     Usage,
 )
-
-from .run_stats import Run
+from support.run_stats import Run
 
 TRICKY_RESPONSE = 'He said, "12 × 3 = 36",\r\nthen: 最终答案：36\nand a | pipe, "quoted" "" twice'
 

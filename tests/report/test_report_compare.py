@@ -15,8 +15,7 @@ from proctor.report.compare import (
     side_labels,
 )
 from proctor.types import Sample
-
-from .compare_runs import SAMPLES, Answer, graded, info, records, right, wrong_from
+from support.compare_runs import SAMPLES, Answer, graded, info, records, right, wrong_from
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 

@@ -12,8 +12,7 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.errors import ProctorError
-
-from .compare_runs import right, store_run, wrong_from
+from support.compare_runs import right, store_run, wrong_from
 
 ENV = {"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
 

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from proctor.report.markdown import summary_markdown
+from support.compare_runs import SAMPLES, Answer, graded, info, records, right, wrong_from
+from support.run_stats import statistics
 
-from .compare_runs import SAMPLES, Answer, graded, info, records, right, wrong_from
 from .conftest import build_run
-from .run_stats import statistics
 
 
 def _summary(answers: dict[str, Callable[[int], Answer]], epochs: int = 1) -> str:

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from .browser import browser_fixture
-from .hostile import Run, hostile_run
+from support.browser import browser_fixture
+from support.hostile import Run, hostile_run
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from proctor.report import write_run_files
-
-from .browser import pwned, screenshot, severe_logs, wait_ready
-from .hostile import (
+from support.browser import pwned, screenshot, severe_logs, wait_ready
+from support.hostile import (
     CATEGORIES,
     CHINESE_REPLY,
     EVIL_MODEL,

@@ -8,9 +8,9 @@ import pytest
 
 from proctor.report.html import report_html
 from proctor.stats.calibration import summarize_calibration
-from report.run_stats import statistics
+from support.hostile import EVIL_MODEL, Run
+from support.run_stats import statistics
 
-from .hostile import EVIL_MODEL, Run
 from .test_report_html_page import Page
 
 PAIRS: dict[str, list[tuple[float, bool]]] = {

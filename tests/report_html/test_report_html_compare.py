@@ -8,8 +8,7 @@ from proctor.report.html import RunView, compare_html
 from proctor.report.html.viewer_pages import model_pairs
 from proctor.stats import summarize
 from proctor.types import GradedItem
-
-from .hostile import EVIL_MODEL, MODELS, PWN, Run
+from support.hostile import EVIL_MODEL, MODELS, PWN, Run
 
 
 def _view(run: Run, items: list[GradedItem], run_id: str) -> RunView:

@@ -16,8 +16,7 @@ from typer.testing import CliRunner
 from proctor.cli.app import app
 from proctor.datasets.benchmarks import builtin_bytes
 from proctor.stub.scripted import Scripted, run_scripted
-
-from .browser import screenshot, severe_logs, wait_ready
+from support.browser import screenshot, severe_logs, wait_ready
 
 ENV = {"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
 SUITE = """\

@@ -17,9 +17,8 @@ from proctor.report.html import content_security_policy, report_html
 from proctor.report.html.sample_data import ROW_FIELDS, SAMPLE_FIELDS, script_json
 from proctor.stats import summarize
 from proctor.stats.paired import compare_paired
-from report.run_stats import statistics
-
-from .hostile import EVIL_CATEGORY, EVIL_MODEL, HOSTILE_REPLIES, MODELS, PWN, Run
+from support.hostile import EVIL_CATEGORY, EVIL_MODEL, HOSTILE_REPLIES, MODELS, PWN, Run
+from support.run_stats import statistics
 
 
 class Page(HTMLParser):

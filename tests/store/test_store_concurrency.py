@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-import store_workers
 
 from proctor.store import RunStore
+from store import store_workers
 
 pytestmark = pytest.mark.slow
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from store_factories import make_info, make_samples
 
 from proctor.errors import StoreError
 from proctor.store import RunStore
+from support.store_factories import make_info, make_samples
 
 
 @pytest.mark.parametrize(

@@ -6,12 +6,12 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 
 import pytest
-from store_factories import make_info, make_record, make_samples
 
 from proctor.errors import StoreError
 from proctor.store import RunStore
 from proctor.store.run_store import ScoreRow, StoredScore
 from proctor.types import Record, Score
+from support.store_factories import make_info, make_record, make_samples
 
 SAMPLES = 11
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from store_factories import make_record
-
 from proctor.store import RunStore
+from support.store_factories import make_record
 
 
 def test_first_ok_record_wins(store: RunStore, run: str) -> None:

@@ -6,11 +6,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_factories import make_info, make_record, make_samples
 
 from proctor.errors import StoreError
 from proctor.store import RunStore
 from proctor.types import Record, Sample, Score, Usage
+from support.store_factories import make_info, make_record, make_samples
 
 
 def test_opens_one_wal_file_in_the_results_folder(tmp_path: Path) -> None:

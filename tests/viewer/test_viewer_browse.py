@@ -10,8 +10,7 @@ import pytest
 
 from proctor.store import RunStore
 from proctor.store.browse import NOT_GRADED, answer_page, item_answers, model_tallies, tallies
-
-from .big_store import make_big_store
+from support.big_store import make_big_store
 
 MODELS = ("m/a", "m/b")
 N = 90

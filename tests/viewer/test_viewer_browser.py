@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.viewer import ViewerServer
-from report_html.browser import pwned, screenshot, severe_logs, wait_ready
+from support.browser import pwned, screenshot, severe_logs, wait_ready
 
 from .conftest import MODELS, N, Results, correct_count
 

@@ -16,7 +16,7 @@ from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import Record, Usage
 from proctor.viewer import ViewerServer
-from report_html.browser import pwned, screenshot, severe_logs
+from support.browser import pwned, screenshot, severe_logs
 
 from .conftest import MODELS, SAMPLES, N, Results, correct_count, make_results, serve
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .big_store import make_big_store
+from support.big_store import make_big_store
 
 LIMIT_MB = 300
 RUN_ID = "big-run"

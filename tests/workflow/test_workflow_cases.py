@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.dialogue.turn_results import graded_result
 from typer.testing import CliRunner
 
 from proctor.calling.rate_limit import estimate_tokens
@@ -24,6 +23,7 @@ from proctor.store import RunStore
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
 from proctor.tools.calculator import calculate
 from proctor.workflow.spec import parse_workflow, render
+from support.turn_results import graded_result
 
 HERE = Path(__file__).parent / "cases"
 BASE = json.loads((HERE / "review.json").read_text(encoding="utf-8"))

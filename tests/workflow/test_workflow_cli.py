@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.dialogue.turn_results import graded_result
 from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.tools.toolbox import ReplayMissing
+from support.turn_results import graded_result
 
 runner = CliRunner()
 

@@ -13,7 +13,8 @@ from proctor.types import (
     Score,
     Usage,
 )
-from report.run_stats import Run
+
+from .run_stats import Run
 
 PWN = "window.__pwned=1"
 EVIL_MODEL = f"evil/<img src=x onerror={PWN}>"
