@@ -1,4 +1,4 @@
-"""The scripted FakeProvider that the other hardening tests lean on."""
+"""The scripted FakeProvider that the other tests lean on."""
 
 from __future__ import annotations
 
