@@ -13,7 +13,7 @@ from proctor.score import RULES, grade
 from proctor.tasks.arithmetic import TASK as ARITHMETIC
 from proctor.types import Record, Sample, Usage
 
-CASES = Path(__file__).parent / "cases"
+CASES = Path(__file__).parent / "cases" / "grading"
 
 
 def _load(name: str) -> Any:

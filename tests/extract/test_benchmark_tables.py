@@ -16,7 +16,7 @@ from proctor.score.maths import grade_maths
 from proctor.tasks import gsm8k
 from proctor.types import Record, Sample, Usage
 
-CASES = Path(__file__).parent / "cases"
+CASES = Path(__file__).parent / "cases" / "benchmarks"
 
 
 def table(name: str) -> list[dict[str, Any]]:

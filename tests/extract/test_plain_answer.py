@@ -19,7 +19,7 @@ from proctor.extract.plain_answer import plain_answer
 from proctor.score.numeric import grade
 from proctor.types import AnswerType, Extraction, Sample
 
-from .test_grading_fast_paths import _PIECES, TEXTS
+from .test_fast_paths import _PIECES, TEXTS
 
 _NUMBERS = [
     "0", "7", "42", "178377", "-5", "-0", "12.5", "0.25", "-3.125", "3.0", "10.50", "00", "007",

@@ -14,8 +14,8 @@ from pathlib import Path
 from proctor.stub import StubConfig, run_stub
 
 CASES = Path(__file__).parents[1]
-NEVER = CASES / "grading" / "cases" / "never_correct.json"
-RIGHT = CASES / "benchmarks" / "cases" / "maths_extraction_cases.json"
+NEVER = CASES / "score" / "cases" / "grading" / "never_correct.json"
+RIGHT = CASES / "extract" / "cases" / "benchmarks" / "maths_extraction_cases.json"
 PREFIXES = ("gs_cn_", "gs_words_", "gs_dollars_", "gs_tonnes_")
 
 

@@ -10,7 +10,7 @@ from proctor.datasets.schema import infer_answer_type
 from proctor.tasks.registry import get_task
 from proctor.types import Record, Sample, Usage
 
-CASES = Path(__file__).parent / "cases" / "never_correct.json"
+CASES = Path(__file__).parent / "cases" / "grading" / "never_correct.json"
 ANSWER_TYPE = {"gsm8k": "integer", "math500": "text"}  # as the shipped samples have them
 
 

@@ -33,11 +33,11 @@ TESTS = Path(__file__).parent.parent
 
 def _table_texts() -> list[str]:
     texts: list[str] = []
-    for path in sorted((TESTS / "grading" / "cases").glob("*.json")):
+    for path in sorted((TESTS / "score" / "cases" / "grading").glob("*.json")):
         table = json.loads(path.read_text(encoding="utf-8"))
         rows = table["rows"] if isinstance(table, dict) else table
         texts += [row["text"] for row in rows if "text" in row]
-    for path in sorted((TESTS / "benchmarks" / "cases").glob("*.json")):
+    for path in sorted((TESTS / "extract" / "cases" / "benchmarks").glob("*.json")):
         rows = json.loads(path.read_text(encoding="utf-8"))["cases"]
         texts += [row["text"] for row in rows if "text" in row]
     return texts
