@@ -70,12 +70,14 @@ def _wait_ready(proc: subprocess.Popen[bytes], base_url: str, log: Path) -> None
 
 
 @pytest.fixture
-def llama_server(tmp_path: Path, spawn: Spawn) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def llama_server(
+    tmp_path: Path, spawn_logged: Spawn
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     from proctor.providers.local import embedded_model_path
 
     port = _free_port()
     log = tmp_path / "llama-server.log"
-    proc = spawn(
+    proc = spawn_logged(
         [
             sys.executable,
             "-m",
@@ -93,7 +95,7 @@ def llama_server(tmp_path: Path, spawn: Spawn) -> Iterator[tuple[str, subprocess
     )
     base_url = f"http://127.0.0.1:{port}/v1"
     _wait_ready(proc, base_url, log)
-    yield base_url, proc  # the spawn fixture kills the process group at teardown
+    yield base_url, proc  # the spawn_logged fixture kills the process group at teardown
 
 
 def _run(args: list[str], env: dict[str, str], timeout: float) -> str:
@@ -111,13 +113,13 @@ def _run(args: list[str], env: dict[str, str], timeout: float) -> str:
 def test_full_pipe_through_llama_server_then_offline_rescore(
     tmp_path: Path,
     llama_server: tuple[str, subprocess.Popen[bytes]],
-    child_env: dict[str, str],
+    child_environ: dict[str, str],
 ) -> None:
     base_url, server = llama_server
     model = f"openai-compat/smollm2@{base_url}"
     results = tmp_path / "results"
     args = ["run", "arithmetic", "--limit", str(LIMIT), "--max-tokens", "48"]
-    out = _run([*args, "-m", model, "-r", str(results)], child_env, timeout=120)
+    out = _run([*args, "-m", model, "-r", str(results)], child_environ, timeout=120)
 
     found = re.search(r"run (\S+) · folder", out)
     assert found, out
@@ -151,7 +153,7 @@ def test_full_pipe_through_llama_server_then_offline_rescore(
     server.wait(10)
     with pytest.raises(httpx.TransportError), httpx.Client(trust_env=False) as client:
         client.get(f"{base_url}/models", timeout=2.0)
-    _run(["score", str(run_dir)], child_env, timeout=60)
+    _run(["score", str(run_dir)], child_environ, timeout=60)
     again = json.loads((run_dir / "results.json").read_text())
     assert again["run"] == doc["run"]
     graded = ("accuracy", "correct", "n_scored", "n_items", "outcomes", "by_category")

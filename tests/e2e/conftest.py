@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -95,3 +96,59 @@ def cli(
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+# The fixtures of the kill/resume and llama-server tests (from tests/integration), renamed where
+# the functions above already hold the name: a fixture environment and a spawner whose children's
+# output goes to a log file and whose process groups are killed at teardown.
+
+
+@pytest.fixture
+def child_environ() -> dict[str, str]:
+    """The environment for child processes: no proxy, no key, wide plain output."""
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    for key in ("PROCTOR_API_KEY", "OPENAI_API_KEY"):
+        env.pop(key, None)
+    env.update({"PYTHONUNBUFFERED": "1", "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"})
+    return env
+
+
+Spawn = Callable[[Sequence[str], Path], subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def spawn_logged(child_environ: dict[str, str]) -> Iterator[Spawn]:
+    """Start a child in its own process group, output to a file; every group is killed at
+    teardown, whatever happened."""
+    children: list[subprocess.Popen[bytes]] = []
+    logs: list[IO[bytes]] = []
+
+    def start(cmd: Sequence[str], log: Path) -> subprocess.Popen[bytes]:
+        out = log.open("wb")
+        logs.append(out)
+        proc = subprocess.Popen(
+            list(cmd), stdout=out, stderr=subprocess.STDOUT, env=child_environ,
+            start_new_session=True,
+        )
+        children.append(proc)
+        return proc
+
+    try:
+        yield start
+    finally:
+        for proc in children:
+            kill_group(proc)
+        for out in logs:
+            out.close()
+
+
+def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+    """Send `sig` to the child's process group (it leads its own session) and reap it."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)

@@ -136,19 +136,19 @@ def _finish(cmd: list[str], env: dict[str, str]) -> str:
 
 
 def test_killed_run_resumes_without_asking_twice(
-    tmp_path: Path, stub: StubHandle, spawn: Spawn, child_env: dict[str, str]
+    tmp_path: Path, stub: StubHandle, spawn_logged: Spawn, child_environ: dict[str, str]
 ) -> None:
     results = tmp_path / "results"
     db = results / "proctor.db"
     cmd = _command(stub, results)
     log = tmp_path / "first.log"
-    _kill_when_stored(spawn(cmd, log), db, 10, log)
+    _kill_when_stored(spawn_logged(cmd, log), db, 10, log)
     stored = _stored(db)
     assert 10 <= len(stored) < N, f"the kill did not land mid-run ({len(stored)} stored)"
     before = stub.stats()
     keys, run_id = _paper(results)
 
-    out = _finish(cmd, child_env)
+    out = _finish(cmd, child_environ)
 
     assert f"resumed run {run_id}" in out
     after = stub.stats()
@@ -160,24 +160,24 @@ def test_killed_run_resumes_without_asking_twice(
 
 
 def test_two_kills_then_completion(
-    tmp_path: Path, stub: StubHandle, spawn: Spawn, child_env: dict[str, str]
+    tmp_path: Path, stub: StubHandle, spawn_logged: Spawn, child_environ: dict[str, str]
 ) -> None:
     results = tmp_path / "results"
     db = results / "proctor.db"
     cmd = _command(stub, results)
     log1, log2 = tmp_path / "first.log", tmp_path / "second.log"
 
-    _kill_when_stored(spawn(cmd, log1), db, 6, log1)
+    _kill_when_stored(spawn_logged(cmd, log1), db, 6, log1)
     stored1, stats1 = _stored(db), stub.stats()
     assert 6 <= len(stored1) < N
     keys, run_id = _paper(results)
 
-    _kill_when_stored(spawn(cmd, log2), db, len(stored1) + 12, log2)
+    _kill_when_stored(spawn_logged(cmd, log2), db, len(stored1) + 12, log2)
     stored2, stats2 = _stored(db), stub.stats()
     assert stored1 < stored2 and len(stored2) < N, (len(stored1), len(stored2))
     _assert_not_asked_again(stats1, stats2, stored1, keys)
 
-    out = _finish(cmd, child_env)
+    out = _finish(cmd, child_environ)
 
     assert f"resumed run {run_id}" in out
     after = stub.stats()
