@@ -12,6 +12,10 @@ from typing import IO
 
 import pytest
 
+from support.judge_suite import run_suite, suite_path
+
+__all__ = ["run_suite", "suite_path"]  # the judge's fixtures, for test_judge_embedded
+
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 

@@ -14,7 +14,9 @@ from proctor.providers.fake import FakeProvider, constant_reply
 from proctor.providers.keys import plan_keys
 from proctor.providers.registry import PROVIDERS, ModelSpec, make_provider, parse_model
 
-CASES = json.loads((Path(__file__).parent / "gateway_cases.json").read_text(encoding="utf-8"))
+CASES = json.loads(
+    (Path(__file__).parent / "cases" / "gateway_cases.json").read_text(encoding="utf-8")
+)
 
 
 def _acme(spec: ModelSpec, key: str | None) -> FakeProvider:

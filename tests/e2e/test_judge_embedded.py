@@ -14,8 +14,7 @@ from proctor.extract.judge_verdict import read_replies
 from proctor.runs.judge import JudgePlan, judge_run
 from proctor.store import RunStore
 from proctor.types import GenerationParams
-
-from .conftest import RunSuite
+from support.judge_suite import RunSuite
 
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 

@@ -23,8 +23,7 @@ from proctor.runs.judge import JudgeOutcome, JudgePlan, judge_run
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.types import Prompt
-
-from .conftest import RunSuite
+from support.judge_suite import RunSuite
 
 GOOD = '{"score": 7, "correctness": 8, "completeness": 6, "reason": "fine"}'
 REPLIES = {
@@ -249,7 +248,7 @@ def test_proctor_score_reads_stored_verdicts_without_calling_anyone(
 def test_run_with_judge_from_the_command_line(
     suite_path: Path, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from .conftest import by_input
+    from support.judge_suite import by_input
 
     results = tmp_path / "results"
     candidate = by_input(suite_path, REPLIES)

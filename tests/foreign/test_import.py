@@ -1,4 +1,4 @@
-"""`proctor import` on logs written by the real harnesses (tests/imports/fixtures/README.md says
+"""`proctor import` on logs written by the real harnesses (tests/foreign/fixtures/README.md says
 how they were made), through the CLI; the runs read back from the store."""
 
 from __future__ import annotations

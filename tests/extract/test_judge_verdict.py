@@ -1,5 +1,6 @@
-"""Reading judge replies (table: cases/replies.json): lenient about where the JSON sits, strict
-about what it says; a reply without a valid verdict has a reason and never a default score."""
+"""Reading judge replies (table: cases/judge_replies.json): lenient about where the JSON sits,
+strict about what it says; a reply without a valid verdict has a reason and never a default
+score."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from proctor.extract.judge_verdict import (
 )
 
 ROWS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "cases" / "replies.json").read_text(encoding="utf-8")
+    (Path(__file__).parent / "cases" / "judge_replies.json").read_text(encoding="utf-8")
 )
 
 

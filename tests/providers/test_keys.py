@@ -13,7 +13,9 @@ from proctor.errors import ConfigError
 from proctor.providers.keys import KeySource, host_of, is_official, parse_key_env, plan_keys
 from proctor.providers.registry import parse_model
 
-CASES = json.loads((Path(__file__).parent / "key_cases.json").read_text(encoding="utf-8"))
+CASES = json.loads(
+    (Path(__file__).parent / "cases" / "key_cases.json").read_text(encoding="utf-8")
+)
 
 
 def _plan(row: dict[str, Any]) -> dict[str, KeySource]:

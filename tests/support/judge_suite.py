@@ -1,4 +1,5 @@
-"""A small suite and a way to run it against scripted candidates, for the judge tests."""
+"""A small suite and a way to run it against scripted candidates, for the judge tests (their
+fixtures `suite_path` and `run_suite`, registered by the conftests of tests/runs and tests/e2e)."""
 
 from __future__ import annotations
 
