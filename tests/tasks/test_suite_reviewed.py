@@ -1,4 +1,4 @@
-"""The reviewed suite cases (tests/suites/cases/reviewed.jsonl): every reply graded as the
+"""The reviewed suite cases (tests/tasks/cases/reviewed.jsonl): every reply graded as the
 careful reviewer graded it, never a false "correct", every "unscored" with its reason — first
 case by case, then all at once through `proctor run --suite` against a scripted model, reading
 the samples.csv the run writes."""

@@ -11,7 +11,7 @@ from proctor.stats.calibration import summarize_calibration
 from support.hostile import EVIL_MODEL, Run
 from support.run_stats import statistics
 
-from .test_report_html_page import Page
+from .test_html import Page
 
 PAIRS: dict[str, list[tuple[float, bool]]] = {
     # Two non-empty bins: [0.9, 1.0] with 3 replies, [0.6, 0.7) with 2.

@@ -1,4 +1,4 @@
-"""The reviewed suite cases (tests/suites/cases/reviewed.jsonl): realistic replies to suite cases
+"""The reviewed suite cases (tests/tasks/cases/reviewed.jsonl): realistic replies to suite cases
 of all four kinds, in Chinese and English, each with the verdict a careful reviewer gives and the
 sentence why. A plain data file, so that an audit can read it as the suites' audit set:
 
@@ -11,7 +11,7 @@ sentence why. A plain data file, so that an audit can read it as the suites' aud
     open                                               (optional) why today's rules still
                                                        disagree, on the safe side
 
-`python tests/suites/reviewed.py` prints the agreement of today's rules with the reviewer, per
+`python tests/tasks/reviewed.py` prints the agreement of today's rules with the reviewer, per
 kind, and every disagreement.
 """
 

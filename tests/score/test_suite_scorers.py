@@ -1,4 +1,4 @@
-"""The four suite scorers, one table each (tests/suites/cases/*.json): every rule, and the nasty
+"""The four suite scorers, one table each (tests/score/cases/*.json): every rule, and the nasty
 cases — JSON in a code fence, prose after JSON, a number with a unit, the right value with a
 conflicting one, a Chinese sentence of exactly 25 characters, a refusal that invents a number.
 Every bug found becomes a row."""
