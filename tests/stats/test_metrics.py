@@ -120,7 +120,7 @@ def test_ranking_accuracy_then_name_with_nothing_scored_last(make_item: MakeItem
 
 
 # The tier of a summarized model (given only when its interval lies in one tier) is in
-# test_stats_metrics_honest.py; the scale's boundaries in test_stats_tiers.py.
+# test_metrics_honest.py; the scale's boundaries in test_tiers.py.
 
 
 def test_metrics_are_frozen(make_item: MakeItem) -> None:

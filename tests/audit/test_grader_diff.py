@@ -12,7 +12,7 @@ from pathlib import Path
 
 from proctor.store import RunStore
 
-from .test_audit_cli import proctor, squash
+from .test_grader_audit import proctor, squash
 
 REPLY = "I add the digits.\nFinal answer: 2½"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.dialogue.test_dialogue_cases import HONEST, stage_of
 from typer.testing import CliRunner
 
+from dialogue.test_cases import HONEST, stage_of
 from proctor.cli.app import app
 from proctor.cli.dialogue import read_tree
 from proctor.errors import ConfigError
@@ -24,7 +24,7 @@ from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
 from proctor.viewer import HOST, ViewerServer
 
 ACME = read_tree("esg-acme-en")
-FLOW = Path(__file__).parent / "cases" / "review.json"
+FLOW = Path(__file__).parents[1] / "workflow" / "cases" / "review.json"
 NOTE = "## Issue\nNo notice duty.\n## Revision\nAdd a notice duty.\n## Legal basis\nArticle 590."
 SUMMARY = '{"clause": "14", "conflict": true, "revision": "Require notice within 5 days."}'
 PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")

@@ -23,11 +23,10 @@ from typing import Any
 
 import pytest
 
+from dialogue.test_cases import HONEST, stage_of
 from proctor.cli.dialogue import read_tree
 from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
 from support.turn_results import graded_result
-
-from .test_dialogue_cases import HONEST, stage_of
 
 pytestmark = pytest.mark.slow
 DELAY_S = 0.4
