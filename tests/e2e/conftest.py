@@ -102,7 +102,7 @@ def cli(
     return run
 
 
-# The fixtures of the kill/resume and llama-server tests (from tests/integration), renamed where
+# The fixtures of the kill/resume and llama-server tests, renamed where
 # the functions above already hold the name: a fixture environment and a spawner whose children's
 # output goes to a log file and whose process groups are killed at teardown.
 

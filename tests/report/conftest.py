@@ -157,7 +157,7 @@ def build_many(n_models: int, n_items: int, task: str = "arithmetic") -> Run:
     return Run(info, items, summarize(items, models=info.models), {})
 
 
-# From tests/report_html: headless Chromium for the page tests, and a run that tries to break out
+# The HTML pages' fixtures: headless Chromium for the page tests, and a run that tries to break out
 # of the page.
 
 
