@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_ray_runtime_env.py
 
 Starts the test suite's two-node cluster (head from .venv, second node from a virtualenv that
-holds only Ray: tests/executors/ray_cluster.py), then, each in a fresh driver process:
+holds only Ray: tests/support/ray_cluster.py), then, each in a fresh driver process:
 
 - `none`: connect with no runtime_env and run one trivial task on the second node (the baseline:
   a worker started);
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.executors.ray_cluster import NODE_RESOURCE, start  # noqa: E402
+from tests.support.ray_cluster import NODE_RESOURCE, start  # noqa: E402
 
 from proctor.executors.ray_env import pinned_requirements  # noqa: E402
 

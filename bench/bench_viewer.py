@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from bench_startup import BEFORE, export
 from common import PROCTOR, child_env, headless_chromium
 
-from viewer.big_store import make_big_store
+from support.big_store import make_big_store
 
 BIG, WIDE = "20261201-000001-arithmetic-big100k", "20261201-000002-arithmetic-wide50"
 TARGETS = {"first_paint_s": 1.0, "peak_mb": 300}
@@ -104,7 +104,7 @@ MAKE_FOLDER = f"""
 import sys
 sys.path.insert(0, {str(HERE.parent / "tests")!r})
 from pathlib import Path
-from viewer.big_store import make_big_store
+from support.big_store import make_big_store
 root = Path(sys.argv[1])
 make_big_store(root, 50_000, ("big/m01", "big/m02"), {BIG!r})
 make_big_store(root, 2_000, tuple(f"big/m{{i:02d}}" for i in range(1, 51)), {WIDE!r})
@@ -156,7 +156,7 @@ def render(h: dict[str, Any]) -> list[str]:
         "one folder",
         "",
         f"- the folder generated through `RunStore` in {h['store_s']:.0f} s (graded; "
-        "tests/viewer/big_store.py).",
+        "tests/support/big_store.py).",
         "- first byte and first contentful paint as headless Chromium times them from the start "
         "of the navigation (cold: each page's first request).",
         "",

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 
 import pytest
 
@@ -15,8 +17,9 @@ from proctor.types import (
     Score,
     Usage,
 )
-
-from .run_stats import Run
+from support.browser import browser_fixture
+from support.hostile import hostile_run
+from support.run_stats import Run
 
 TRICKY_RESPONSE = 'He said, "12 × 3 = 36",\r\nthen: 最终答案：36\nand a | pipe, "quoted" "" twice'
 
@@ -152,3 +155,17 @@ def build_many(n_models: int, n_items: int, task: str = "arithmetic") -> Run:
         created_at="2026-11-30T00:08:25+00:00",
     )
     return Run(info, items, summarize(items, models=info.models), {})
+
+
+# The HTML pages' fixtures: headless Chromium for the page tests, and a run that tries to break out
+# of the page.
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    yield from browser_fixture()
+
+
+@pytest.fixture
+def hostile() -> Run:
+    return hostile_run()

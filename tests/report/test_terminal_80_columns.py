@@ -10,7 +10,7 @@ from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from proctor.cli.app import app
-from viewer.big_store import make_big_store
+from support.big_store import make_big_store
 
 ENV = {"COLUMNS": "80", "NO_COLOR": "1", "TERM": "dumb"}
 NAMES = (

@@ -1,4 +1,4 @@
-"""Run by test_sandbox_nonroot.py as an unprivileged user (nobody), with a system Python: what
+"""Run by test_nonroot.py as an unprivileged user (nobody), with a system Python: what
 the sandbox gives without root. Prints one JSON document."""
 
 from __future__ import annotations

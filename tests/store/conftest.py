@@ -4,9 +4,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_factories import make_info, make_samples
 
 from proctor.store import RunStore
+from support.store_factories import make_info, make_samples
 
 
 @pytest.fixture

@@ -6,9 +6,8 @@ import json
 from multiprocessing.synchronize import Barrier, Event
 from pathlib import Path
 
-from store_factories import make_info, make_record, make_samples
-
 from proctor.store import RunStore
+from support.store_factories import make_info, make_record, make_samples
 
 BATCH = 10
 

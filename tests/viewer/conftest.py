@@ -21,8 +21,8 @@ from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Prompt, Sample
 from proctor.viewer import ViewerServer
-from report_html.browser import browser_fixture
-from report_html.hostile import HOSTILE_REPLIES
+from support.browser import browser_fixture
+from support.hostile import HOSTILE_REPLIES
 
 N = 24
 SAMPLES = tuple(

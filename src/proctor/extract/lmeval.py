@@ -11,7 +11,7 @@ same raw replies (compatibility, not our default: `extract.maths` is).
 
 The reply is first cut at the stop sequences lm-eval generates with (`until`), since lm-eval never
 sees text past them. Reasoning traces are NOT removed: lm-eval does not remove them either.
-Known differences with our extraction (tests/benchmarks/cases/lmeval_cases.json): \\boxed{}
+Known differences with our extraction (tests/extract/cases/benchmarks/lmeval_cases.json): \\boxed{}
 answers are invisible to strict-match; strict-match takes the first "The answer is", we take
 the last; flexible-extract takes any trailing number (a year, a step count) as the answer.
 """

@@ -92,7 +92,7 @@ _NEEDS_QUOTES = re.compile('[,"\r\n]')
 def csv_field(cell: str) -> str:
     """`cell` as `csv.writer` (excel dialect, QUOTE_MINIMAL) writes it in a row of several:
     quoted, with its quotes doubled, when it holds a comma, a quote, CR or LF. Checked against
-    csv.writer cell by cell in tests/report/test_samples_csv_fields.py: writing lines ourselves
+    csv.writer cell by cell in tests/report/test_samples_csv.py: writing lines ourselves
     lets a row's repeated parts be written once (csv.writer spends ~11 ns on every character)."""
     if _NEEDS_QUOTES.search(cell):
         return '"' + cell.replace('"', '""') + '"'
