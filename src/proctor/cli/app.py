@@ -132,8 +132,12 @@ def run(
     retry_errors: Annotated[
         str | None, typer.Option(help="Re-ask only the failed calls of this run.")
     ] = None,
-    rpm: Annotated[float | None, typer.Option(help="Requests per minute per model.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="Tokens per minute per model.")] = None,
+    rpm: Annotated[
+        float | None, typer.Option(help="Requests per minute per model, spread evenly.")
+    ] = None,
+    tpm: Annotated[
+        float | None, typer.Option(help="Tokens per minute per model, spread evenly.")
+    ] = None,
     deadline: Annotated[
         float | None, typer.Option(help="Stop asking after this many seconds (resumable).")
     ] = None,
