@@ -14,7 +14,7 @@ from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
-from proctor.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from proctor.cli.exit_codes import EXIT_OK, EXIT_USAGE
 from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
@@ -332,9 +332,11 @@ def run(
                     executor=chosen,
                 )
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM / SIGHUP handed on as one (stop_signals)
+        from proctor.cli.stop_signals import interrupted_exit_code
+
         say_interrupted(err_console, results_dir, started[0] if started else None)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(interrupted_exit_code()) from None
     except StoreError as e:
         if not started:
             raise  # nothing was asked: a usage or configuration error (exit 2)
@@ -700,6 +702,9 @@ app.add_typer(new_app, name="new")
 
 
 def main() -> None:
+    from proctor.cli.stop_signals import install, interrupted_exit_code
+
+    install()  # SIGTERM and SIGHUP stop a command as Ctrl-C does, with their own exit codes
     try:
         app()
     except ProctorError as e:
@@ -712,4 +717,4 @@ def main() -> None:
         _terminal(stderr=True).print(
             "interrupted: stored answers are kept; run the same command to resume"
         )
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(interrupted_exit_code())
