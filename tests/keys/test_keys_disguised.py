@@ -147,3 +147,28 @@ def test_a_server_echoing_the_key_in_disguise_leaves_it_in_no_file(tmp_path: Pat
     for path in files.values():
         text = path.read_bytes().decode("utf-8", "replace")
         assert core not in redact.skeleton(text), f"the key is in {path}"
+
+
+def test_a_batch_that_echoes_the_key_leaves_it_in_no_file(tmp_path: Path) -> None:
+    # Batch answers were stored as the server sent them, past the boundary a live call's
+    # answer passes: the plain key too.
+    from proctor.stub.batches import BatchFaults, BatchStubApp
+    from proctor.stub.config import StubConfig
+    from proctor.stub.server import run_stub
+
+    forms = [CANARY, *disguised_key_forms(f"Bearer {CANARY}")]
+    reply = "const:Final answer: 1 " + " | ".join(forms)
+    results = tmp_path / "R"
+    app = BatchStubApp(StubConfig(answer_mode=reply), BatchFaults(end_after_s=0.2))
+    with run_stub(app=app) as stub:
+        done = proctor("run", "arithmetic", "--n", "3", "-m", f"openai-compat/s@{stub.base_url}",
+                       "--batch", "--batch-poll", "0.2", "-r", str(results))  # fmt: skip
+    assert done.returncode in (0, 4), (done.stdout + done.stderr).decode()
+    files = [p for p in results.rglob("*") if p.is_file()]
+    assert {"proctor.db", "samples.csv", "report.html"} <= {p.name for p in files}
+    for path in files:
+        data = path.read_bytes()
+        for form in forms:
+            assert form.encode() not in data, f"{form!r} leaked into {path}"
+    csv_text = next(p for p in files if p.name == "samples.csv").read_bytes()
+    assert b"API key replaced by [redacted]" in csv_text
