@@ -199,11 +199,12 @@ class _Meter:
             while chunk := stream.read(1 << 20):
                 self.inflated += len(chunk)
                 if self.inflated > self.limit:
+                    b = self.budget
                     raise self.refuse(
                         name,
-                        f"the archive inflates to more than {self.limit:,} bytes (at most "
-                        f"{self.budget.max_ratio}× its {self.size:,} bytes, or "
-                        f"{self.budget.ratio_floor:,} bytes)",
+                        f"the archive inflates to more than {self.limit:,} bytes, the most a "
+                        f"file of {self.size:,} bytes may ({b.max_ratio} times its size, at "
+                        f"least {b.ratio_floor >> 20} MiB, at most {b.max_inflated >> 20} MiB)",
                     )
                 parts.append(chunk)
         return b"".join(parts)
