@@ -85,3 +85,30 @@ def test_a_stop_signal_is_ctrl_c_with_its_own_exit_code_and_resume_finishes(
         assert store.run_status(run_id) == "complete"
     for sid in before:  # nothing stored was lost, nor asked again
         assert asked[key_of[sid]] == 1, sid
+
+
+def test_sighup_ignored_at_start_as_nohup_does_stays_ignored(tmp_path: Path) -> None:
+    results = tmp_path / "R"
+
+    def as_nohup() -> None:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    with run_stub(StubConfig(latency_s=0.1)) as stub:
+        child = subprocess.Popen(
+            proctor_cmd("run", "arithmetic", "--n", "12", "-m", stub.model, "-r", str(results),
+                        "--concurrency", "1"),
+            env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=as_nohup,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 120
+            while len(stored_ids(results)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            child.send_signal(signal.SIGHUP)
+            out, err = child.communicate(timeout=120)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(10)
+    assert child.returncode == 0, out + err
+    assert len(stored_ids(results)) == 12 and "interrupted" not in err

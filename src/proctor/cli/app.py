@@ -702,11 +702,17 @@ app.add_typer(new_app, name="new")
 
 
 def main() -> None:
-    from proctor.cli.stop_signals import install, interrupted_exit_code
+    from proctor.cli.stop_signals import install, interrupted_exit_code, stop_signal_received
 
     install()  # SIGTERM and SIGHUP stop a command as Ctrl-C does, with their own exit codes
     try:
         app()
+    except SystemExit as e:
+        # typer ends any other command stopped by Ctrl-C with 130: a stop signal's own code
+        # says what stopped it.
+        if e.code == 130 and stop_signal_received():
+            sys.exit(interrupted_exit_code())
+        raise
     except ProctorError as e:
         from proctor.cli.console import plain
 

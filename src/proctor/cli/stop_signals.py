@@ -36,6 +36,11 @@ def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
 
+def stop_signal_received() -> bool:
+    """Whether SIGTERM or SIGHUP has come (and was handed on as Ctrl-C)."""
+    return bool(_received)
+
+
 def interrupted_exit_code() -> int:
     """The exit code of an interrupted command: 128 + the first stop signal received."""
     return 128 + (_received[0] if _received else signal.SIGINT)
