@@ -145,7 +145,7 @@ _IMITATED = {
     "y": "уУγΥүҮ",
     "z": "Ζ",
 }
-_LOOKALIKES = {ch: ascii for ascii, chars in _IMITATED.items() for ch in chars}
+_LOOKALIKES = {ch: letter for letter, chars in _IMITATED.items() for ch in chars}
 _MERGED = {"0": "o", "1": "l", "i": "l"}
 """Letters and digits that stand for each other in a look-alike echo (0 and O; 1, I and l)."""
 

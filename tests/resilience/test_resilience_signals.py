@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from proctor.cli.exit_codes import EXIT_HANGUP, EXIT_TERMINATED
 from proctor.prompts.arithmetic import build_prompt
 from proctor.store import RunStore
 from proctor.stub import StubConfig, prompt_key, run_stub
@@ -36,7 +37,9 @@ def stored_ids(results: Path) -> set[str]:
         return set()
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGTERM, EXIT_TERMINATED), (signal.SIGHUP, EXIT_HANGUP)]
+)
 def test_a_stop_signal_is_ctrl_c_with_its_own_exit_code_and_resume_finishes(
     tmp_path: Path, signum: signal.Signals, code: int
 ) -> None:
