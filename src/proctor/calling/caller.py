@@ -92,8 +92,14 @@ class ModelCaller:
                     "CircuitOpen",
                     attempt,
                 )
-            await self._gate.wait(tokens)
             await self.concurrency.acquire()
+            try:
+                # Paced last, its slot held: calls that waited for a slot then go as the
+                # limits space them, never all at once when several slots free up together.
+                await self._gate.wait(tokens)
+            except BaseException:
+                await self.concurrency.release()
+                raise
             if self.breaker.is_open:  # it opened while this call waited for its turn
                 await self.concurrency.release()
                 continue

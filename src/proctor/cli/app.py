@@ -26,7 +26,7 @@ from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
-from proctor.runs.state import EXIT_INTERRUPTED, EXIT_USAGE
+from proctor.runs.state import EXIT_USAGE
 
 if TYPE_CHECKING:
     from proctor.cli.console import SafeConsole
@@ -133,8 +133,12 @@ def run(
     retry_errors: Annotated[
         str | None, typer.Option(help="Re-ask only the failed calls of this run.")
     ] = None,
-    rpm: Annotated[float | None, typer.Option(help="Requests per minute per model.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="Tokens per minute per model.")] = None,
+    rpm: Annotated[
+        float | None, typer.Option(help="Requests per minute per model, spread evenly.")
+    ] = None,
+    tpm: Annotated[
+        float | None, typer.Option(help="Tokens per minute per model, spread evenly.")
+    ] = None,
     deadline: Annotated[
         float | None, typer.Option(help="Stop asking after this many seconds (resumable).")
     ] = None,
@@ -329,9 +333,11 @@ def run(
                     executor=chosen,
                 )
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM / SIGHUP handed on as one (stop_signals)
+        from proctor.cli.stop_signals import interrupted_exit_code
+
         say_interrupted(err_console, results_dir, started[0] if started else None)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(interrupted_exit_code()) from None
     except StoreError as e:
         if not started:
             raise  # nothing was asked: a usage or configuration error (exit 2)
@@ -678,8 +684,17 @@ app.add_typer(new_app, name="new")
 
 
 def main() -> None:
+    from proctor.cli.stop_signals import install, interrupted_exit_code, stop_signal_received
+
+    install()  # SIGTERM and SIGHUP stop a command as Ctrl-C does, with their own exit codes
     try:
         app()
+    except SystemExit as e:
+        # typer ends any other command stopped by Ctrl-C with 130: a stop signal's own code
+        # says what stopped it.
+        if e.code == 130 and stop_signal_received():
+            sys.exit(interrupted_exit_code())
+        raise
     except ProctorError as e:
         from proctor.cli.console import plain
 
@@ -690,4 +705,4 @@ def main() -> None:
         _terminal(stderr=True).print(
             "interrupted: stored answers are kept; run the same command to resume"
         )
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(interrupted_exit_code())

@@ -34,9 +34,11 @@ def say_store_failed(
 
 
 def say_interrupted(err_console: Console, results_dir: Path, run_id: str | None) -> None:
-    """After Ctrl-C: what is stored, and the command that goes on from there."""
+    """After Ctrl-C (or SIGTERM, SIGHUP): what is stored, and the command that goes on."""
+    from proctor.cli.stop_signals import interrupted_by
+
     if run_id is None:
-        err_console.print("interrupted before a run began: nothing was asked or stored")
+        err_console.print(f"{interrupted_by()} before a run began: nothing was asked or stored")
         return
     from proctor.store import RunStore
 
@@ -46,8 +48,8 @@ def say_interrupted(err_console: Console, results_dir: Path, run_id: str | None)
         epochs = store.run_config(run_id).get("epochs", 1)
     expected = info.dataset_size * len(info.models) * (epochs if isinstance(epochs, int) else 1)
     err_console.print(
-        f"[yellow]interrupted:[/] run {run_id} keeps the {stored:,} of {expected:,} answers "
-        f"stored; `proctor run --resume {run_id}` asks the rest",
+        f"[yellow]{interrupted_by()}:[/] run {run_id} keeps the {stored:,} of {expected:,} "
+        f"answers stored; `proctor run --resume {run_id}` asks the rest",
         soft_wrap=True,
     )
 

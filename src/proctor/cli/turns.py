@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from proctor.runs.state import EXIT_INTERRUPTED
+from proctor.cli.stop_signals import interrupted_by, interrupted_exit_code
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,12 +23,13 @@ def interrupted(kind: str, started: Sequence[str], results_dir: Path) -> None:
     from proctor.cli.console import SafeConsole
 
     err = SafeConsole(stderr=True)
+    stopped = interrupted_by()
     if not started:
-        err.print(f"interrupted before the {kind} run began: nothing was stored", markup=False)
+        err.print(f"{stopped} before the {kind} run began: nothing was stored", markup=False)
         return
     run_id = started[-1]
     err.print(
-        f"interrupted: the answered turns of {kind} run {run_id} are stored in {results_dir}; "
+        f"{stopped}: the answered turns of {kind} run {run_id} are stored in {results_dir}; "
         f"the same command (or `proctor {kind} FILE --resume {run_id}`) goes on from there",
         markup=False,
     )
@@ -54,9 +55,9 @@ def ask_or_interrupted(
         import asyncio  # here: `proctor --help` imports this module and needs none of it
 
         return asyncio.run(go(started))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM / SIGHUP handed on as one (stop_signals)
         interrupted(kind, started, results_dir)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(interrupted_exit_code()) from None
 
 
 def resume_turn_run(

@@ -13,11 +13,21 @@ counts them: 1, 0, 0), "P" partial (0.5, unscored here), numbers 1 / 0 (other nu
 
 Not read (yet): logs of format version 1, samples whose scorer value is a dict (several
 values per sample), agent transcripts with tool calls (only the final completion is kept), and
-tasks proctor has no grader for unless `--task` names one."""
+tasks proctor has no grader for unless `--task` names one.
+
+A `.eval` is read within one budget for the whole archive (`ArchiveBudget`), counted as it is
+inflated, so a small file that unpacks to gigabytes (a zip bomb) stops at the first byte over:
+the members it lists, the compressed bytes its read members span (at most the file's own size:
+members that share compressed data are refused), the bytes they inflate to (at most
+`max_ratio` times the file, or `ratio_floor` for a small one, and never over `max_inflated`),
+and the records (samples times epochs). The whole log is read and checked before anything is
+stored, so a refused log leaves no run and no results folder."""
 
 from __future__ import annotations
 
 import zipfile
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -137,17 +147,87 @@ def _count(value: object) -> int:
     return value
 
 
-def _read_zip(path: Path) -> tuple[dict[str, Any], list[object]]:
+@dataclass(frozen=True)
+class ArchiveBudget:
+    """What reading one log may cost, for the whole archive (not per member)."""
+
+    max_members: int = 200_000
+    """Entries the archive may list (a sample and epoch each, and a few more)."""
+    max_records: int = 200_000
+    """Samples times epochs, in a `.eval` or a `.json` log."""
+    max_inflated: int = 1 << 30
+    """Bytes all read members may inflate to together, whatever the file's size."""
+    max_ratio: int = 50
+    """... and at most this many times the file's size (Inspect's own logs inflate about 4×)."""
+    ratio_floor: int = 32 << 20
+    """... except that a small file may always inflate to this much."""
+
+    def inflated_limit(self, archive_bytes: int) -> int:
+        return min(self.max_inflated, max(self.ratio_floor, self.max_ratio * archive_bytes))
+
+
+BUDGET = ArchiveBudget()
+
+
+class _Meter:
+    """Counts one archive's reading against its budget, as it goes."""
+
+    def __init__(self, path: Path, budget: ArchiveBudget) -> None:
+        self.path = path
+        self.budget = budget
+        self.size = path.stat().st_size
+        self.limit = budget.inflated_limit(self.size)
+        self.spanned = 0
+        self.inflated = 0
+
+    def refuse(self, where: str | None, why: str) -> DatasetError:
+        return DatasetError(str(self.path), None, where, f"{why}: refused as a zip bomb")
+
+    def read(self, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+        name = info.filename
+        if info.file_size > _MAX_MEMBER:
+            raise DatasetError(str(self.path), None, name, "member too large")
+        self.spanned += info.compress_size
+        if self.spanned > self.size:
+            raise self.refuse(
+                name,
+                "members share compressed data (they span more bytes "
+                f"than the file's {self.size:,})",
+            )
+        parts: list[bytes] = []
+        with archive.open(info) as stream:  # the sizes listed may lie: count what comes out
+            while chunk := stream.read(1 << 20):
+                self.inflated += len(chunk)
+                if self.inflated > self.limit:
+                    b = self.budget
+                    raise self.refuse(
+                        name,
+                        f"the archive inflates to more than {self.limit:,} bytes, the most a "
+                        f"file of {self.size:,} bytes may ({b.max_ratio} times its size, at "
+                        f"least {b.ratio_floor >> 20} MiB, at most {b.max_inflated >> 20} MiB)",
+                    )
+                parts.append(chunk)
+        return b"".join(parts)
+
+
+def _read_zip(path: Path, budget: ArchiveBudget = BUDGET) -> tuple[dict[str, Any], list[object]]:
+    meter = _Meter(path, budget)
     try:
         with zipfile.ZipFile(path) as archive:
-            names = archive.namelist()
+            infos = archive.infolist()
+            if len(infos) > budget.max_members:
+                raise meter.refuse(None, f"{len(infos):,} members (at most {budget.max_members:,})")
+            by_name = {i.filename: i for i in infos}
+            names = list(by_name)
+            wanted = sorted(n for n in names if n.startswith("samples/"))
+            if len(wanted) > budget.max_records:
+                raise meter.refuse(
+                    None, f"{len(wanted):,} samples (at most {budget.max_records:,} records)"
+                )
 
             def member(name: str) -> object:
-                info = archive.getinfo(name)
-                if info.file_size > _MAX_MEMBER:
-                    raise DatasetError(str(path), None, name, "member too large")
                 try:
-                    text = archive.read(name).decode("utf-8")
+                    text = meter.read(archive, by_name[name]).decode("utf-8")
                 except UnicodeDecodeError as e:
                     raise DatasetError(
                         str(path), None, name, f"not UTF-8 (byte {e.start})"
@@ -169,8 +249,8 @@ def _read_zip(path: Path) -> tuple[dict[str, Any], list[object]]:
                     "log convert --to json --output-dir DIR LOG` and import the .json",
                 )
             header = member("header.json")
-            samples = [member(n) for n in sorted(names) if n.startswith("samples/")]
-    except zipfile.BadZipFile as e:
+            samples = [member(n) for n in wanted]
+    except (zipfile.BadZipFile, zlib.error, EOFError) as e:
         raise DatasetError(str(path), None, None, f"not a zip archive: {e}") from None
     if not isinstance(header, dict):
         raise DatasetError(str(path), None, "header.json", "expected a JSON object")
@@ -185,11 +265,11 @@ def _reads_zstd() -> bool:
     return getattr(zipfile, "ZIP_ZSTANDARD", None) == ZSTD
 
 
-def read_inspect(path: Path) -> ForeignRun:
+def read_inspect(path: Path, budget: ArchiveBudget = BUDGET) -> ForeignRun:
     """The run in an Inspect `.json` or `.eval` log."""
     check_size(path)
     if path.suffix == ".eval":
-        header, samples = _read_zip(path)
+        header, samples = _read_zip(path, budget)
     else:
         try:
             text = path.read_text(encoding="utf-8")
@@ -201,6 +281,10 @@ def read_inspect(path: Path) -> ForeignRun:
         samples = header.get("samples") or []
         if not isinstance(samples, list):
             raise DatasetError(str(path), None, "samples", "expected a list")
+        if len(samples) > budget.max_records:
+            raise DatasetError(
+                str(path), None, "samples", f"more than {budget.max_records:,} records"
+            )
     version = header.get("version")
     if version != LOG_VERSION:
         raise DatasetError(

@@ -264,13 +264,23 @@ async def _ask_in_batches(
 
 
 def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Record:
-    c = answer.result.completion
+    # A batch's answers pass the same boundary as a live call's (size cap, Unicode repaired,
+    # keys scrubbed, counts checked) before they are stored: a server echoes keys either way.
+    from proctor.calling.boundary import accept, accept_error
+    from proctor.errors import BadReply
+
+    c, error = answer.result.completion, answer.result.error
+    if c is not None:
+        try:
+            c = accept(c, settings.params.max_reply_bytes)
+        except BadReply as e:
+            c, error = None, str(e)
     if c is None:
         return Record(
             run_id=settings.run_id, model=model, sample_id=answer.sample_id,
             status="call_failed", text="", finish_reason="unknown", usage=Usage(),
             latency_s=0.0, attempts=1, prompt_variant=settings.variant, lang=settings.lang,
-            error=f"BatchError: {answer.result.error}", epoch=answer.epoch,
+            error=f"BatchError: {accept_error(error)}", epoch=answer.epoch,
             batch_id=answer.batch_id,
         )  # fmt: skip
     return Record(
@@ -278,6 +288,7 @@ def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Rec
         text=c.text, finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
         attempts=1, prompt_variant=settings.variant, lang=settings.lang,
         reported_model=c.model, epoch=answer.epoch, batch_id=answer.batch_id,
+        notes="; ".join(c.notes),
     )  # fmt: skip
 
 

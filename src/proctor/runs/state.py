@@ -12,6 +12,7 @@ run's state gives (`state_exit`), for `run`, `score`, `report`, `gate` and `proc
 | 5 | a workflow stopped by its hard budget (tokens, wall time, tool calls) |
 | 6 | a workflow's (or dialogue's) output failed validation |
 | 130 | interrupted (Ctrl-C / SIGINT): what was stored is kept |
+| 143, 129 | the same, stopped by SIGTERM or SIGHUP (`cli.stop_signals`: 128 + the signal) |
 
 Where several apply, the first in `PRECEDENCE` wins: a harness-side failure is reported before
 a model-side one.
@@ -37,6 +38,10 @@ EXIT_CALLS_FAILED = 4
 EXIT_BUDGET = 5
 EXIT_INVALID_OUTPUT = 6
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+"""Interrupted by SIGTERM (128 + 15), handled as Ctrl-C."""
+EXIT_HANGUP = 129
+"""Interrupted by SIGHUP (128 + 1), handled as Ctrl-C."""
 
 # Names the older modules used for the same code.
 EXIT_WORSE = EXIT_CHECK_FAILED

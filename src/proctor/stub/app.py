@@ -142,7 +142,8 @@ class StubStats:
     completion; faults: injected faults by kind; by_body / by_prompt: requests per request-body
     hash (`body_key`) and per last-user-message hash (`prompt_key`); max_in_flight: the most
     requests handled at once; credentials: requests per key received (`credential_key`, or
-    `NO_CREDENTIAL`)."""
+    `NO_CREDENTIAL`); arrivals: when each chat-completion request arrived (`time.monotonic()`,
+    in the order they came), so a test can see how a client spaced its requests."""
 
     requests: int = 0
     completions: int = 0
@@ -151,6 +152,7 @@ class StubStats:
     by_prompt: dict[str, int] = field(default_factory=dict)
     max_in_flight: int = 0
     credentials: dict[str, int] = field(default_factory=dict)
+    arrivals: tuple[float, ...] = ()
 
     def as_dict(self, *, brief: bool = False) -> dict[str, Any]:
         """The JSON of `GET /stats`; `brief` (`GET /stats?brief=1`) leaves out the per-body and
@@ -165,6 +167,7 @@ class StubStats:
         if not brief:
             data["by_body"] = dict(self.by_body)
             data["by_prompt"] = dict(self.by_prompt)
+            data["arrivals"] = list(self.arrivals)
         return data
 
     @classmethod
@@ -178,6 +181,7 @@ class StubStats:
             by_prompt={str(k): int(v) for k, v in data.get("by_prompt", {}).items()},
             max_in_flight=int(data["max_in_flight"]),
             credentials={str(k): int(v) for k, v in data.get("credentials", {}).items()},
+            arrivals=tuple(float(t) for t in data.get("arrivals", ())),
         )
 
 
@@ -205,6 +209,7 @@ class StubApp:
         self._max_in_flight = 0
         self._ids = 0
         self._credentials: dict[str, int] = {}
+        self._arrivals: list[float] = []
 
     def stats(self) -> StubStats:
         with self._lock:
@@ -216,6 +221,7 @@ class StubApp:
                 by_prompt=dict(self._by_prompt),
                 max_in_flight=self._max_in_flight,
                 credentials=dict(self._credentials),
+                arrivals=tuple(self._arrivals),
             )
 
     def reset(self) -> None:
@@ -259,6 +265,7 @@ class StubApp:
             await _send_error(send, 404, f"no route {method} {path}")
 
     async def _chat(self, scope: Scope, receive: Receive, send: Send) -> None:
+        arrived = time.monotonic()
         body = await _read_body(receive)
         if body is None:
             return
@@ -267,6 +274,7 @@ class StubApp:
         seen = NO_CREDENTIAL if credential is None else credential_key(credential)
         with self._lock:
             self._credentials[seen] = self._credentials.get(seen, 0) + 1
+            self._arrivals.append(arrived)
             self._requests += 1
             attempt = self._by_body.get(key, 0)
             self._by_body[key] = attempt + 1
@@ -378,6 +386,7 @@ class StubApp:
         seen = NO_CREDENTIAL if credential is None else credential_key(credential)
         with self._lock:
             self._credentials[seen] = self._credentials.get(seen, 0) + 1
+            self._arrivals.append(time.monotonic())
             self._requests += 1
 
     def count_completion(self) -> int:

@@ -53,6 +53,8 @@ ReplyFault = Literal[
     "markup_reply",
     "echo_key",
     "echo_key_error",
+    "echo_key_disguised",
+    "echo_key_disguised_error",
 ]
 """A reply a hostile or broken server sends (the fault table of issue 14; never among the
 default faults, and each is asked for by name):
@@ -76,6 +78,11 @@ default faults, and each is asked for by name):
 - ``echo_key``        HTTP 200 whose content and model field echo the request's Authorization
                       header: as is, with ``-`` written ``\u002d``, and base64-encoded
 - ``echo_key_error``  HTTP 500 whose error message echoes the key in the same three forms
+- ``echo_key_disguised``  HTTP 200 whose content and model field echo the key disguised
+                      (`hostile.disguised_key_forms`): reversed, a dash or a space between
+                      its characters, zero-width spaces inside, U+2011 non-breaking hyphens,
+                      its letter case changed, look-alike letters, full-width, combined
+- ``echo_key_disguised_error``  HTTP 500 whose error message echoes the same disguises
 """
 
 REPLY_FAULTS: tuple[ReplyFault, ...] = get_args(ReplyFault)

@@ -60,6 +60,30 @@ def key_forms(authorization: str) -> list[str]:
     return [key, escaped, encoded]
 
 
+_LOOK_ALIKE = str.maketrans("aceopxyABCEHKMOPTXsi", "асеорхуАВСЕНКМОРТХѕі")
+"""Latin letters written with the Cyrillic letters a font shows the same."""
+
+
+def disguised_key_forms(authorization: str) -> list[str]:
+    """The request's key as a server that means to slip it past a filter may echo it: each
+    form differs from the key in a way the eye (or a program that reads it back) undoes."""
+    key = authorization.removeprefix("Bearer ").strip()
+    half = len(key) // 2
+    return [
+        key[::-1],  # reversed
+        "-".join(key),  # a dash between every two characters
+        " ".join(key),  # a space between every two characters
+        key[:half] + "\u200b" + key[half:],  # a zero-width space inside
+        "\u2060".join(key),  # a word joiner (invisible) between every two characters
+        key.replace("-", "\u2011"),  # U+2011 non-breaking hyphens for its dashes
+        "\u2011".join(key),  # ... and between every two characters
+        key.swapcase(),  # its letter case changed
+        key.translate(_LOOK_ALIKE),  # Cyrillic look-alike letters
+        "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in key),  # full-width
+        "\u200b".join(key[::-1]).upper(),  # reversed, upper case, zero-width spaces
+    ]
+
+
 @functools.lru_cache(maxsize=2)
 def gzip_bomb(inflated: int) -> bytes:
     """A gzip body that inflates to about `inflated` bytes of one JSON reply."""
@@ -107,6 +131,14 @@ async def send_reply_fault(
         body = _dumps(_document(f"{text}\nkey: {forms}", f"stub {forms}", _usage()))
     elif kind == "echo_key_error":
         forms = " | ".join(key_forms(authorization))
+        error = {"error": {"message": f"upstream refused {forms}", "type": "server_error"}}
+        await _send(send, 500, _dumps(error))
+        return
+    elif kind == "echo_key_disguised":
+        forms = " | ".join(disguised_key_forms(authorization))
+        body = _dumps(_document(f"{text}\nkey: {forms}", f"stub {forms}", _usage()))
+    elif kind == "echo_key_disguised_error":
+        forms = " | ".join(disguised_key_forms(authorization))
         error = {"error": {"message": f"upstream refused {forms}", "type": "server_error"}}
         await _send(send, 500, _dumps(error))
         return

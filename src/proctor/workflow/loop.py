@@ -14,7 +14,7 @@ The limits are hard:
   `call_failed`.
 - Tool calls: a tool step that would exceed the limit is not run.
 
-Outcomes, one each (exit codes in `cli.exit_codes`):
+Outcomes, one each (exit codes in `runs.turns.TURN_KINDS`):
 - `complete`: every step ran within the budget and every required output passed its check;
 - `call_failed`: a model call failed after its last attempt, or a tool failed (harness side;
   not a wrong answer: score None);
