@@ -11,18 +11,20 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, get_args
 
 from proctor.errors import StoreError
-from proctor.store import codec
+from proctor.store import codec, connection
 from proctor.store.connection import connect
 from proctor.store.guard import refuse_secrets
 from proctor.store.schema import migrate
+from proctor.store.tables import now as _now
+from proctor.store.tables import require_run
+from proctor.store.tables import tuples as _tuples
 from proctor.store.turns import TURN_KINDS, TURN_STATUSES, Turn
 from proctor.store.turns import UPSERT as _UPSERT_TURN
 from proctor.store.turns import to_row as _turn_row
@@ -134,31 +136,6 @@ _UPSERT_JUDGEMENT = (
     " created_at = excluded.created_at"
     " WHERE judgements.status = 'call_failed'"
 )
-
-
-def _rollback(db: sqlite3.Connection) -> None:
-    # On a full disk the rollback may fail too; the first error is the one to tell.
-    with suppress(sqlite3.Error):
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-
-
-def _in_words(error: sqlite3.Error) -> str:
-    if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "is full" in str(error):
-        return f"the disk is full ({error})"
-    return str(error)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-def _tuples(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
-    """Rows as plain tuples: cheaper than `sqlite3.Row` where a method reads many rows."""
-    cursor = db.cursor()
-    cursor.row_factory = None
-    rows: list[tuple[Any, ...]] = cursor.execute(sql, args).fetchall()
-    return rows
 
 
 def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[object, ...]]:
@@ -297,28 +274,11 @@ class RunStore:
         (`response_cache`, ...); errors become StoreError saying `what` failed."""
         return self._tx(what, write=write)
 
-    @contextmanager
-    def _tx(self, what: str, *, write: bool) -> Iterator[sqlite3.Connection]:
-        """One transaction: `BEGIN IMMEDIATE` for writes, a consistent snapshot for reads."""
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            yield db
-            db.execute("COMMIT")
-        except sqlite3.Error as e:
-            _rollback(db)
-            raise StoreError(f"cannot {what} in {self.db_path}: {_in_words(e)}") from e
-        except BaseException:
-            _rollback(db)
-            raise
+    def _tx(self, what: str, *, write: bool) -> AbstractContextManager[sqlite3.Connection]:
+        return connection.transaction(self._db, self.db_path, what, write=write)
 
     def _require_run(self, db: sqlite3.Connection, run_id: str) -> sqlite3.Row:
-        row: sqlite3.Row | None = db.execute(
-            "SELECT * FROM runs WHERE id = ?", (run_id,)
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"no run '{run_id}' in {self.db_path}")
-        return row
+        return require_run(db, self.db_path, run_id)
 
     # -- runs ---------------------------------------------------------------------------------
 
