@@ -19,8 +19,10 @@ from typing import Any, Literal, get_args
 
 from proctor.errors import StoreError
 from proctor.store import codec, connection
+from proctor.store import judgements as judgements_table
 from proctor.store.connection import connect
 from proctor.store.guard import refuse_secrets
+from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
 from proctor.store.schema import migrate
 from proctor.store.tables import now as _now
 from proctor.store.tables import require_run
@@ -29,6 +31,23 @@ from proctor.store.turns import TURN_KINDS, TURN_STATUSES, Turn
 from proctor.store.turns import UPSERT as _UPSERT_TURN
 from proctor.store.turns import to_row as _turn_row
 from proctor.types import GradedItem, Record, RunInfo, Sample, Score, Usage
+
+__all__ = [
+    "DB_NAME",
+    "JUDGEMENT_STATUSES",
+    "LATEST",
+    "RUNS_DIR",
+    "RUN_STATUSES",
+    "AnswerWindow",
+    "Judgement",
+    "JudgementStatus",
+    "RunStatus",
+    "RunStore",
+    "RunSummaryRow",
+    "ScoreRow",
+    "StoredScore",
+    "same_grade",
+]
 
 LATEST = "latest"
 """The RUN that names the newest run of a results folder."""
@@ -87,55 +106,6 @@ class RunSummaryRow:
     models: tuple[str, ...]
     n_samples: int
     n_records: int
-
-
-JudgementStatus = Literal["ok", "unscored", "call_failed"]
-JUDGEMENT_STATUSES: tuple[JudgementStatus, ...] = get_args(JudgementStatus)
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """One judge verdict as asked: the raw replies, not their reading
-    (`proctor.extract.judge_verdict` reads them, then and at every `proctor score`).
-
-    `status` is what the reading said when it was asked: "ok", "unscored" (no valid verdict after
-    every attempt; `error` says why) or "call_failed" (the judge could not be called)."""
-
-    run_id: str
-    model: str
-    sample_id: str
-    epoch: int
-    judge: str
-    ordering: str
-    """"single" for a pointwise verdict; "ab" / "ba" for the two orders of a pairwise one."""
-    status: JudgementStatus
-    reply: str
-    replies: tuple[str, ...]
-    prompt: str
-    """The first prompt's messages, as JSON."""
-    rubric: str
-    attempts: int
-    error: str
-    usage: Usage
-    latency_s: float
-
-
-_JUDGEMENT_COLUMNS = (
-    "run_id, model, sample_id, epoch, judge, ordering, status, reply, replies, prompt, rubric,"
-    " attempts, error, prompt_tokens, completion_tokens, latency_s, created_at"
-)
-# Like records: a stored verdict (or unscored reading) stays; a failed call may be replaced.
-_UPSERT_JUDGEMENT = (
-    f"INSERT INTO judgements ({_JUDGEMENT_COLUMNS})"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (run_id, model, sample_id, epoch, judge, ordering) DO UPDATE SET"
-    " status = excluded.status, reply = excluded.reply, replies = excluded.replies,"
-    " prompt = excluded.prompt, rubric = excluded.rubric, attempts = excluded.attempts,"
-    " error = excluded.error, prompt_tokens = excluded.prompt_tokens,"
-    " completion_tokens = excluded.completion_tokens, latency_s = excluded.latency_s,"
-    " created_at = excluded.created_at"
-    " WHERE judgements.status = 'call_failed'"
-)
 
 
 def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[object, ...]]:
@@ -738,75 +708,12 @@ class RunStore:
     # -- judgements ---------------------------------------------------------------------------
 
     def add_judgements(self, judgements: Sequence[Judgement]) -> None:
-        """Store judge verdicts in one transaction. Keyed on (run, model, sample, epoch, judge,
-        ordering); a stored "ok" or "unscored" row is kept, a "call_failed" one is replaced."""
-        if not judgements:
-            return
-        for j in judgements:
-            codec.literal(j.status, JUDGEMENT_STATUSES, "judgement status")
-        now = _now()
-        rows = [
-            (
-                j.run_id,
-                j.model,
-                j.sample_id,
-                j.epoch,
-                j.judge,
-                j.ordering,
-                j.status,
-                codec.storable(j.reply),
-                codec.storable(codec.dumps([codec.storable(r) for r in j.replies])),
-                codec.storable(j.prompt),
-                j.rubric,
-                j.attempts,
-                codec.storable(j.error),
-                codec.count_to_column(j.usage.prompt_tokens),
-                codec.count_to_column(j.usage.completion_tokens),
-                j.latency_s,
-                now,
-            )
-            for j in judgements
-        ]
-        run_ids = sorted({j.run_id for j in judgements})
-        with self._tx(f"add judgements to run {', '.join(run_ids)}", write=True) as db:
-            db.executemany(_UPSERT_JUDGEMENT, rows)
+        """Store judge verdicts in one transaction; a stored "call_failed" one is replaced."""
+        judgements_table.add(self, judgements)
 
     def judgements(self, run_id: str, judge: str | None = None) -> list[Judgement]:
-        """Stored judge verdicts of a run (of one judge, when named), ordered by judge, model,
-        sample position, epoch and ordering."""
-        where = "j.run_id = ?" + ("" if judge is None else " AND j.judge = ?")
-        args: tuple[str, ...] = (run_id,) if judge is None else (run_id, judge)
-        with self._tx(f"read judgements of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT j.* FROM judgements j JOIN samples s"
-                " ON s.run_id = j.run_id AND s.sample_id = j.sample_id"
-                f" WHERE {where} ORDER BY j.judge, j.model, s.position, j.epoch, j.ordering",
-                args,
-            ).fetchall()
-        return [
-            Judgement(
-                run_id=str(r["run_id"]),
-                model=str(r["model"]),
-                sample_id=str(r["sample_id"]),
-                epoch=int(r["epoch"]),
-                judge=str(r["judge"]),
-                ordering=str(r["ordering"]),
-                status=codec.literal(r["status"], JUDGEMENT_STATUSES, "judgement status"),
-                reply=str(r["reply"]),
-                replies=tuple(str(x) for x in json.loads(r["replies"])),
-                prompt=str(r["prompt"]),
-                rubric=str(r["rubric"]),
-                attempts=int(r["attempts"]),
-                error=str(r["error"]),
-                usage=Usage(
-                    codec.count_from_column(int(r["prompt_tokens"])),
-                    codec.count_from_column(int(r["completion_tokens"])),
-                ),
-                latency_s=float(r["latency_s"]),
-            )
-            for r in rows
-        ]
+        """Stored judge verdicts of a run (of one judge, when named)."""
+        return judgements_table.read(self, run_id, judge)
 
     def add_run_config(self, run_id: str, values: Mapping[str, object]) -> None:
         """Add keys to a run's config; a key already there keeps its value (the config records
