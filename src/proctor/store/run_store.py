@@ -20,6 +20,8 @@ from typing import Any, Literal, get_args
 from proctor.errors import StoreError
 from proctor.store import codec, connection
 from proctor.store import judgements as judgements_table
+from proctor.store import turn_grades as turn_grades_table
+from proctor.store import turns as turns_table
 from proctor.store.connection import connect
 from proctor.store.guard import refuse_secrets
 from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
@@ -27,10 +29,8 @@ from proctor.store.schema import migrate
 from proctor.store.tables import now as _now
 from proctor.store.tables import require_run
 from proctor.store.tables import tuples as _tuples
-from proctor.store.turns import TURN_KINDS, TURN_STATUSES, Turn
-from proctor.store.turns import UPSERT as _UPSERT_TURN
-from proctor.store.turns import to_row as _turn_row
-from proctor.types import GradedItem, Record, RunInfo, Sample, Score, Usage
+from proctor.store.turns import Turn
+from proctor.types import GradedItem, Record, RunInfo, Sample, Score
 
 __all__ = [
     "DB_NAME",
@@ -733,72 +733,19 @@ class RunStore:
     # -- dialogue turns and workflow steps -----------------------------------------------------
 
     def add_turn(self, turn: Turn) -> None:
-        """Store one turn, committed before this returns; a stored "ok" turn at the same
-        (run, model, position) is kept, any other is replaced."""
-        codec.literal(turn.kind, TURN_KINDS, "turn kind")
-        codec.literal(turn.status, TURN_STATUSES, "turn status")
-        codec.literal(turn.finish_reason, codec.FINISH_REASONS, "finish reason")
-        with self._tx(f"add a turn to run {turn.run_id}", write=True) as db:
-            self._require_run(db, turn.run_id)
-            db.execute(_UPSERT_TURN, _turn_row(turn, _now()))
+        """Store one turn, committed before this returns; a stored "ok" turn is kept."""
+        turns_table.add(self, turn)
 
     def save_turn_grade(
         self, run_id: str, model: str, grader_version: str, grade: Mapping[str, Any]
     ) -> None:
         """Store the grade of a dialogue or workflow run's turns (JSON), replacing the last."""
-        with self._tx(f"save the grade of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute(
-                "INSERT INTO turn_grades (run_id, model, grader_version, grade, graded_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, model) DO UPDATE SET"
-                " grader_version = excluded.grader_version, grade = excluded.grade,"
-                " graded_at = excluded.graded_at",
-                (run_id, model, grader_version,
-                 json.dumps(dict(grade), ensure_ascii=False, sort_keys=True), _now()),
-            )  # fmt: skip
+        turn_grades_table.save(self, run_id, model, grader_version, grade)
 
     def turn_grades(self, run_id: str) -> dict[str, tuple[str, dict[str, Any]]]:
         """model → (grader version, grade) of a dialogue or workflow run; {} if never graded."""
-        with self._tx(f"read the grade of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT model, grader_version, grade FROM turn_grades WHERE run_id = ?"
-                " ORDER BY model",
-                (run_id,),
-            ).fetchall()
-        return {str(r["model"]): (str(r["grader_version"]), json.loads(r["grade"])) for r in rows}
+        return turn_grades_table.read(self, run_id)
 
     def turns(self, run_id: str, model: str) -> list[Turn]:
         """The stored turns of `model` in run `run_id`, in the order they were asked."""
-        with self._tx(f"read turns of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT * FROM turns WHERE run_id = ? AND model = ? ORDER BY position",
-                (run_id, model),
-            ).fetchall()
-        return [
-            Turn(
-                run_id=str(r["run_id"]),
-                model=str(r["model"]),
-                position=int(r["position"]),
-                step=str(r["step"]),
-                kind=codec.literal(r["kind"], TURN_KINDS, "turn kind"),
-                status=codec.literal(r["status"], TURN_STATUSES, "turn status"),
-                asked=str(r["asked"]),
-                text=str(r["text"]),
-                bindings=json.loads(r["bindings"]),
-                finish_reason=codec.literal(
-                    r["finish_reason"], codec.FINISH_REASONS, "finish reason"
-                ),
-                usage=Usage(
-                    codec.count_from_column(int(r["prompt_tokens"])),
-                    codec.count_from_column(int(r["completion_tokens"])),
-                ),
-                usage_reported=bool(r["usage_reported"]),
-                latency_s=float(r["latency_s"]),
-                attempts=int(r["attempts"]),
-                reported_model=str(r["reported_model"]),
-                error=str(r["error"]),
-            )
-            for r in rows
-        ]
+        return turns_table.read(self, run_id, model)
