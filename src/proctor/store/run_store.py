@@ -15,16 +15,18 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, get_args
+from typing import Any
 
 from proctor.errors import StoreError
 from proctor.store import codec, connection
 from proctor.store import judgements as judgements_table
+from proctor.store import runs as runs_table
+from proctor.store import samples as samples_table
 from proctor.store import turn_grades as turn_grades_table
 from proctor.store import turns as turns_table
 from proctor.store.connection import connect
-from proctor.store.guard import refuse_secrets
 from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
+from proctor.store.runs import LATEST, RUN_STATUSES, RunStatus, RunSummaryRow
 from proctor.store.schema import migrate
 from proctor.store.tables import now as _now
 from proctor.store.tables import require_run
@@ -48,12 +50,6 @@ __all__ = [
     "StoredScore",
     "same_grade",
 ]
-
-LATEST = "latest"
-"""The RUN that names the newest run of a results folder."""
-
-RunStatus = Literal["running", "complete", "interrupted"]
-RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 
 DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
@@ -93,19 +89,6 @@ _UPSERT_RECORD = (
     f"ON CONFLICT (run_id, model, sample_id, epoch) DO UPDATE SET {_UPDATES} "
     "WHERE records.status = 'call_failed'"
 )
-
-
-@dataclass(frozen=True)
-class RunSummaryRow:
-    """One line of `proctor runs`."""
-
-    run_id: str
-    task: str
-    created_at: str
-    status: RunStatus
-    models: tuple[str, ...]
-    n_samples: int
-    n_records: int
 
 
 def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[object, ...]]:
@@ -260,166 +243,45 @@ class RunStore:
         config: Mapping[str, object],
     ) -> None:
         """Store a new run (status "running") and all its samples, in one transaction."""
-        refuse_secrets(config)
-        config_json = codec.config_to_json(config)
-        seen: set[str] = set()
-        for sample in samples:
-            if sample.id in seen:
-                raise StoreError(f"run {info.run_id}: sample id '{sample.id}' appears twice")
-            seen.add(sample.id)
-        now = _now()
-        with self._tx(f"create run {info.run_id}", write=True) as db:
-            if db.execute("SELECT 1 FROM runs WHERE id = ?", (info.run_id,)).fetchone():
-                raise StoreError(f"run '{info.run_id}' already exists in {self.db_path}")
-            db.execute(
-                "INSERT INTO runs (id, task, created_at, dataset_hash, dataset_size,"
-                " generator_version, prompt_variant, lang, models, params, seed, fingerprint,"
-                " config, status, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-                (
-                    info.run_id,
-                    info.task,
-                    info.created_at,
-                    info.dataset_hash,
-                    info.dataset_size,
-                    info.generator_version,
-                    info.prompt_variant,
-                    info.lang,
-                    codec.dumps(list(info.models)),
-                    codec.params_to_json(info.params),
-                    info.seed,
-                    fingerprint,
-                    config_json,
-                    now,
-                ),
-            )
-            db.executemany(
-                "INSERT INTO samples (run_id, position, sample_id, data) VALUES (?, ?, ?, ?)",
-                ((info.run_id, i, s.id, codec.sample_to_json(s)) for i, s in enumerate(samples)),
-            )
+        runs_table.create(self, info, samples, fingerprint, config)
 
     def find_resumable(self, fingerprint: str) -> str | None:
         """The newest run with this fingerprint that is not complete, if any."""
-        with self._tx("find a resumable run", write=False) as db:
-            row = db.execute(
-                "SELECT id FROM runs WHERE fingerprint = ? AND status <> 'complete'"
-                " ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                (fingerprint,),
-            ).fetchone()
-        return None if row is None else str(row["id"])
+        return runs_table.find_resumable(self, fingerprint)
 
     def run_info(self, run_id: str) -> RunInfo:
-        with self._tx(f"read run {run_id}", write=False) as db:
-            row = self._require_run(db, run_id)
-        seed = row["seed"]
-        return RunInfo(
-            run_id=str(row["id"]),
-            task=str(row["task"]),
-            models=tuple(str(m) for m in json.loads(row["models"])),
-            dataset_hash=str(row["dataset_hash"]),
-            dataset_size=int(row["dataset_size"]),
-            generator_version=str(row["generator_version"]),
-            prompt_variant=str(row["prompt_variant"]),
-            lang=str(row["lang"]),
-            created_at=str(row["created_at"]),
-            params=codec.params_from_json(row["params"]),
-            seed=None if seed is None else int(seed),
-        )
+        return runs_table.info(self, run_id)
 
     def run_config(self, run_id: str) -> dict[str, object]:
         """The config mapping given to `create_run`, as stored (JSON)."""
-        with self._tx(f"read run {run_id}", write=False) as db:
-            row = self._require_run(db, run_id)
-        config: dict[str, object] = json.loads(row["config"])
-        return config
+        return runs_table.config(self, run_id)
+
+    def add_run_config(self, run_id: str, values: Mapping[str, object]) -> None:
+        """Add keys to a run's config; a key already there keeps its value."""
+        runs_table.add_config(self, run_id, values)
 
     def run_status(self, run_id: str) -> RunStatus:
-        with self._tx(f"read run {run_id}", write=False) as db:
-            row = self._require_run(db, run_id)
-        return codec.literal(row["status"], RUN_STATUSES, "run status")
+        return runs_table.status(self, run_id)
 
     def set_status(self, run_id: str, status: RunStatus) -> None:
-        codec.literal(status, RUN_STATUSES, "run status")
-        with self._tx(f"set status of run {run_id}", write=True) as db:
-            cur = db.execute(
-                "UPDATE runs SET status = ?, updated_at = ? WHERE id = ?",
-                (status, _now(), run_id),
-            )
-            if cur.rowcount == 0:
-                raise StoreError(f"no run '{run_id}' in {self.db_path}")
+        runs_table.set_status(self, run_id, status)
 
     def samples(self, run_id: str) -> list[Sample]:
         """The run's samples, in the order they were given to `create_run`."""
-        with self._tx(f"read samples of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = _tuples(
-                db, "SELECT data FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
-            )
-        return [codec.sample_from_json(data) for (data,) in rows]
+        return samples_table.read(self, run_id)
 
     def list_runs(self) -> list[RunSummaryRow]:
         """Every run, newest first."""
-        with self._tx("list runs", write=False) as db:
-            rows = db.execute(
-                "SELECT id, task, created_at, status, models,"
-                " (SELECT COUNT(*) FROM samples s WHERE s.run_id = runs.id) AS n_samples,"
-                " (SELECT COUNT(*) FROM records r WHERE r.run_id = runs.id)"
-                " + (SELECT COUNT(*) FROM turns t WHERE t.run_id = runs.id) AS n_records"
-                " FROM runs ORDER BY created_at DESC, rowid DESC"
-            ).fetchall()
-        return [
-            RunSummaryRow(
-                run_id=str(r["id"]),
-                task=str(r["task"]),
-                created_at=str(r["created_at"]),
-                status=codec.literal(r["status"], RUN_STATUSES, "run status"),
-                models=tuple(str(m) for m in json.loads(r["models"])),
-                n_samples=int(r["n_samples"]),
-                n_records=int(r["n_records"]),
-            )
-            for r in rows
-        ]
+        return runs_table.list_runs(self)
 
     def resolve(self, ref: str) -> str:
         """The run id meant by `ref`: an id, a unique prefix of one, a path ending in one, or
         "latest" (the newest run). Every command that takes a RUN reads it here."""
-        key = ref.strip()
-        if key == LATEST:
-            newest = self.list_runs()
-            if not newest:
-                raise StoreError(f"no runs in {self.db_path}")
-            return newest[0].run_id
-        is_path = "/" in key or "\\" in key
-        if is_path:
-            key = Path(key).name
-        if not key:
-            raise StoreError(f"no run '{ref}' in {self.db_path}")
-        with self._tx(f"resolve run '{ref}'", write=False) as db:
-            if db.execute("SELECT 1 FROM runs WHERE id = ?", (key,)).fetchone():
-                return key
-            if is_path:
-                raise StoreError(f"no run '{ref}' in {self.db_path}")
-            rows = db.execute(
-                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id",
-                (len(key), key),
-            ).fetchall()
-        ids = [str(r["id"]) for r in rows]
-        if not ids:
-            raise StoreError(f"no run '{ref}' in {self.db_path}")
-        if len(ids) > 1:
-            raise StoreError(f"run '{ref}' is ambiguous in {self.db_path}: " + ", ".join(ids))
-        return ids[0]
+        return runs_table.resolve(self, ref)
 
     def run_dir(self, run_id: str) -> Path:
         """`<results_dir>/runs/<run_id>`, created if needed."""
-        with self._tx(f"read run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-        path = self._results_dir / RUNS_DIR / run_id
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(f"cannot create run folder {path}: {e}") from e
-        return path
+        return runs_table.make_dir(self, self._results_dir / RUNS_DIR, run_id)
 
     # -- records ------------------------------------------------------------------------------
 
@@ -714,21 +576,6 @@ class RunStore:
     def judgements(self, run_id: str, judge: str | None = None) -> list[Judgement]:
         """Stored judge verdicts of a run (of one judge, when named)."""
         return judgements_table.read(self, run_id, judge)
-
-    def add_run_config(self, run_id: str, values: Mapping[str, object]) -> None:
-        """Add keys to a run's config; a key already there keeps its value (the config records
-        how the run began, so a resume cannot rewrite it)."""
-        refuse_secrets(values)
-        with self._tx(f"update config of run {run_id}", write=True) as db:
-            row = self._require_run(db, run_id)
-            config: dict[str, object] = json.loads(row["config"])
-            added = {k: v for k, v in values.items() if k not in config}
-            if not added:
-                return
-            db.execute(
-                "UPDATE runs SET config = ?, updated_at = ? WHERE id = ?",
-                (codec.config_to_json({**config, **added}), _now(), run_id),
-            )
 
     # -- dialogue turns and workflow steps -----------------------------------------------------
 
