@@ -8,7 +8,6 @@ timeout instead of failing.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -20,6 +19,7 @@ from typing import Any
 from proctor.errors import StoreError
 from proctor.store import codec, connection
 from proctor.store import judgements as judgements_table
+from proctor.store import records as records_table
 from proctor.store import runs as runs_table
 from proctor.store import samples as samples_table
 from proctor.store import turn_grades as turn_grades_table
@@ -54,8 +54,7 @@ __all__ = [
 DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
 
-_COLUMNS = ", ".join(codec.RECORD_COLUMNS)
-_READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
+_READ_COLUMNS = records_table.READ_COLUMNS
 _SCORE_AT = len(codec.RECORD_READ_COLUMNS)
 _GRADED_ITEMS = (
     f"SELECT {_READ_COLUMNS}, "
@@ -79,16 +78,6 @@ _MARK_GRADED = (
 )
 ScoreRow = tuple[str, str, int, Score]
 """(model, sample id, epoch, score): one grade as `save_scores` takes it."""
-_PLACEHOLDERS = ", ".join("?" for _ in codec.RECORD_COLUMNS)
-_KEY = ("run_id", "model", "sample_id", "epoch")
-_UPDATES = ", ".join(f"{c} = excluded.{c}" for c in codec.RECORD_COLUMNS if c not in _KEY)
-# First "ok" wins: a stored failure may be replaced (by a success, or by a later failure), a
-# stored success never is.
-_UPSERT_RECORD = (
-    f"INSERT INTO records ({_COLUMNS}) VALUES ({_PLACEHOLDERS}) "
-    f"ON CONFLICT (run_id, model, sample_id, epoch) DO UPDATE SET {_UPDATES} "
-    "WHERE records.status = 'call_failed'"
-)
 
 
 def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[object, ...]]:
@@ -286,73 +275,21 @@ class RunStore:
     # -- records ------------------------------------------------------------------------------
 
     def add_records(self, records: Sequence[Record]) -> None:
-        """Store records in one transaction, committed before this returns.
-
-        Keyed on (run, model, sample, epoch). A stored "ok" record is never overwritten (the
-        first answer wins); a stored "call_failed" record is replaced by whatever comes next.
-        """
-        if not records:
-            return
-        for r in records:
-            codec.literal(r.status, codec.RECORD_STATUSES, "record status")
-            codec.literal(r.finish_reason, codec.FINISH_REASONS, "finish reason")
-        now = _now()
-        run_ids = sorted({r.run_id for r in records})
-        with self._tx(f"add records to run {', '.join(run_ids)}", write=True) as db:
-            db.executemany(_UPSERT_RECORD, (codec.record_to_row(r, now) for r in records))
+        """Store records in one transaction, committed before this returns; a stored "ok"
+        record is never overwritten, a stored "call_failed" one is replaced."""
+        records_table.add(self, records)
 
     def missing(self, run_id: str, model: str, epochs: int = 1) -> list[tuple[str, int]]:
-        """(sample id, epoch) pairs with no stored record for `model`, in sample order.
-
-        A "call_failed" record is a stored outcome (its retries were spent), so it is not
-        missing; see `failed` for those.
-        """
-        if epochs < 1:
-            raise ValueError(f"epochs must be at least 1, got {epochs}")
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            ids = db.execute(
-                "SELECT sample_id FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
-            ).fetchall()
-            done = db.execute(
-                "SELECT sample_id, epoch FROM records WHERE run_id = ? AND model = ?",
-                (run_id, model),
-            ).fetchall()
-        have = {(str(r["sample_id"]), int(r["epoch"])) for r in done}
-        return [
-            (str(r["sample_id"]), epoch)
-            for r in ids
-            for epoch in range(epochs)
-            if (str(r["sample_id"]), epoch) not in have
-        ]
+        """(sample id, epoch) pairs with no stored record for `model`, in sample order."""
+        return records_table.missing(self, run_id, model, epochs)
 
     def failed(self, run_id: str, model: str) -> list[str]:
         """Ids of samples (in sample order) with a "call_failed" record for `model`."""
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT r.sample_id FROM records r JOIN samples s"
-                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-                " WHERE r.run_id = ? AND r.model = ? AND r.status = 'call_failed'"
-                " GROUP BY s.position, r.sample_id ORDER BY s.position",
-                (run_id, model),
-            ).fetchall()
-        return [str(r["sample_id"]) for r in rows]
+        return records_table.failed(self, run_id, model)
 
     def records(self, run_id: str, model: str | None = None) -> list[Record]:
         """Stored records, ordered by model, then sample position, then epoch."""
-        where = "r.run_id = ?" + ("" if model is None else " AND r.model = ?")
-        args: tuple[str, ...] = (run_id,) if model is None else (run_id, model)
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = _tuples(
-                db,
-                f"SELECT {_READ_COLUMNS} FROM records r JOIN samples s"
-                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-                f" WHERE {where} ORDER BY r.model, s.position, r.epoch",
-                args,
-            )
-        return [codec.record_from_row(r) for r in rows]
+        return records_table.read(self, run_id, model)
 
     def answer_pages(
         self, run_id: str, page_size: int = 5000
@@ -423,15 +360,7 @@ class RunStore:
 
     def count_records(self, run_id: str) -> dict[str, int]:
         """Stored records per model; every model of the run appears, with 0 if it has none."""
-        with self._tx(f"count records of run {run_id}", write=False) as db:
-            run = self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT model, COUNT(*) AS n FROM records WHERE run_id = ? GROUP BY model",
-                (run_id,),
-            ).fetchall()
-        counts = {str(m): 0 for m in json.loads(run["models"])}
-        counts.update({str(r["model"]): int(r["n"]) for r in rows})
-        return counts
+        return records_table.count(self, run_id)
 
     # -- scores -------------------------------------------------------------------------------
 
