@@ -22,13 +22,14 @@ from proctor.store import judgements as judgements_table
 from proctor.store import records as records_table
 from proctor.store import runs as runs_table
 from proctor.store import samples as samples_table
+from proctor.store import scores as scores_table
 from proctor.store import turn_grades as turn_grades_table
 from proctor.store import turns as turns_table
 from proctor.store.connection import connect
 from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
 from proctor.store.runs import LATEST, RUN_STATUSES, RunStatus, RunSummaryRow
 from proctor.store.schema import migrate
-from proctor.store.tables import now as _now
+from proctor.store.scores import ScoreRow, StoredScore, same_grade
 from proctor.store.tables import require_run
 from proctor.store.tables import tuples as _tuples
 from proctor.store.turns import Turn
@@ -55,68 +56,7 @@ DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
 
 _READ_COLUMNS = records_table.READ_COLUMNS
-_SCORE_AT = len(codec.RECORD_READ_COLUMNS)
-_GRADED_ITEMS = (
-    f"SELECT {_READ_COLUMNS}, "
-    + ", ".join(f"c.{column}" for column in codec.SCORE_READ_COLUMNS)
-    + " FROM records r JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-    " LEFT JOIN scores c ON c.run_id = r.run_id AND c.model = r.model"
-    " AND c.sample_id = r.sample_id AND c.epoch = r.epoch"
-    " WHERE r.run_id = ? ORDER BY r.model, s.position, r.epoch"
-)
-"""Each record of a run with its grade's columns (NULL when never graded), in `records` order."""
-_INSERT_SCORE = (
-    "INSERT INTO scores (run_id, model, sample_id, epoch, outcome, rule,"
-    " explanation, extracted, normalized, format_ok)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_UPSERT_SCORE = _INSERT_SCORE.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
-_MARK_GRADED = (
-    "INSERT INTO gradings (run_id, grader_version, graded_at) VALUES (?, ?, ?)"
-    " ON CONFLICT (run_id) DO UPDATE SET"
-    " grader_version = excluded.grader_version, graded_at = excluded.graded_at"
-)
-ScoreRow = tuple[str, str, int, Score]
-"""(model, sample id, epoch, score): one grade as `save_scores` takes it."""
-
-
-def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[object, ...]]:
-    for model, sample_id, epoch, s in scores:
-        yield (
-            run_id,
-            model,
-            sample_id,
-            epoch,
-            codec.outcome_name(s.outcome),
-            s.rule,
-            s.explanation,
-            s.extracted,
-            s.normalized,
-            int(s.format_ok),
-        )
-
-
 _SCORE_VALUES = codec.SCORE_READ_COLUMNS
-StoredScore = tuple[object, ...]
-"""A stored grade's columns `_SCORE_VALUES` as read, to compare with a new grade's."""
-
-
-def _changed(
-    run_id: str, page: Sequence[tuple[ScoreRow, StoredScore | None]]
-) -> list[tuple[object, ...]]:
-    """The rows to write: the new grades that differ from the stored ones (or have none)."""
-    return list(
-        _score_rows(run_id, [new for new, stored in page if not same_grade(new[3], stored)])
-    )
-
-
-def same_grade(score: Score, stored: StoredScore | None) -> bool:
-    """Whether `stored` (a grade as `answer_page` reads it) is `score`, column for
-    column: a re-grade need not write it again."""
-    return stored is not None and (
-        score.outcome, score.rule, score.explanation, score.extracted, score.normalized,
-        int(score.format_ok),
-    ) == stored  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -371,11 +311,7 @@ class RunStore:
         grader_version: str,
     ) -> None:
         """Replace every score of the run with `scores` ((model, sample id, epoch, score))."""
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute("DELETE FROM scores WHERE run_id = ?", (run_id,))
-            db.executemany(_INSERT_SCORE, _score_rows(run_id, scores))
-            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+        scores_table.save(self, run_id, scores, grader_version)
 
     def save_regraded_pages(
         self,
@@ -383,118 +319,35 @@ class RunStore:
         pages: Iterable[Sequence[tuple[ScoreRow, StoredScore | None]]],
         grader_version: str,
     ) -> int:
-        """Save a re-grade of every record of the run, each new grade given with the one stored
-        for it (`answer_page`): only the grades that differ are written, one transaction per page,
-        so that a long re-grade never holds the write lock for long nor all its scores in
-        memory; how many were written. The run ends with the same scores as a `save_scores` of
-        every new grade.
-
-        If `pages` fails on its first page nothing changes; if it fails later, the pages saved
-        so far stay and the run has no grader version (it reads as not graded). Either way the
-        error propagates."""
-        remaining = iter(pages)
-        first = next(remaining, None)  # made before anything changes: a first error keeps all
-        written = 0
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute("DELETE FROM gradings WHERE run_id = ?", (run_id,))
-            if first is not None:
-                changed = _changed(run_id, first)
-                db.executemany(_UPSERT_SCORE, changed)
-                written += len(changed)
-        for page in remaining:
-            changed = _changed(run_id, page)
-            if changed:
-                with self._tx(f"save scores of run {run_id}", write=True) as db:
-                    db.executemany(_UPSERT_SCORE, changed)
-                written += len(changed)
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
-        return written
+        """Save a re-grade of every record of the run, page by page, writing only the grades
+        that differ from the stored ones; how many were written."""
+        return scores_table.save_regraded_pages(self, run_id, pages, grader_version)
 
     def add_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
-        """Store the grades of records that have just been graded, in one transaction; each
-        replaces the record's earlier grade, if any. The run's grader version is left as it is
-        (`mark_graded` says which rules the grades were made by)."""
-        if not scores:
-            return
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            db.executemany(_UPSERT_SCORE, _score_rows(run_id, scores))
+        """Store the grades of records that have just been graded, in one transaction; the
+        run's grader version is left as it is."""
+        scores_table.add(self, run_id, scores)
 
     def mark_graded(self, run_id: str, grader_version: str) -> None:
         """Record that the run's stored grades are made by `grader_version`."""
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+        scores_table.mark_graded(self, run_id, grader_version)
 
     def ungraded(self, run_id: str) -> list[tuple[Record, Sample]]:
         """The stored records that have no grade yet, with their samples, in `records` order."""
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = _tuples(
-                db,
-                f"SELECT {_READ_COLUMNS}, s.data FROM records r JOIN samples s"
-                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-                " LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
-                " AND g.sample_id = r.sample_id AND g.epoch = r.epoch"
-                " WHERE r.run_id = ? AND g.run_id IS NULL"
-                " ORDER BY r.model, s.position, r.epoch",
-                (run_id,),
-            )
-        samples: dict[str, Sample] = {}
-        out: list[tuple[Record, Sample]] = []
-        for row in rows:
-            record = codec.record_from_row(row[:-1])
-            sample = samples.get(record.sample_id)
-            if sample is None:
-                sample = samples[record.sample_id] = codec.sample_from_json(row[-1])
-            out.append((record, sample))
-        return out
+        return scores_table.ungraded(self, run_id)
 
     def graded_items(self, run_id: str, ungraded: Score) -> list[GradedItem]:
         """Every stored record with its sample and its stored grade (`ungraded` for a record
         never graded), in `records` order: what every report, gate and comparison reads."""
-        samples = {s.id: s for s in self.samples(run_id)}
-        # Identical grades (same outcome, rule, explanation, extraction) share one frozen Score:
-        # building one costs more than looking its values up.
-        grades: dict[tuple[Any, ...], Score] = {}
-        items: list[GradedItem] = []
-        with self._tx(f"read graded records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            # One read of records and their grades together, row by row: each row's tuple
-            # (and the grade values a shared Score makes redundant) is freed as it is read,
-            # not held with all the others until the last.
-            cursor = db.cursor()
-            cursor.row_factory = None
-            for row in cursor.execute(_GRADED_ITEMS, (run_id,)):
-                values = row[_SCORE_AT:]
-                score = grades.get(values)
-                if score is None:
-                    score = grades[values] = (
-                        ungraded if values[0] is None else codec.score_from_values(values)
-                    )
-                items.append(GradedItem(samples[row[2]], codec.record_from_row(row), score))
-        return items
+        return scores_table.graded_items(self, run_id, ungraded)
 
     def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
         """The run's scores keyed by (model, sample id, epoch)."""
-        with self._tx(f"read scores of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute("SELECT * FROM scores WHERE run_id = ?", (run_id,)).fetchall()
-        return {
-            (str(r["model"]), str(r["sample_id"]), int(r["epoch"])): codec.score_from_row(r)
-            for r in rows
-        }
+        return scores_table.read(self, run_id)
 
     def grader_version(self, run_id: str) -> str | None:
         """The grader version of the last `save_scores`, or None if never graded."""
-        with self._tx(f"read scores of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            row = db.execute(
-                "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
-            ).fetchone()
-        return None if row is None else str(row["grader_version"])
+        return scores_table.grader_version(self, run_id)
 
     # -- judgements ---------------------------------------------------------------------------
 
