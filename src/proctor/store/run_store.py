@@ -11,14 +11,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from proctor.errors import StoreError
-from proctor.store import codec, connection
+from proctor.store import connection
 from proctor.store import judgements as judgements_table
+from proctor.store import pages as paging
 from proctor.store import records as records_table
 from proctor.store import runs as runs_table
 from proctor.store import samples as samples_table
@@ -27,11 +27,11 @@ from proctor.store import turn_grades as turn_grades_table
 from proctor.store import turns as turns_table
 from proctor.store.connection import connect
 from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
+from proctor.store.pages import AnswerWindow
 from proctor.store.runs import LATEST, RUN_STATUSES, RunStatus, RunSummaryRow
 from proctor.store.schema import migrate
 from proctor.store.scores import ScoreRow, StoredScore, same_grade
 from proctor.store.tables import require_run
-from proctor.store.tables import tuples as _tuples
 from proctor.store.turns import Turn
 from proctor.types import GradedItem, Record, RunInfo, Sample, Score
 
@@ -55,34 +55,6 @@ __all__ = [
 DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
 
-_READ_COLUMNS = records_table.READ_COLUMNS
-_SCORE_VALUES = codec.SCORE_READ_COLUMNS
-
-
-@dataclass(frozen=True)
-class AnswerWindow:
-    """One page of a run's answers: one model's records of the samples at positions
-    [start, stop); `whole_paper` when that is every sample of the run."""
-
-    run_id: str
-    model: str
-    start: int
-    stop: int
-    whole_paper: bool
-
-
-_PAGE_SQL = (
-    "SELECT {columns}, s.position, s.data FROM samples s JOIN records r"
-    " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id{join}"
-    " WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
-    " ORDER BY s.position, r.epoch"
-)
-_PAGE = _PAGE_SQL.format(columns=_READ_COLUMNS, join="")
-_SCORED_PAGE = _PAGE_SQL.format(
-    columns=_READ_COLUMNS + "".join(f", g.{c}" for c in _SCORE_VALUES),
-    join=" LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
-    " AND g.sample_id = r.sample_id AND g.epoch = r.epoch",
-)
 
 
 class RunStore:
@@ -235,68 +207,20 @@ class RunStore:
         self, run_id: str, page_size: int = 5000
     ) -> Iterator[list[tuple[Record, Sample]]]:
         """Every stored record with its sample, in `records` order, `page_size` samples (of one
-        model, all their epochs) at a time.
-
-        Each page is read in a transaction of its own and none is open between pages, so the
-        caller may write (e.g. `save_regraded_pages`) while it reads; memory holds one page."""
-        for page in self._answer_pages(run_id, page_size, scored=False):
-            yield [(record, sample) for record, sample, _ in page]
-
-    def _answer_pages(
-        self, run_id: str, page_size: int, *, scored: bool
-    ) -> Iterator[list[tuple[Record, Sample, StoredScore | None]]]:
-        # Epochs of one sample share its Sample; so do all models when the paper fits one page
-        # (50 models × 2,000 items decode 2,000 samples, not 100,000).
-        samples: dict[int, Sample] = {}
-        for window in self.answer_windows(run_id, page_size):
-            page = self.answer_page(window, scored=scored, samples=samples)
-            if page:
-                yield page
+        model, all their epochs) at a time, each page read in a transaction of its own."""
+        return paging.answer_pages(self, run_id, page_size)
 
     def answer_windows(self, run_id: str, page_size: int = 5000) -> list[AnswerWindow]:
         """The pages of `answer_pages`, in its order, as windows `answer_page` reads (another
         process may read them from its own store)."""
-        if page_size < 1:
-            raise ValueError(f"page_size must be at least 1, got {page_size}")
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            models = [m for (m,) in _tuples(
-                db, "SELECT DISTINCT model FROM records WHERE run_id = ? ORDER BY model", (run_id,)
-            )]  # fmt: skip
-            (end,) = _tuples(
-                db, "SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE run_id = ?", (run_id,)
-            )[0]
-        return [
-            AnswerWindow(run_id, model, start, min(start + page_size, end), end <= page_size)
-            for model in models
-            for start in range(0, end, page_size)
-        ]
+        return paging.answer_windows(self, run_id, page_size)
 
     def answer_page(
         self, window: AnswerWindow, *, scored: bool = True, samples: dict[int, Sample] | None = None
     ) -> list[tuple[Record, Sample, StoredScore | None]]:
         """The records of one window with their samples and (when `scored`) stored grades, in
-        `records` order. `samples` (by position) are reused and, for a window of the whole
-        paper, kept for the next one."""
-        # Samples by position, then each one's records by the primary key: rows come out in
-        # order without sorting the run, and a position window is a cheap range read. The
-        # stored grade comes by the primary key too (NULL outcome: none).
-        sql = _SCORED_PAGE if scored else _PAGE
-        with self._tx(f"read records of run {window.run_id}", write=False) as db:
-            rows = _tuples(db, sql, (window.model, window.run_id, window.start, window.stop))
-        if samples is None or not window.whole_paper:
-            samples = {}
-        width = len(codec.RECORD_READ_COLUMNS)
-        page: list[tuple[Record, Sample, StoredScore | None]] = []
-        for row in rows:
-            sample = samples.get(row[-2])
-            if sample is None:
-                sample = samples[row[-2]] = codec.sample_from_json(row[-1])
-            stored = row[width : width + len(_SCORE_VALUES)] if scored else None
-            page.append(
-                (codec.record_from_row(row), sample, stored if stored and stored[0] else None)
-            )
-        return page
+        `records` order."""
+        return paging.answer_page(self, window, scored=scored, samples=samples)
 
     def count_records(self, run_id: str) -> dict[str, int]:
         """Stored records per model; every model of the run appears, with 0 if it has none."""
