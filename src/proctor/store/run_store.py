@@ -1,5 +1,10 @@
 """`RunStore`: runs, their samples, every raw answer and its grade, in one SQLite file.
 
+`RunStore` holds the connection and the transactions; each table's SQL lives in a module of its
+own (`runs`, `samples`, `records`, `scores`, `judgements`, `turns`, `turn_grades`, and the
+reading of answers by pages in `pages`), which RunStore's methods delegate to. The values they
+return are re-exported here, where callers have always imported them from.
+
 Layout on disk: `<results_dir>/proctor.db` (WAL) and `<results_dir>/runs/<run_id>/` for files a
 run writes beside the database. Several processes may write the same file at once (one run
 each); every write is one short `BEGIN IMMEDIATE` transaction, so writers queue on the 30 s busy
@@ -31,7 +36,6 @@ from proctor.store.pages import AnswerWindow
 from proctor.store.runs import LATEST, RUN_STATUSES, RunStatus, RunSummaryRow
 from proctor.store.schema import migrate
 from proctor.store.scores import ScoreRow, StoredScore, same_grade
-from proctor.store.tables import require_run
 from proctor.store.turns import Turn
 from proctor.types import GradedItem, Record, RunInfo, Sample, Score
 
@@ -54,7 +58,6 @@ __all__ = [
 
 DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
-
 
 
 class RunStore:
@@ -124,15 +127,12 @@ class RunStore:
         return self._conn
 
     def transaction(self, what: str, *, write: bool) -> AbstractContextManager[sqlite3.Connection]:
-        """One transaction on the store's connection, for the store's other tables' modules
-        (`response_cache`, ...); errors become StoreError saying `what` failed."""
+        """One transaction on the store's connection, for the store's table modules (`runs`,
+        `records`, `response_cache`, ...); errors become StoreError saying `what` failed."""
         return self._tx(what, write=write)
 
     def _tx(self, what: str, *, write: bool) -> AbstractContextManager[sqlite3.Connection]:
         return connection.transaction(self._db, self.db_path, what, write=write)
-
-    def _require_run(self, db: sqlite3.Connection, run_id: str) -> sqlite3.Row:
-        return require_run(db, self.db_path, run_id)
 
     # -- runs ---------------------------------------------------------------------------------
 

@@ -75,9 +75,7 @@ def same_grade(score: Score, stored: StoredScore | None) -> bool:
     ) == stored  # fmt: skip
 
 
-def save(
-    store: Transactions, run_id: str, scores: Sequence[ScoreRow], grader_version: str
-) -> None:
+def save(store: Transactions, run_id: str, scores: Sequence[ScoreRow], grader_version: str) -> None:
     """Replace every score of the run with `scores` ((model, sample id, epoch, score))."""
     with store.transaction(f"save scores of run {run_id}", write=True) as db:
         require_run(db, store.db_path, run_id)

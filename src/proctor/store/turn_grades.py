@@ -31,8 +31,7 @@ def read(store: Transactions, run_id: str) -> dict[str, tuple[str, dict[str, Any
     with store.transaction(f"read the grade of run {run_id}", write=False) as db:
         require_run(db, store.db_path, run_id)
         rows = db.execute(
-            "SELECT model, grader_version, grade FROM turn_grades WHERE run_id = ?"
-            " ORDER BY model",
+            "SELECT model, grader_version, grade FROM turn_grades WHERE run_id = ? ORDER BY model",
             (run_id,),
         ).fetchall()
     return {str(r["model"]): (str(r["grader_version"]), json.loads(r["grade"])) for r in rows}
