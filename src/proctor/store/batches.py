@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 from proctor.providers.batch import LedgerBatch
-from proctor.store.run_store import RunStore
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
+from proctor.store.tables import Transactions
+from proctor.store.tables import now as _now
 
 
 class StoreBatchLedger:
     """`BatchLedger` over a run store; each call is one short transaction, committed at once."""
 
-    def __init__(self, store: RunStore, run_id: str) -> None:
+    def __init__(self, store: Transactions, run_id: str) -> None:
         self._store = store
         self._run_id = run_id
 

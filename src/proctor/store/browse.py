@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from proctor.store import codec
-from proctor.store.run_store import RunStore
+from proctor.store.tables import Transactions
 from proctor.types import Record, Sample, Score
 
 NOT_GRADED = "not_graded"
@@ -67,7 +67,7 @@ class AnswerPage:
     answers: list[Answer]
 
 
-def tallies(store: RunStore, run_ids: Sequence[str] | None = None) -> list[Tally]:
+def tallies(store: Transactions, run_ids: Sequence[str] | None = None) -> list[Tally]:
     """Per (run, model) counts, for `run_ids` or every run."""
     sql, args = _TALLY, tuple(run_ids or ())
     if run_ids is not None:
@@ -80,7 +80,7 @@ def tallies(store: RunStore, run_ids: Sequence[str] | None = None) -> list[Tally
     return [Tally(str(r[0]), str(r[1]), *(int(v or 0) for v in tuple(r)[2:])) for r in rows]
 
 
-def model_tallies(store: RunStore, model: str) -> list[Tally]:
+def model_tallies(store: Transactions, model: str) -> list[Tally]:
     """`model`'s counts in every run that asked it."""
     with store.transaction(f"count answers of {model}", write=False) as db:
         rows = db.execute(_TALLY + " WHERE r.model = ? GROUP BY r.run_id", (model,)).fetchall()
@@ -88,7 +88,7 @@ def model_tallies(store: RunStore, model: str) -> list[Tally]:
 
 
 def answer_page(
-    store: RunStore,
+    store: Transactions,
     run_id: str,
     *,
     model: str = "",
@@ -132,7 +132,7 @@ def answer_page(
     return AnswerPage(int(total), [_answer(row) for row in rows])
 
 
-def item_answers(store: RunStore, run_id: str, sample_id: str) -> list[Answer]:
+def item_answers(store: Transactions, run_id: str, sample_id: str) -> list[Answer]:
     """Every model's answers (all epochs) to one sample of the run, by model then epoch."""
     with store.transaction(f"read item {sample_id} of run {run_id}", write=False) as db:
         rows = db.execute(
@@ -143,7 +143,7 @@ def item_answers(store: RunStore, run_id: str, sample_id: str) -> list[Answer]:
     return [_answer(row) for row in rows]
 
 
-def sample_at(store: RunStore, run_id: str, sample_id: str) -> tuple[int, Sample] | None:
+def sample_at(store: Transactions, run_id: str, sample_id: str) -> tuple[int, Sample] | None:
     """The sample's position and value, or None if the run has no such sample."""
     with store.transaction(f"read item {sample_id} of run {run_id}", write=False) as db:
         row = db.execute(
@@ -153,13 +153,13 @@ def sample_at(store: RunStore, run_id: str, sample_id: str) -> tuple[int, Sample
     return None if row is None else (int(row[0]), codec.sample_from_json(row[1]))
 
 
-def n_samples(store: RunStore, run_id: str) -> int:
+def n_samples(store: Transactions, run_id: str) -> int:
     with store.transaction(f"count samples of run {run_id}", write=False) as db:
         (n,) = db.execute("SELECT COUNT(*) FROM samples WHERE run_id = ?", (run_id,)).fetchone()
     return int(n)
 
 
-def neighbours(store: RunStore, run_id: str, position: int) -> tuple[str | None, str | None]:
+def neighbours(store: Transactions, run_id: str, position: int) -> tuple[str | None, str | None]:
     """The ids of the samples before and after `position` in the paper."""
     with store.transaction(f"read samples of run {run_id}", write=False) as db:
         before = db.execute(

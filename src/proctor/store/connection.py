@@ -1,9 +1,12 @@
-"""Opening the SQLite file with the settings every writer must share."""
+"""Opening the SQLite file with the settings every writer must share, and the one way to run a
+transaction on it."""
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from proctor.errors import StoreError
@@ -58,3 +61,34 @@ def _enter_wal(conn: sqlite3.Connection) -> str:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.2)
+
+
+@contextmanager
+def transaction(
+    db: sqlite3.Connection, db_path: Path, what: str, *, write: bool
+) -> Iterator[sqlite3.Connection]:
+    """One transaction: `BEGIN IMMEDIATE` for writes, a consistent snapshot for reads; errors
+    become StoreError saying `what` failed."""
+    try:
+        db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        yield db
+        db.execute("COMMIT")
+    except sqlite3.Error as e:
+        _rollback(db)
+        raise StoreError(f"cannot {what} in {db_path}: {_in_words(e)}") from e
+    except BaseException:
+        _rollback(db)
+        raise
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    # On a full disk the rollback may fail too; the first error is the one to tell.
+    with suppress(sqlite3.Error):
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+
+def _in_words(error: sqlite3.Error) -> str:
+    if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "is full" in str(error):
+        return f"the disk is full ({error})"
+    return str(error)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from proctor.store import codec
-from proctor.store.run_store import RunStore
+from proctor.store.tables import Transactions
 
 ImportedOutcome = Literal["correct", "wrong", "unscored"]
 IMPORTED_OUTCOMES: tuple[ImportedOutcome, ...] = get_args(ImportedOutcome)
@@ -27,7 +27,7 @@ class ImportedVerdict:
     explanation: str
 
 
-def add_verdicts(store: RunStore, run_id: str, verdicts: Sequence[ImportedVerdict]) -> None:
+def add_verdicts(store: Transactions, run_id: str, verdicts: Sequence[ImportedVerdict]) -> None:
     for v in verdicts:
         codec.literal(v.outcome, IMPORTED_OUTCOMES, "imported outcome")
     with store.transaction(f"add imported verdicts to run {run_id}", write=True) as db:
@@ -53,7 +53,7 @@ def add_verdicts(store: RunStore, run_id: str, verdicts: Sequence[ImportedVerdic
         )
 
 
-def verdicts(store: RunStore, run_id: str, grader: str | None = None) -> list[ImportedVerdict]:
+def verdicts(store: Transactions, run_id: str, grader: str | None = None) -> list[ImportedVerdict]:
     """The run's imported verdicts (of one grader, when named), in the order stored."""
     where = "run_id = ?" + ("" if grader is None else " AND grader = ?")
     args: tuple[str, ...] = (run_id,) if grader is None else (run_id, grader)

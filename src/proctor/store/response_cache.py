@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from proctor.store import codec
-from proctor.store.run_store import RunStore
+from proctor.store.tables import Transactions
+from proctor.store.tables import now as _now
 from proctor.types import FinishReason, Record, Usage
 
 _CHUNK = 500
@@ -59,12 +60,8 @@ class CacheStats:
     newest_use: str | None
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 def lookup(
-    store: RunStore, keys: Sequence[str], owner: str, *, any_owner: bool = False
+    store: Transactions, keys: Sequence[str], owner: str, *, any_owner: bool = False
 ) -> dict[str, CachedReply]:
     """The stored reply of each key that has one (under `owner`, or any owner), and mark each
     found entry used now."""
@@ -101,7 +98,9 @@ def lookup(
     return found
 
 
-def held(store: RunStore, keys: Sequence[str], owner: str, *, any_owner: bool = False) -> set[str]:
+def held(
+    store: Transactions, keys: Sequence[str], owner: str, *, any_owner: bool = False
+) -> set[str]:
     """The keys that have a stored reply (under `owner`, or any owner), marking nothing used:
     what a run would reuse, for `proctor run --estimate`."""
     found: set[str] = set()
@@ -125,7 +124,7 @@ def _matching(
         yield where, ((*chunk,) if any_owner else (*chunk, owner))
 
 
-def remember(store: RunStore, entries: Iterable[CacheEntry]) -> None:
+def remember(store: Transactions, entries: Iterable[CacheEntry]) -> None:
     """Store the reply of each "ok" record asked for its own run (others are skipped)."""
     now = _now()
     rows = [
@@ -160,7 +159,7 @@ def remember(store: RunStore, entries: Iterable[CacheEntry]) -> None:
         )
 
 
-def stats(store: RunStore) -> CacheStats:
+def stats(store: Transactions) -> CacheStats:
     with store.transaction("read the response cache", write=False) as db:
         total = db.execute(
             "SELECT COUNT(*), COUNT(DISTINCT owner), COALESCE(SUM(MAX(prompt_tokens, 0)), 0),"
@@ -182,7 +181,7 @@ def stats(store: RunStore) -> CacheStats:
     )
 
 
-def prune(store: RunStore, unused_since: datetime) -> int:
+def prune(store: Transactions, unused_since: datetime) -> int:
     """Delete the entries not used (written or reused) since `unused_since`; how many went.
     Runs keep their records: only the cache forgets."""
     with store.transaction("prune the response cache", write=True) as db:

@@ -1,5 +1,10 @@
 """`RunStore`: runs, their samples, every raw answer and its grade, in one SQLite file.
 
+`RunStore` holds the connection and the transactions; each table's SQL lives in a module of its
+own (`runs`, `samples`, `records`, `scores`, `judgements`, `turns`, `turn_grades`, and the
+reading of answers by pages in `pages`), which RunStore's methods delegate to. The values they
+return are re-exported here, where callers have always imported them from.
+
 Layout on disk: `<results_dir>/proctor.db` (WAL) and `<results_dir>/runs/<run_id>/` for files a
 run writes beside the database. Several processes may write the same file at once (one run
 each); every write is one short `BEGIN IMMEDIATE` transaction, so writers queue on the 30 s busy
@@ -8,222 +13,51 @@ timeout instead of failing.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, get_args
+from typing import Any
 
 from proctor.errors import StoreError
-from proctor.store import codec
+from proctor.store import connection
+from proctor.store import judgements as judgements_table
+from proctor.store import pages as paging
+from proctor.store import records as records_table
+from proctor.store import runs as runs_table
+from proctor.store import samples as samples_table
+from proctor.store import scores as scores_table
+from proctor.store import turn_grades as turn_grades_table
+from proctor.store import turns as turns_table
 from proctor.store.connection import connect
-from proctor.store.guard import refuse_secrets
+from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
+from proctor.store.pages import AnswerWindow
+from proctor.store.runs import LATEST, RUN_STATUSES, RunStatus, RunSummaryRow
 from proctor.store.schema import migrate
-from proctor.store.turns import TURN_KINDS, TURN_STATUSES, Turn
-from proctor.store.turns import UPSERT as _UPSERT_TURN
-from proctor.store.turns import to_row as _turn_row
-from proctor.types import GradedItem, Record, RunInfo, Sample, Score, Usage
+from proctor.store.scores import ScoreRow, StoredScore, same_grade
+from proctor.store.turns import Turn
+from proctor.types import GradedItem, Record, RunInfo, Sample, Score
 
-LATEST = "latest"
-"""The RUN that names the newest run of a results folder."""
-
-RunStatus = Literal["running", "complete", "interrupted"]
-RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
+__all__ = [
+    "DB_NAME",
+    "JUDGEMENT_STATUSES",
+    "LATEST",
+    "RUNS_DIR",
+    "RUN_STATUSES",
+    "AnswerWindow",
+    "Judgement",
+    "JudgementStatus",
+    "RunStatus",
+    "RunStore",
+    "RunSummaryRow",
+    "ScoreRow",
+    "StoredScore",
+    "same_grade",
+]
 
 DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
-
-_COLUMNS = ", ".join(codec.RECORD_COLUMNS)
-_READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
-_SCORE_AT = len(codec.RECORD_READ_COLUMNS)
-_GRADED_ITEMS = (
-    f"SELECT {_READ_COLUMNS}, "
-    + ", ".join(f"c.{column}" for column in codec.SCORE_READ_COLUMNS)
-    + " FROM records r JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-    " LEFT JOIN scores c ON c.run_id = r.run_id AND c.model = r.model"
-    " AND c.sample_id = r.sample_id AND c.epoch = r.epoch"
-    " WHERE r.run_id = ? ORDER BY r.model, s.position, r.epoch"
-)
-"""Each record of a run with its grade's columns (NULL when never graded), in `records` order."""
-_INSERT_SCORE = (
-    "INSERT INTO scores (run_id, model, sample_id, epoch, outcome, rule,"
-    " explanation, extracted, normalized, format_ok)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_UPSERT_SCORE = _INSERT_SCORE.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
-_MARK_GRADED = (
-    "INSERT INTO gradings (run_id, grader_version, graded_at) VALUES (?, ?, ?)"
-    " ON CONFLICT (run_id) DO UPDATE SET"
-    " grader_version = excluded.grader_version, graded_at = excluded.graded_at"
-)
-ScoreRow = tuple[str, str, int, Score]
-"""(model, sample id, epoch, score): one grade as `save_scores` takes it."""
-_PLACEHOLDERS = ", ".join("?" for _ in codec.RECORD_COLUMNS)
-_KEY = ("run_id", "model", "sample_id", "epoch")
-_UPDATES = ", ".join(f"{c} = excluded.{c}" for c in codec.RECORD_COLUMNS if c not in _KEY)
-# First "ok" wins: a stored failure may be replaced (by a success, or by a later failure), a
-# stored success never is.
-_UPSERT_RECORD = (
-    f"INSERT INTO records ({_COLUMNS}) VALUES ({_PLACEHOLDERS}) "
-    f"ON CONFLICT (run_id, model, sample_id, epoch) DO UPDATE SET {_UPDATES} "
-    "WHERE records.status = 'call_failed'"
-)
-
-
-@dataclass(frozen=True)
-class RunSummaryRow:
-    """One line of `proctor runs`."""
-
-    run_id: str
-    task: str
-    created_at: str
-    status: RunStatus
-    models: tuple[str, ...]
-    n_samples: int
-    n_records: int
-
-
-JudgementStatus = Literal["ok", "unscored", "call_failed"]
-JUDGEMENT_STATUSES: tuple[JudgementStatus, ...] = get_args(JudgementStatus)
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """One judge verdict as asked: the raw replies, not their reading
-    (`proctor.extract.judge_verdict` reads them, then and at every `proctor score`).
-
-    `status` is what the reading said when it was asked: "ok", "unscored" (no valid verdict after
-    every attempt; `error` says why) or "call_failed" (the judge could not be called)."""
-
-    run_id: str
-    model: str
-    sample_id: str
-    epoch: int
-    judge: str
-    ordering: str
-    """"single" for a pointwise verdict; "ab" / "ba" for the two orders of a pairwise one."""
-    status: JudgementStatus
-    reply: str
-    replies: tuple[str, ...]
-    prompt: str
-    """The first prompt's messages, as JSON."""
-    rubric: str
-    attempts: int
-    error: str
-    usage: Usage
-    latency_s: float
-
-
-_JUDGEMENT_COLUMNS = (
-    "run_id, model, sample_id, epoch, judge, ordering, status, reply, replies, prompt, rubric,"
-    " attempts, error, prompt_tokens, completion_tokens, latency_s, created_at"
-)
-# Like records: a stored verdict (or unscored reading) stays; a failed call may be replaced.
-_UPSERT_JUDGEMENT = (
-    f"INSERT INTO judgements ({_JUDGEMENT_COLUMNS})"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (run_id, model, sample_id, epoch, judge, ordering) DO UPDATE SET"
-    " status = excluded.status, reply = excluded.reply, replies = excluded.replies,"
-    " prompt = excluded.prompt, rubric = excluded.rubric, attempts = excluded.attempts,"
-    " error = excluded.error, prompt_tokens = excluded.prompt_tokens,"
-    " completion_tokens = excluded.completion_tokens, latency_s = excluded.latency_s,"
-    " created_at = excluded.created_at"
-    " WHERE judgements.status = 'call_failed'"
-)
-
-
-def _rollback(db: sqlite3.Connection) -> None:
-    # On a full disk the rollback may fail too; the first error is the one to tell.
-    with suppress(sqlite3.Error):
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-
-
-def _in_words(error: sqlite3.Error) -> str:
-    if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "is full" in str(error):
-        return f"the disk is full ({error})"
-    return str(error)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-def _tuples(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
-    """Rows as plain tuples: cheaper than `sqlite3.Row` where a method reads many rows."""
-    cursor = db.cursor()
-    cursor.row_factory = None
-    rows: list[tuple[Any, ...]] = cursor.execute(sql, args).fetchall()
-    return rows
-
-
-def _score_rows(run_id: str, scores: Iterable[ScoreRow]) -> Iterator[tuple[object, ...]]:
-    for model, sample_id, epoch, s in scores:
-        yield (
-            run_id,
-            model,
-            sample_id,
-            epoch,
-            codec.outcome_name(s.outcome),
-            s.rule,
-            s.explanation,
-            s.extracted,
-            s.normalized,
-            int(s.format_ok),
-        )
-
-
-_SCORE_VALUES = codec.SCORE_READ_COLUMNS
-StoredScore = tuple[object, ...]
-"""A stored grade's columns `_SCORE_VALUES` as read, to compare with a new grade's."""
-
-
-def _changed(
-    run_id: str, page: Sequence[tuple[ScoreRow, StoredScore | None]]
-) -> list[tuple[object, ...]]:
-    """The rows to write: the new grades that differ from the stored ones (or have none)."""
-    return list(
-        _score_rows(run_id, [new for new, stored in page if not same_grade(new[3], stored)])
-    )
-
-
-def same_grade(score: Score, stored: StoredScore | None) -> bool:
-    """Whether `stored` (a grade as `answer_page` reads it) is `score`, column for
-    column: a re-grade need not write it again."""
-    return stored is not None and (
-        score.outcome, score.rule, score.explanation, score.extracted, score.normalized,
-        int(score.format_ok),
-    ) == stored  # fmt: skip
-
-
-@dataclass(frozen=True)
-class AnswerWindow:
-    """One page of a run's answers: one model's records of the samples at positions
-    [start, stop); `whole_paper` when that is every sample of the run."""
-
-    run_id: str
-    model: str
-    start: int
-    stop: int
-    whole_paper: bool
-
-
-_PAGE_SQL = (
-    "SELECT {columns}, s.position, s.data FROM samples s JOIN records r"
-    " ON r.run_id = s.run_id AND r.model = ? AND r.sample_id = s.sample_id{join}"
-    " WHERE s.run_id = ? AND s.position >= ? AND s.position < ?"
-    " ORDER BY s.position, r.epoch"
-)
-_PAGE = _PAGE_SQL.format(columns=_READ_COLUMNS, join="")
-_SCORED_PAGE = _PAGE_SQL.format(
-    columns=_READ_COLUMNS + "".join(f", g.{c}" for c in _SCORE_VALUES),
-    join=" LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
-    " AND g.sample_id = r.sample_id AND g.epoch = r.epoch",
-)
 
 
 class RunStore:
@@ -293,32 +127,12 @@ class RunStore:
         return self._conn
 
     def transaction(self, what: str, *, write: bool) -> AbstractContextManager[sqlite3.Connection]:
-        """One transaction on the store's connection, for the store's other tables' modules
-        (`response_cache`, ...); errors become StoreError saying `what` failed."""
+        """One transaction on the store's connection, for the store's table modules (`runs`,
+        `records`, `response_cache`, ...); errors become StoreError saying `what` failed."""
         return self._tx(what, write=write)
 
-    @contextmanager
-    def _tx(self, what: str, *, write: bool) -> Iterator[sqlite3.Connection]:
-        """One transaction: `BEGIN IMMEDIATE` for writes, a consistent snapshot for reads."""
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            yield db
-            db.execute("COMMIT")
-        except sqlite3.Error as e:
-            _rollback(db)
-            raise StoreError(f"cannot {what} in {self.db_path}: {_in_words(e)}") from e
-        except BaseException:
-            _rollback(db)
-            raise
-
-    def _require_run(self, db: sqlite3.Connection, run_id: str) -> sqlite3.Row:
-        row: sqlite3.Row | None = db.execute(
-            "SELECT * FROM runs WHERE id = ?", (run_id,)
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"no run '{run_id}' in {self.db_path}")
-        return row
+    def _tx(self, what: str, *, write: bool) -> AbstractContextManager[sqlite3.Connection]:
+        return connection.transaction(self._db, self.db_path, what, write=write)
 
     # -- runs ---------------------------------------------------------------------------------
 
@@ -330,316 +144,87 @@ class RunStore:
         config: Mapping[str, object],
     ) -> None:
         """Store a new run (status "running") and all its samples, in one transaction."""
-        refuse_secrets(config)
-        config_json = codec.config_to_json(config)
-        seen: set[str] = set()
-        for sample in samples:
-            if sample.id in seen:
-                raise StoreError(f"run {info.run_id}: sample id '{sample.id}' appears twice")
-            seen.add(sample.id)
-        now = _now()
-        with self._tx(f"create run {info.run_id}", write=True) as db:
-            if db.execute("SELECT 1 FROM runs WHERE id = ?", (info.run_id,)).fetchone():
-                raise StoreError(f"run '{info.run_id}' already exists in {self.db_path}")
-            db.execute(
-                "INSERT INTO runs (id, task, created_at, dataset_hash, dataset_size,"
-                " generator_version, prompt_variant, lang, models, params, seed, fingerprint,"
-                " config, status, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-                (
-                    info.run_id,
-                    info.task,
-                    info.created_at,
-                    info.dataset_hash,
-                    info.dataset_size,
-                    info.generator_version,
-                    info.prompt_variant,
-                    info.lang,
-                    codec.dumps(list(info.models)),
-                    codec.params_to_json(info.params),
-                    info.seed,
-                    fingerprint,
-                    config_json,
-                    now,
-                ),
-            )
-            db.executemany(
-                "INSERT INTO samples (run_id, position, sample_id, data) VALUES (?, ?, ?, ?)",
-                ((info.run_id, i, s.id, codec.sample_to_json(s)) for i, s in enumerate(samples)),
-            )
+        runs_table.create(self, info, samples, fingerprint, config)
 
     def find_resumable(self, fingerprint: str) -> str | None:
         """The newest run with this fingerprint that is not complete, if any."""
-        with self._tx("find a resumable run", write=False) as db:
-            row = db.execute(
-                "SELECT id FROM runs WHERE fingerprint = ? AND status <> 'complete'"
-                " ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                (fingerprint,),
-            ).fetchone()
-        return None if row is None else str(row["id"])
+        return runs_table.find_resumable(self, fingerprint)
 
     def run_info(self, run_id: str) -> RunInfo:
-        with self._tx(f"read run {run_id}", write=False) as db:
-            row = self._require_run(db, run_id)
-        seed = row["seed"]
-        return RunInfo(
-            run_id=str(row["id"]),
-            task=str(row["task"]),
-            models=tuple(str(m) for m in json.loads(row["models"])),
-            dataset_hash=str(row["dataset_hash"]),
-            dataset_size=int(row["dataset_size"]),
-            generator_version=str(row["generator_version"]),
-            prompt_variant=str(row["prompt_variant"]),
-            lang=str(row["lang"]),
-            created_at=str(row["created_at"]),
-            params=codec.params_from_json(row["params"]),
-            seed=None if seed is None else int(seed),
-        )
+        return runs_table.info(self, run_id)
 
     def run_config(self, run_id: str) -> dict[str, object]:
         """The config mapping given to `create_run`, as stored (JSON)."""
-        with self._tx(f"read run {run_id}", write=False) as db:
-            row = self._require_run(db, run_id)
-        config: dict[str, object] = json.loads(row["config"])
-        return config
+        return runs_table.config(self, run_id)
+
+    def add_run_config(self, run_id: str, values: Mapping[str, object]) -> None:
+        """Add keys to a run's config; a key already there keeps its value."""
+        runs_table.add_config(self, run_id, values)
 
     def run_status(self, run_id: str) -> RunStatus:
-        with self._tx(f"read run {run_id}", write=False) as db:
-            row = self._require_run(db, run_id)
-        return codec.literal(row["status"], RUN_STATUSES, "run status")
+        return runs_table.status(self, run_id)
 
     def set_status(self, run_id: str, status: RunStatus) -> None:
-        codec.literal(status, RUN_STATUSES, "run status")
-        with self._tx(f"set status of run {run_id}", write=True) as db:
-            cur = db.execute(
-                "UPDATE runs SET status = ?, updated_at = ? WHERE id = ?",
-                (status, _now(), run_id),
-            )
-            if cur.rowcount == 0:
-                raise StoreError(f"no run '{run_id}' in {self.db_path}")
+        runs_table.set_status(self, run_id, status)
 
     def samples(self, run_id: str) -> list[Sample]:
         """The run's samples, in the order they were given to `create_run`."""
-        with self._tx(f"read samples of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = _tuples(
-                db, "SELECT data FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
-            )
-        return [codec.sample_from_json(data) for (data,) in rows]
+        return samples_table.read(self, run_id)
 
     def list_runs(self) -> list[RunSummaryRow]:
         """Every run, newest first."""
-        with self._tx("list runs", write=False) as db:
-            rows = db.execute(
-                "SELECT id, task, created_at, status, models,"
-                " (SELECT COUNT(*) FROM samples s WHERE s.run_id = runs.id) AS n_samples,"
-                " (SELECT COUNT(*) FROM records r WHERE r.run_id = runs.id)"
-                " + (SELECT COUNT(*) FROM turns t WHERE t.run_id = runs.id) AS n_records"
-                " FROM runs ORDER BY created_at DESC, rowid DESC"
-            ).fetchall()
-        return [
-            RunSummaryRow(
-                run_id=str(r["id"]),
-                task=str(r["task"]),
-                created_at=str(r["created_at"]),
-                status=codec.literal(r["status"], RUN_STATUSES, "run status"),
-                models=tuple(str(m) for m in json.loads(r["models"])),
-                n_samples=int(r["n_samples"]),
-                n_records=int(r["n_records"]),
-            )
-            for r in rows
-        ]
+        return runs_table.list_runs(self)
 
     def resolve(self, ref: str) -> str:
         """The run id meant by `ref`: an id, a unique prefix of one, a path ending in one, or
         "latest" (the newest run). Every command that takes a RUN reads it here."""
-        key = ref.strip()
-        if key == LATEST:
-            newest = self.list_runs()
-            if not newest:
-                raise StoreError(f"no runs in {self.db_path}")
-            return newest[0].run_id
-        is_path = "/" in key or "\\" in key
-        if is_path:
-            key = Path(key).name
-        if not key:
-            raise StoreError(f"no run '{ref}' in {self.db_path}")
-        with self._tx(f"resolve run '{ref}'", write=False) as db:
-            if db.execute("SELECT 1 FROM runs WHERE id = ?", (key,)).fetchone():
-                return key
-            if is_path:
-                raise StoreError(f"no run '{ref}' in {self.db_path}")
-            rows = db.execute(
-                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id",
-                (len(key), key),
-            ).fetchall()
-        ids = [str(r["id"]) for r in rows]
-        if not ids:
-            raise StoreError(f"no run '{ref}' in {self.db_path}")
-        if len(ids) > 1:
-            raise StoreError(f"run '{ref}' is ambiguous in {self.db_path}: " + ", ".join(ids))
-        return ids[0]
+        return runs_table.resolve(self, ref)
 
     def run_dir(self, run_id: str) -> Path:
         """`<results_dir>/runs/<run_id>`, created if needed."""
-        with self._tx(f"read run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-        path = self._results_dir / RUNS_DIR / run_id
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(f"cannot create run folder {path}: {e}") from e
-        return path
+        return runs_table.make_dir(self, self._results_dir / RUNS_DIR, run_id)
 
     # -- records ------------------------------------------------------------------------------
 
     def add_records(self, records: Sequence[Record]) -> None:
-        """Store records in one transaction, committed before this returns.
-
-        Keyed on (run, model, sample, epoch). A stored "ok" record is never overwritten (the
-        first answer wins); a stored "call_failed" record is replaced by whatever comes next.
-        """
-        if not records:
-            return
-        for r in records:
-            codec.literal(r.status, codec.RECORD_STATUSES, "record status")
-            codec.literal(r.finish_reason, codec.FINISH_REASONS, "finish reason")
-        now = _now()
-        run_ids = sorted({r.run_id for r in records})
-        with self._tx(f"add records to run {', '.join(run_ids)}", write=True) as db:
-            db.executemany(_UPSERT_RECORD, (codec.record_to_row(r, now) for r in records))
+        """Store records in one transaction, committed before this returns; a stored "ok"
+        record is never overwritten, a stored "call_failed" one is replaced."""
+        records_table.add(self, records)
 
     def missing(self, run_id: str, model: str, epochs: int = 1) -> list[tuple[str, int]]:
-        """(sample id, epoch) pairs with no stored record for `model`, in sample order.
-
-        A "call_failed" record is a stored outcome (its retries were spent), so it is not
-        missing; see `failed` for those.
-        """
-        if epochs < 1:
-            raise ValueError(f"epochs must be at least 1, got {epochs}")
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            ids = db.execute(
-                "SELECT sample_id FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
-            ).fetchall()
-            done = db.execute(
-                "SELECT sample_id, epoch FROM records WHERE run_id = ? AND model = ?",
-                (run_id, model),
-            ).fetchall()
-        have = {(str(r["sample_id"]), int(r["epoch"])) for r in done}
-        return [
-            (str(r["sample_id"]), epoch)
-            for r in ids
-            for epoch in range(epochs)
-            if (str(r["sample_id"]), epoch) not in have
-        ]
+        """(sample id, epoch) pairs with no stored record for `model`, in sample order."""
+        return records_table.missing(self, run_id, model, epochs)
 
     def failed(self, run_id: str, model: str) -> list[str]:
         """Ids of samples (in sample order) with a "call_failed" record for `model`."""
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT r.sample_id FROM records r JOIN samples s"
-                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-                " WHERE r.run_id = ? AND r.model = ? AND r.status = 'call_failed'"
-                " GROUP BY s.position, r.sample_id ORDER BY s.position",
-                (run_id, model),
-            ).fetchall()
-        return [str(r["sample_id"]) for r in rows]
+        return records_table.failed(self, run_id, model)
 
     def records(self, run_id: str, model: str | None = None) -> list[Record]:
         """Stored records, ordered by model, then sample position, then epoch."""
-        where = "r.run_id = ?" + ("" if model is None else " AND r.model = ?")
-        args: tuple[str, ...] = (run_id,) if model is None else (run_id, model)
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = _tuples(
-                db,
-                f"SELECT {_READ_COLUMNS} FROM records r JOIN samples s"
-                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-                f" WHERE {where} ORDER BY r.model, s.position, r.epoch",
-                args,
-            )
-        return [codec.record_from_row(r) for r in rows]
+        return records_table.read(self, run_id, model)
 
     def answer_pages(
         self, run_id: str, page_size: int = 5000
     ) -> Iterator[list[tuple[Record, Sample]]]:
         """Every stored record with its sample, in `records` order, `page_size` samples (of one
-        model, all their epochs) at a time.
-
-        Each page is read in a transaction of its own and none is open between pages, so the
-        caller may write (e.g. `save_regraded_pages`) while it reads; memory holds one page."""
-        for page in self._answer_pages(run_id, page_size, scored=False):
-            yield [(record, sample) for record, sample, _ in page]
-
-    def _answer_pages(
-        self, run_id: str, page_size: int, *, scored: bool
-    ) -> Iterator[list[tuple[Record, Sample, StoredScore | None]]]:
-        # Epochs of one sample share its Sample; so do all models when the paper fits one page
-        # (50 models × 2,000 items decode 2,000 samples, not 100,000).
-        samples: dict[int, Sample] = {}
-        for window in self.answer_windows(run_id, page_size):
-            page = self.answer_page(window, scored=scored, samples=samples)
-            if page:
-                yield page
+        model, all their epochs) at a time, each page read in a transaction of its own."""
+        return paging.answer_pages(self, run_id, page_size)
 
     def answer_windows(self, run_id: str, page_size: int = 5000) -> list[AnswerWindow]:
         """The pages of `answer_pages`, in its order, as windows `answer_page` reads (another
         process may read them from its own store)."""
-        if page_size < 1:
-            raise ValueError(f"page_size must be at least 1, got {page_size}")
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            models = [m for (m,) in _tuples(
-                db, "SELECT DISTINCT model FROM records WHERE run_id = ? ORDER BY model", (run_id,)
-            )]  # fmt: skip
-            (end,) = _tuples(
-                db, "SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE run_id = ?", (run_id,)
-            )[0]
-        return [
-            AnswerWindow(run_id, model, start, min(start + page_size, end), end <= page_size)
-            for model in models
-            for start in range(0, end, page_size)
-        ]
+        return paging.answer_windows(self, run_id, page_size)
 
     def answer_page(
         self, window: AnswerWindow, *, scored: bool = True, samples: dict[int, Sample] | None = None
     ) -> list[tuple[Record, Sample, StoredScore | None]]:
         """The records of one window with their samples and (when `scored`) stored grades, in
-        `records` order. `samples` (by position) are reused and, for a window of the whole
-        paper, kept for the next one."""
-        # Samples by position, then each one's records by the primary key: rows come out in
-        # order without sorting the run, and a position window is a cheap range read. The
-        # stored grade comes by the primary key too (NULL outcome: none).
-        sql = _SCORED_PAGE if scored else _PAGE
-        with self._tx(f"read records of run {window.run_id}", write=False) as db:
-            rows = _tuples(db, sql, (window.model, window.run_id, window.start, window.stop))
-        if samples is None or not window.whole_paper:
-            samples = {}
-        width = len(codec.RECORD_READ_COLUMNS)
-        page: list[tuple[Record, Sample, StoredScore | None]] = []
-        for row in rows:
-            sample = samples.get(row[-2])
-            if sample is None:
-                sample = samples[row[-2]] = codec.sample_from_json(row[-1])
-            stored = row[width : width + len(_SCORE_VALUES)] if scored else None
-            page.append(
-                (codec.record_from_row(row), sample, stored if stored and stored[0] else None)
-            )
-        return page
+        `records` order."""
+        return paging.answer_page(self, window, scored=scored, samples=samples)
 
     def count_records(self, run_id: str) -> dict[str, int]:
         """Stored records per model; every model of the run appears, with 0 if it has none."""
-        with self._tx(f"count records of run {run_id}", write=False) as db:
-            run = self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT model, COUNT(*) AS n FROM records WHERE run_id = ? GROUP BY model",
-                (run_id,),
-            ).fetchall()
-        counts = {str(m): 0 for m in json.loads(run["models"])}
-        counts.update({str(r["model"]): int(r["n"]) for r in rows})
-        return counts
+        return records_table.count(self, run_id)
 
     # -- scores -------------------------------------------------------------------------------
 
@@ -650,11 +235,7 @@ class RunStore:
         grader_version: str,
     ) -> None:
         """Replace every score of the run with `scores` ((model, sample id, epoch, score))."""
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute("DELETE FROM scores WHERE run_id = ?", (run_id,))
-            db.executemany(_INSERT_SCORE, _score_rows(run_id, scores))
-            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+        scores_table.save(self, run_id, scores, grader_version)
 
     def save_regraded_pages(
         self,
@@ -662,276 +243,62 @@ class RunStore:
         pages: Iterable[Sequence[tuple[ScoreRow, StoredScore | None]]],
         grader_version: str,
     ) -> int:
-        """Save a re-grade of every record of the run, each new grade given with the one stored
-        for it (`answer_page`): only the grades that differ are written, one transaction per page,
-        so that a long re-grade never holds the write lock for long nor all its scores in
-        memory; how many were written. The run ends with the same scores as a `save_scores` of
-        every new grade.
-
-        If `pages` fails on its first page nothing changes; if it fails later, the pages saved
-        so far stay and the run has no grader version (it reads as not graded). Either way the
-        error propagates."""
-        remaining = iter(pages)
-        first = next(remaining, None)  # made before anything changes: a first error keeps all
-        written = 0
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute("DELETE FROM gradings WHERE run_id = ?", (run_id,))
-            if first is not None:
-                changed = _changed(run_id, first)
-                db.executemany(_UPSERT_SCORE, changed)
-                written += len(changed)
-        for page in remaining:
-            changed = _changed(run_id, page)
-            if changed:
-                with self._tx(f"save scores of run {run_id}", write=True) as db:
-                    db.executemany(_UPSERT_SCORE, changed)
-                written += len(changed)
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
-        return written
+        """Save a re-grade of every record of the run, page by page, writing only the grades
+        that differ from the stored ones; how many were written."""
+        return scores_table.save_regraded_pages(self, run_id, pages, grader_version)
 
     def add_scores(self, run_id: str, scores: Sequence[ScoreRow]) -> None:
-        """Store the grades of records that have just been graded, in one transaction; each
-        replaces the record's earlier grade, if any. The run's grader version is left as it is
-        (`mark_graded` says which rules the grades were made by)."""
-        if not scores:
-            return
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            db.executemany(_UPSERT_SCORE, _score_rows(run_id, scores))
+        """Store the grades of records that have just been graded, in one transaction; the
+        run's grader version is left as it is."""
+        scores_table.add(self, run_id, scores)
 
     def mark_graded(self, run_id: str, grader_version: str) -> None:
         """Record that the run's stored grades are made by `grader_version`."""
-        with self._tx(f"save scores of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute(_MARK_GRADED, (run_id, grader_version, _now()))
+        scores_table.mark_graded(self, run_id, grader_version)
 
     def ungraded(self, run_id: str) -> list[tuple[Record, Sample]]:
         """The stored records that have no grade yet, with their samples, in `records` order."""
-        with self._tx(f"read records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = _tuples(
-                db,
-                f"SELECT {_READ_COLUMNS}, s.data FROM records r JOIN samples s"
-                " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-                " LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
-                " AND g.sample_id = r.sample_id AND g.epoch = r.epoch"
-                " WHERE r.run_id = ? AND g.run_id IS NULL"
-                " ORDER BY r.model, s.position, r.epoch",
-                (run_id,),
-            )
-        samples: dict[str, Sample] = {}
-        out: list[tuple[Record, Sample]] = []
-        for row in rows:
-            record = codec.record_from_row(row[:-1])
-            sample = samples.get(record.sample_id)
-            if sample is None:
-                sample = samples[record.sample_id] = codec.sample_from_json(row[-1])
-            out.append((record, sample))
-        return out
+        return scores_table.ungraded(self, run_id)
 
     def graded_items(self, run_id: str, ungraded: Score) -> list[GradedItem]:
         """Every stored record with its sample and its stored grade (`ungraded` for a record
         never graded), in `records` order: what every report, gate and comparison reads."""
-        samples = {s.id: s for s in self.samples(run_id)}
-        # Identical grades (same outcome, rule, explanation, extraction) share one frozen Score:
-        # building one costs more than looking its values up.
-        grades: dict[tuple[Any, ...], Score] = {}
-        items: list[GradedItem] = []
-        with self._tx(f"read graded records of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            # One read of records and their grades together, row by row: each row's tuple
-            # (and the grade values a shared Score makes redundant) is freed as it is read,
-            # not held with all the others until the last.
-            cursor = db.cursor()
-            cursor.row_factory = None
-            for row in cursor.execute(_GRADED_ITEMS, (run_id,)):
-                values = row[_SCORE_AT:]
-                score = grades.get(values)
-                if score is None:
-                    score = grades[values] = (
-                        ungraded if values[0] is None else codec.score_from_values(values)
-                    )
-                items.append(GradedItem(samples[row[2]], codec.record_from_row(row), score))
-        return items
+        return scores_table.graded_items(self, run_id, ungraded)
 
     def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
         """The run's scores keyed by (model, sample id, epoch)."""
-        with self._tx(f"read scores of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute("SELECT * FROM scores WHERE run_id = ?", (run_id,)).fetchall()
-        return {
-            (str(r["model"]), str(r["sample_id"]), int(r["epoch"])): codec.score_from_row(r)
-            for r in rows
-        }
+        return scores_table.read(self, run_id)
 
     def grader_version(self, run_id: str) -> str | None:
         """The grader version of the last `save_scores`, or None if never graded."""
-        with self._tx(f"read scores of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            row = db.execute(
-                "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
-            ).fetchone()
-        return None if row is None else str(row["grader_version"])
+        return scores_table.grader_version(self, run_id)
 
     # -- judgements ---------------------------------------------------------------------------
 
     def add_judgements(self, judgements: Sequence[Judgement]) -> None:
-        """Store judge verdicts in one transaction. Keyed on (run, model, sample, epoch, judge,
-        ordering); a stored "ok" or "unscored" row is kept, a "call_failed" one is replaced."""
-        if not judgements:
-            return
-        for j in judgements:
-            codec.literal(j.status, JUDGEMENT_STATUSES, "judgement status")
-        now = _now()
-        rows = [
-            (
-                j.run_id,
-                j.model,
-                j.sample_id,
-                j.epoch,
-                j.judge,
-                j.ordering,
-                j.status,
-                codec.storable(j.reply),
-                codec.storable(codec.dumps([codec.storable(r) for r in j.replies])),
-                codec.storable(j.prompt),
-                j.rubric,
-                j.attempts,
-                codec.storable(j.error),
-                codec.count_to_column(j.usage.prompt_tokens),
-                codec.count_to_column(j.usage.completion_tokens),
-                j.latency_s,
-                now,
-            )
-            for j in judgements
-        ]
-        run_ids = sorted({j.run_id for j in judgements})
-        with self._tx(f"add judgements to run {', '.join(run_ids)}", write=True) as db:
-            db.executemany(_UPSERT_JUDGEMENT, rows)
+        """Store judge verdicts in one transaction; a stored "call_failed" one is replaced."""
+        judgements_table.add(self, judgements)
 
     def judgements(self, run_id: str, judge: str | None = None) -> list[Judgement]:
-        """Stored judge verdicts of a run (of one judge, when named), ordered by judge, model,
-        sample position, epoch and ordering."""
-        where = "j.run_id = ?" + ("" if judge is None else " AND j.judge = ?")
-        args: tuple[str, ...] = (run_id,) if judge is None else (run_id, judge)
-        with self._tx(f"read judgements of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT j.* FROM judgements j JOIN samples s"
-                " ON s.run_id = j.run_id AND s.sample_id = j.sample_id"
-                f" WHERE {where} ORDER BY j.judge, j.model, s.position, j.epoch, j.ordering",
-                args,
-            ).fetchall()
-        return [
-            Judgement(
-                run_id=str(r["run_id"]),
-                model=str(r["model"]),
-                sample_id=str(r["sample_id"]),
-                epoch=int(r["epoch"]),
-                judge=str(r["judge"]),
-                ordering=str(r["ordering"]),
-                status=codec.literal(r["status"], JUDGEMENT_STATUSES, "judgement status"),
-                reply=str(r["reply"]),
-                replies=tuple(str(x) for x in json.loads(r["replies"])),
-                prompt=str(r["prompt"]),
-                rubric=str(r["rubric"]),
-                attempts=int(r["attempts"]),
-                error=str(r["error"]),
-                usage=Usage(
-                    codec.count_from_column(int(r["prompt_tokens"])),
-                    codec.count_from_column(int(r["completion_tokens"])),
-                ),
-                latency_s=float(r["latency_s"]),
-            )
-            for r in rows
-        ]
-
-    def add_run_config(self, run_id: str, values: Mapping[str, object]) -> None:
-        """Add keys to a run's config; a key already there keeps its value (the config records
-        how the run began, so a resume cannot rewrite it)."""
-        refuse_secrets(values)
-        with self._tx(f"update config of run {run_id}", write=True) as db:
-            row = self._require_run(db, run_id)
-            config: dict[str, object] = json.loads(row["config"])
-            added = {k: v for k, v in values.items() if k not in config}
-            if not added:
-                return
-            db.execute(
-                "UPDATE runs SET config = ?, updated_at = ? WHERE id = ?",
-                (codec.config_to_json({**config, **added}), _now(), run_id),
-            )
+        """Stored judge verdicts of a run (of one judge, when named)."""
+        return judgements_table.read(self, run_id, judge)
 
     # -- dialogue turns and workflow steps -----------------------------------------------------
 
     def add_turn(self, turn: Turn) -> None:
-        """Store one turn, committed before this returns; a stored "ok" turn at the same
-        (run, model, position) is kept, any other is replaced."""
-        codec.literal(turn.kind, TURN_KINDS, "turn kind")
-        codec.literal(turn.status, TURN_STATUSES, "turn status")
-        codec.literal(turn.finish_reason, codec.FINISH_REASONS, "finish reason")
-        with self._tx(f"add a turn to run {turn.run_id}", write=True) as db:
-            self._require_run(db, turn.run_id)
-            db.execute(_UPSERT_TURN, _turn_row(turn, _now()))
+        """Store one turn, committed before this returns; a stored "ok" turn is kept."""
+        turns_table.add(self, turn)
 
     def save_turn_grade(
         self, run_id: str, model: str, grader_version: str, grade: Mapping[str, Any]
     ) -> None:
         """Store the grade of a dialogue or workflow run's turns (JSON), replacing the last."""
-        with self._tx(f"save the grade of run {run_id}", write=True) as db:
-            self._require_run(db, run_id)
-            db.execute(
-                "INSERT INTO turn_grades (run_id, model, grader_version, grade, graded_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, model) DO UPDATE SET"
-                " grader_version = excluded.grader_version, grade = excluded.grade,"
-                " graded_at = excluded.graded_at",
-                (run_id, model, grader_version,
-                 json.dumps(dict(grade), ensure_ascii=False, sort_keys=True), _now()),
-            )  # fmt: skip
+        turn_grades_table.save(self, run_id, model, grader_version, grade)
 
     def turn_grades(self, run_id: str) -> dict[str, tuple[str, dict[str, Any]]]:
         """model → (grader version, grade) of a dialogue or workflow run; {} if never graded."""
-        with self._tx(f"read the grade of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT model, grader_version, grade FROM turn_grades WHERE run_id = ?"
-                " ORDER BY model",
-                (run_id,),
-            ).fetchall()
-        return {str(r["model"]): (str(r["grader_version"]), json.loads(r["grade"])) for r in rows}
+        return turn_grades_table.read(self, run_id)
 
     def turns(self, run_id: str, model: str) -> list[Turn]:
         """The stored turns of `model` in run `run_id`, in the order they were asked."""
-        with self._tx(f"read turns of run {run_id}", write=False) as db:
-            self._require_run(db, run_id)
-            rows = db.execute(
-                "SELECT * FROM turns WHERE run_id = ? AND model = ? ORDER BY position",
-                (run_id, model),
-            ).fetchall()
-        return [
-            Turn(
-                run_id=str(r["run_id"]),
-                model=str(r["model"]),
-                position=int(r["position"]),
-                step=str(r["step"]),
-                kind=codec.literal(r["kind"], TURN_KINDS, "turn kind"),
-                status=codec.literal(r["status"], TURN_STATUSES, "turn status"),
-                asked=str(r["asked"]),
-                text=str(r["text"]),
-                bindings=json.loads(r["bindings"]),
-                finish_reason=codec.literal(
-                    r["finish_reason"], codec.FINISH_REASONS, "finish reason"
-                ),
-                usage=Usage(
-                    codec.count_from_column(int(r["prompt_tokens"])),
-                    codec.count_from_column(int(r["completion_tokens"])),
-                ),
-                usage_reported=bool(r["usage_reported"]),
-                latency_s=float(r["latency_s"]),
-                attempts=int(r["attempts"]),
-                reported_model=str(r["reported_model"]),
-                error=str(r["error"]),
-            )
-            for r in rows
-        ]
+        return turns_table.read(self, run_id, model)

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from proctor.store import codec
 from proctor.store.codec import count_to_column, storable
+from proctor.store.tables import Transactions, now, require_run
 from proctor.types import FinishReason, Usage
 
 TurnKind = Literal["model", "tool"]
@@ -88,3 +90,48 @@ def to_row(t: Turn, now: str) -> tuple[object, ...]:
         t.error,
         now,
     )
+
+
+def add(store: Transactions, turn: Turn) -> None:
+    """Store one turn, committed before this returns; a stored "ok" turn at the same
+    (run, model, position) is kept, any other is replaced."""
+    codec.literal(turn.kind, TURN_KINDS, "turn kind")
+    codec.literal(turn.status, TURN_STATUSES, "turn status")
+    codec.literal(turn.finish_reason, codec.FINISH_REASONS, "finish reason")
+    with store.transaction(f"add a turn to run {turn.run_id}", write=True) as db:
+        require_run(db, store.db_path, turn.run_id)
+        db.execute(UPSERT, to_row(turn, now()))
+
+
+def read(store: Transactions, run_id: str, model: str) -> list[Turn]:
+    """The stored turns of `model` in run `run_id`, in the order they were asked."""
+    with store.transaction(f"read turns of run {run_id}", write=False) as db:
+        require_run(db, store.db_path, run_id)
+        rows = db.execute(
+            "SELECT * FROM turns WHERE run_id = ? AND model = ? ORDER BY position",
+            (run_id, model),
+        ).fetchall()
+    return [
+        Turn(
+            run_id=str(r["run_id"]),
+            model=str(r["model"]),
+            position=int(r["position"]),
+            step=str(r["step"]),
+            kind=codec.literal(r["kind"], TURN_KINDS, "turn kind"),
+            status=codec.literal(r["status"], TURN_STATUSES, "turn status"),
+            asked=str(r["asked"]),
+            text=str(r["text"]),
+            bindings=json.loads(r["bindings"]),
+            finish_reason=codec.literal(r["finish_reason"], codec.FINISH_REASONS, "finish reason"),
+            usage=Usage(
+                codec.count_from_column(int(r["prompt_tokens"])),
+                codec.count_from_column(int(r["completion_tokens"])),
+            ),
+            usage_reported=bool(r["usage_reported"]),
+            latency_s=float(r["latency_s"]),
+            attempts=int(r["attempts"]),
+            reported_model=str(r["reported_model"]),
+            error=str(r["error"]),
+        )
+        for r in rows
+    ]

@@ -1,0 +1,135 @@
+"""Judge verdicts as asked (table `judgements`, migration 2): the raw replies, one row per
+answer, judge and ordering, so that `proctor score` reads a verdict again without the judge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from proctor.store import codec
+from proctor.store.tables import Transactions, now, require_run
+from proctor.types import Usage
+
+JudgementStatus = Literal["ok", "unscored", "call_failed"]
+JUDGEMENT_STATUSES: tuple[JudgementStatus, ...] = get_args(JudgementStatus)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One judge verdict as asked: the raw replies, not their reading
+    (`proctor.extract.judge_verdict` reads them, then and at every `proctor score`).
+
+    `status` is what the reading said when it was asked: "ok", "unscored" (no valid verdict after
+    every attempt; `error` says why) or "call_failed" (the judge could not be called)."""
+
+    run_id: str
+    model: str
+    sample_id: str
+    epoch: int
+    judge: str
+    ordering: str
+    """"single" for a pointwise verdict; "ab" / "ba" for the two orders of a pairwise one."""
+    status: JudgementStatus
+    reply: str
+    replies: tuple[str, ...]
+    prompt: str
+    """The first prompt's messages, as JSON."""
+    rubric: str
+    attempts: int
+    error: str
+    usage: Usage
+    latency_s: float
+
+
+_COLUMNS = (
+    "run_id, model, sample_id, epoch, judge, ordering, status, reply, replies, prompt, rubric,"
+    " attempts, error, prompt_tokens, completion_tokens, latency_s, created_at"
+)
+# Like records: a stored verdict (or unscored reading) stays; a failed call may be replaced.
+_UPSERT = (
+    f"INSERT INTO judgements ({_COLUMNS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (run_id, model, sample_id, epoch, judge, ordering) DO UPDATE SET"
+    " status = excluded.status, reply = excluded.reply, replies = excluded.replies,"
+    " prompt = excluded.prompt, rubric = excluded.rubric, attempts = excluded.attempts,"
+    " error = excluded.error, prompt_tokens = excluded.prompt_tokens,"
+    " completion_tokens = excluded.completion_tokens, latency_s = excluded.latency_s,"
+    " created_at = excluded.created_at"
+    " WHERE judgements.status = 'call_failed'"
+)
+
+
+def _to_row(j: Judgement, created_at: str) -> tuple[object, ...]:
+    return (
+        j.run_id,
+        j.model,
+        j.sample_id,
+        j.epoch,
+        j.judge,
+        j.ordering,
+        j.status,
+        codec.storable(j.reply),
+        codec.storable(codec.dumps([codec.storable(r) for r in j.replies])),
+        codec.storable(j.prompt),
+        j.rubric,
+        j.attempts,
+        codec.storable(j.error),
+        codec.count_to_column(j.usage.prompt_tokens),
+        codec.count_to_column(j.usage.completion_tokens),
+        j.latency_s,
+        created_at,
+    )
+
+
+def add(store: Transactions, judgements: Sequence[Judgement]) -> None:
+    """Store judge verdicts in one transaction. Keyed on (run, model, sample, epoch, judge,
+    ordering); a stored "ok" or "unscored" row is kept, a "call_failed" one is replaced."""
+    if not judgements:
+        return
+    for j in judgements:
+        codec.literal(j.status, JUDGEMENT_STATUSES, "judgement status")
+    created_at = now()
+    rows = [_to_row(j, created_at) for j in judgements]
+    run_ids = sorted({j.run_id for j in judgements})
+    with store.transaction(f"add judgements to run {', '.join(run_ids)}", write=True) as db:
+        db.executemany(_UPSERT, rows)
+
+
+def read(store: Transactions, run_id: str, judge: str | None = None) -> list[Judgement]:
+    """Stored judge verdicts of a run (of one judge, when named), ordered by judge, model,
+    sample position, epoch and ordering."""
+    where = "j.run_id = ?" + ("" if judge is None else " AND j.judge = ?")
+    args: tuple[str, ...] = (run_id,) if judge is None else (run_id, judge)
+    with store.transaction(f"read judgements of run {run_id}", write=False) as db:
+        require_run(db, store.db_path, run_id)
+        rows = db.execute(
+            "SELECT j.* FROM judgements j JOIN samples s"
+            " ON s.run_id = j.run_id AND s.sample_id = j.sample_id"
+            f" WHERE {where} ORDER BY j.judge, j.model, s.position, j.epoch, j.ordering",
+            args,
+        ).fetchall()
+    return [
+        Judgement(
+            run_id=str(r["run_id"]),
+            model=str(r["model"]),
+            sample_id=str(r["sample_id"]),
+            epoch=int(r["epoch"]),
+            judge=str(r["judge"]),
+            ordering=str(r["ordering"]),
+            status=codec.literal(r["status"], JUDGEMENT_STATUSES, "judgement status"),
+            reply=str(r["reply"]),
+            replies=tuple(str(x) for x in json.loads(r["replies"])),
+            prompt=str(r["prompt"]),
+            rubric=str(r["rubric"]),
+            attempts=int(r["attempts"]),
+            error=str(r["error"]),
+            usage=Usage(
+                codec.count_from_column(int(r["prompt_tokens"])),
+                codec.count_from_column(int(r["completion_tokens"])),
+            ),
+            latency_s=float(r["latency_s"]),
+        )
+        for r in rows
+    ]

@@ -1,0 +1,44 @@
+"""What every table module of the store shares: the store as it sees it (`Transactions`), the
+time stamp rows carry, plain-tuple reads, and the run every row belongs to."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from proctor.errors import StoreError
+
+
+class Transactions(Protocol):
+    """A run store as a table module uses it (`RunStore` is one): one transaction at a time on
+    its connection, and the file's path for messages."""
+
+    @property
+    def db_path(self) -> Path: ...
+
+    def transaction(
+        self, what: str, *, write: bool
+    ) -> AbstractContextManager[sqlite3.Connection]: ...
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def tuples(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+    """Rows as plain tuples: cheaper than `sqlite3.Row` where a read returns many rows."""
+    cursor = db.cursor()
+    cursor.row_factory = None
+    rows: list[tuple[Any, ...]] = cursor.execute(sql, args).fetchall()
+    return rows
+
+
+def require_run(db: sqlite3.Connection, db_path: Path, run_id: str) -> sqlite3.Row:
+    """The run's row in `runs`; StoreError when there is none."""
+    row: sqlite3.Row | None = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None:
+        raise StoreError(f"no run '{run_id}' in {db_path}")
+    return row
