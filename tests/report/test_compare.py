@@ -6,14 +6,8 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from proctor.report.compare import (
-    RunComparison,
-    Side,
-    compare_runs,
-    comparison_markdown,
-    render_comparison,
-    side_labels,
-)
+from proctor.report.compare import comparison_markdown, render_comparison
+from proctor.stats.comparison import RunComparison, Side, compare_runs, side_labels
 from proctor.types import Sample
 from support.compare_runs import SAMPLES, Answer, graded, info, records, right, wrong_from
 

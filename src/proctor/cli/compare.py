@@ -78,14 +78,9 @@ def compare_cmd(
     """
     from proctor.cli.console import SafeConsole
     from proctor.report.atomic import write_text_atomic
-    from proctor.report.compare import (
-        Side,
-        compare_runs,
-        comparison_markdown,
-        render_comparison,
-        side_labels,
-    )
+    from proctor.report.compare import comparison_markdown, render_comparison
     from proctor.runs.grade import stored_items
+    from proctor.stats.comparison import Side, compare_runs, side_labels
     from proctor.store import RunStore
 
     _check_options(confidence, alpha, power, detect, resamples, show)

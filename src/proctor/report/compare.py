@@ -1,16 +1,8 @@
-"""Two models on the same items: per-item differences, flipped items and a significance verdict,
-for a terminal and for a pull-request comment.
-
-Pure: it reads graded items (of one run or of two) and never opens the store. Items are matched
-by sample id; when an item was asked several times its score is the share of correct replies.
-An item whose calls failed (or went unscored) on either side is left out of the comparison and
-counted. Ids present in both runs whose question or target differ are left out too and named.
-"""
+"""Two models compared (`proctor.stats.comparison`), for a terminal and for a pull-request
+comment: what was left out, the verdict, the flipped items. Pure renderers: every number is the
+comparison's own."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from rich import box
 from rich.console import Console
@@ -19,157 +11,11 @@ from rich.text import Text
 
 from proctor.report.markdown import escape_cell, markdown_table
 from proctor.report.text import one_line, pct
-from proctor.stats.bootstrap import DEFAULT_RESAMPLES
-from proctor.stats.metrics import NOT_SCORED
-from proctor.stats.paired import DEFAULT_ALPHA, DEFAULT_POWER, PairedComparison, compare_paired
-from proctor.stats.scores import item_scores
-from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES, taxonomy_counts
-from proctor.types import GradedItem, RunInfo, Sample
+from proctor.stats.comparison import RunComparison
+from proctor.stats.paired import PairedComparison
+from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES
 
 SHOWN_FLIPS = 20
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of a comparison: which run and which model."""
-
-    label: str
-    """How the side is named in the verdict: the model, or "model (run)" when both sides are
-    the same model."""
-    model: str
-    info: RunInfo
-
-
-@dataclass(frozen=True)
-class FlippedItem:
-    """An item the two sides scored differently."""
-
-    sample: Sample
-    score_a: float
-    score_b: float
-    answer_a: str
-    answer_b: str
-
-
-@dataclass(frozen=True)
-class RunComparison:
-    a: Side
-    b: Side
-    paired: PairedComparison
-    common_ids: int
-    """Sample ids both sides were asked."""
-    only_a: int
-    """Ids only side A was asked (left out)."""
-    only_b: int
-    mismatched: tuple[str, ...]
-    """Ids both have whose question or target differ (left out)."""
-    unscored_a: int
-    """Common items with no scored reply on side A: failed calls or unscored (left out)."""
-    unscored_b: int
-    regressions: tuple[FlippedItem, ...]
-    """A scored higher than B: with "A = baseline, B = candidate", what B broke."""
-    improvements: tuple[FlippedItem, ...]
-    taxonomy_a: Mapping[str, int]
-    taxonomy_b: Mapping[str, int]
-
-    @property
-    def same_dataset(self) -> bool:
-        return self.a.info.dataset_hash == self.b.info.dataset_hash
-
-    @property
-    def b_significantly_worse(self) -> bool:
-        """B lost to A and the test says it is not noise: the CI signal."""
-        return self.paired.significant and self.paired.difference > 0
-
-
-def side_labels(model_a: str, model_b: str, run_a: str, run_b: str) -> tuple[str, str]:
-    """Model names, or "model (run)" when the two sides are the same model."""
-    if model_a != model_b:
-        return model_a, model_b
-    return f"{model_a} ({run_a})", f"{model_b} ({run_b})"
-
-
-def compare_runs(
-    items_a: Sequence[GradedItem],
-    items_b: Sequence[GradedItem],
-    a: Side,
-    b: Side,
-    *,
-    confidence: float = 0.95,
-    alpha: float = DEFAULT_ALPHA,
-    power: float = DEFAULT_POWER,
-    detect: float | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-) -> RunComparison:
-    """Compare side A's model in `items_a` with side B's model in `items_b` (the same list when
-    both models are of one run)."""
-    mine_a = [item for item in items_a if item.record.model == a.model]
-    mine_b = [item for item in items_b if item.record.model == b.model]
-    samples_a = _samples(mine_a)
-    samples_b = _samples(mine_b)
-    common = [sid for sid in samples_a if sid in samples_b]
-    mismatched = tuple(
-        sid
-        for sid in common
-        if (samples_a[sid].input, samples_a[sid].target)
-        != (samples_b[sid].input, samples_b[sid].target)
-    )
-    usable = [sid for sid in common if sid not in set(mismatched)]
-    scores_a, scores_b = item_scores(mine_a), item_scores(mine_b)
-    paired_ids = [sid for sid in usable if sid in scores_a and sid in scores_b]
-    paired = compare_paired(
-        [scores_a[sid] for sid in paired_ids],
-        [scores_b[sid] for sid in paired_ids],
-        names=(a.label, b.label),
-        confidence=confidence,
-        alpha=alpha,
-        power=power,
-        detect=detect,
-        resamples=resamples,
-        seed=seed,
-    )
-    answers_a, answers_b = _answers(mine_a), _answers(mine_b)
-    flips = [
-        FlippedItem(samples_a[sid], scores_a[sid], scores_b[sid], answers_a[sid], answers_b[sid])
-        for sid in paired_ids
-        if scores_a[sid] != scores_b[sid]
-    ]
-    kept = set(paired_ids)
-    return RunComparison(
-        a=a,
-        b=b,
-        paired=paired,
-        common_ids=len(common),
-        only_a=len(samples_a) - len(common),
-        only_b=len(samples_b) - len(common),
-        mismatched=mismatched,
-        unscored_a=sum(1 for sid in usable if sid not in scores_a),
-        unscored_b=sum(1 for sid in usable if sid not in scores_b),
-        regressions=tuple(f for f in flips if f.score_a > f.score_b),
-        improvements=tuple(f for f in flips if f.score_b > f.score_a),
-        taxonomy_a=taxonomy_counts([i for i in mine_a if i.sample.id in kept]).get(a.model, {}),
-        taxonomy_b=taxonomy_counts([i for i in mine_b if i.sample.id in kept]).get(b.model, {}),
-    )
-
-
-def _samples(items: Sequence[GradedItem]) -> dict[str, Sample]:
-    found: dict[str, Sample] = {}
-    for item in items:
-        found.setdefault(item.sample.id, item.sample)
-    return found
-
-
-def _answers(items: Sequence[GradedItem]) -> dict[str, str]:
-    """Sample id → what the side answered: its scored replies' answers (or outcomes), joined."""
-    said: dict[str, list[str]] = {}
-    for item in items:
-        if item.score.outcome in NOT_SCORED:
-            continue
-        score = item.score
-        text = score.extracted if score.extracted is not None else f"({score.outcome})"
-        said.setdefault(item.sample.id, []).append(text)
-    return {sid: " / ".join(texts) for sid, texts in said.items()}
 
 
 # ---- words -------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from proctor.report.html import RunListing, RunView
+from proctor.report.html import RunListing
 from proctor.runs.grade import grader_version
 from proctor.runs.report import run_statistics
 from proctor.stats.metrics import RunMetrics
@@ -41,9 +41,6 @@ class LoadedRun:
     @property
     def metrics(self) -> RunMetrics:
         return self.stats.metrics
-
-    def view(self) -> RunView:
-        return RunView(self.info, self.metrics, list(self.items))
 
 
 def listing(store: RunStore) -> list[RunListing]:

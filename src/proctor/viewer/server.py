@@ -39,6 +39,7 @@ from proctor.report.html import (
     samples_html,
 )
 from proctor.report.html.viewer_pages import error_html, run_href, samples_href
+from proctor.stats.comparison import compare_run_items
 from proctor.store import RunStore
 from proctor.viewer import pages
 from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
@@ -165,7 +166,9 @@ class ViewerServer(ThreadingHTTPServer):
         a, b = self._load(ref_a), self._load(ref_b)
         return self._cached_page(
             ("compare", a.key, b.key),
-            lambda: compare_html(a.view(), b.view()).encode("utf-8"),
+            lambda: compare_html(
+                compare_run_items(a.info, a.items, b.info, b.items)
+            ).encode("utf-8"),
         )
 
     def _load(self, ref: str) -> LoadedRun:

@@ -12,12 +12,11 @@ from proctor._util.lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from proctor.report.html.page import content_security_policy
     from proctor.report.html.report_page import Links, report_html, samples_html
-    from proctor.report.html.viewer_pages import RunListing, RunView, compare_html, runs_html
+    from proctor.report.html.viewer_pages import RunListing, compare_html, runs_html
 
 __all__ = [
     "Links",
     "RunListing",
-    "RunView",
     "compare_html",
     "content_security_policy",
     "report_html",
@@ -33,7 +32,6 @@ __getattr__ = lazy_exports(
         "report_html": ".report_page",
         "samples_html": ".report_page",
         "RunListing": ".viewer_pages",
-        "RunView": ".viewer_pages",
         "compare_html": ".viewer_pages",
         "runs_html": ".viewer_pages",
     },

@@ -7,14 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from proctor.report.compare import Side, compare_runs, side_labels
 from proctor.report.html import svg
 from proctor.report.html.page import render
-from proctor.report.html.report_page import overall
-from proctor.report.text import header_lines, interval, pct, slice_values
-from proctor.stats.metrics import RunMetrics, ranked
+from proctor.report.text import header_lines, interval, pct
+from proctor.stats.comparison import ComparedRuns
 from proctor.stats.paired import format_p
-from proctor.types import GradedItem, RunInfo
 
 FLIPS_SHOWN = 200
 
@@ -38,15 +35,6 @@ class RunListing:
     models: tuple[str, ...]
     n_samples: int
     n_records: int
-
-
-@dataclass(frozen=True)
-class RunView:
-    """A graded run, as the comparison page needs it."""
-
-    info: RunInfo
-    metrics: RunMetrics
-    items: Sequence[GradedItem]
 
 
 def shown_status(run: RunListing, headlines: Sequence[Mapping[str, object]]) -> str:
@@ -96,17 +84,6 @@ def error_html(status: int, message: str) -> str:
     )
 
 
-def model_pairs(a: RunView, b: RunView) -> list[tuple[str, str]]:
-    """The models to set side by side: those in both runs; when each run has exactly one model
-    (and they differ), those two."""
-    names_a = [m.model for m in ranked(a.metrics)]
-    names_b = {m.model for m in b.metrics.models}
-    pairs = [(name, name) for name in names_a if name in names_b]
-    if not pairs and len(a.metrics.models) == 1 and len(b.metrics.models) == 1:
-        pairs = [(a.metrics.models[0].model, b.metrics.models[0].model)]
-    return pairs
-
-
 def _score_mark(score: float) -> str:
     """1 → "right", 0 → "wrong", a share of repeats → "67 % right"."""
     if score == 1.0:
@@ -116,11 +93,12 @@ def _score_mark(score: float) -> str:
     return f"{score * 100:.0f} % right"
 
 
-def compare_html(a: RunView, b: RunView) -> str:
-    """Two runs side by side: per model pair the accuracies, the change and the paired test's
-    verdict (`proctor.report.compare.compare_runs`, the same as `proctor compare`), the change by
-    category, and the items whose score flipped."""
-    pairs = model_pairs(a, b)
+def compare_html(compared: ComparedRuns) -> str:
+    """Two runs side by side (`proctor.runs.compare`): per model pair each side's accuracy, the
+    change and the paired test's verdict (the same as `proctor compare`), the change by
+    category and the items whose score flipped — every number computed once, on the items both
+    runs scored."""
+    a, b = compared.a, compared.b
     label_a, label_b = "run A", "run B"
     rows: list[dict[str, object]] = []
     bars: dict[tuple[str, str], svg.Estimate] = {}
@@ -129,19 +107,12 @@ def compare_html(a: RunView, b: RunView) -> str:
     categories: list[str] = []
     flipped: list[dict[str, object]] = []
     n_flips = 0
-    for model_a, model_b in pairs:
-        ma, mb = a.metrics.model(model_a), b.metrics.model(model_b)
-        name = model_a if model_a == model_b else f"{model_a} → {model_b}"
+    for pair in compared.pairs:
+        name, c = pair.name, pair.comparison
         pair_names.append(name)
-        bars[(name, label_a)] = overall(ma)
-        bars[(name, label_b)] = overall(mb)
-        sides = side_labels(model_a, model_b, a.info.run_id, b.info.run_id)
-        c = compare_runs(
-            a.items,
-            b.items,
-            Side(sides[0], model_a, a.info),
-            Side(sides[1], model_b, b.info),
-        )
+        sa, sb = c.side_a, c.side_b
+        bars[(name, label_a)] = svg.Estimate(sa.accuracy, sa.ci_low, sa.ci_high)
+        bars[(name, label_b)] = svg.Estimate(sb.accuracy, sb.ci_low, sb.ci_high)
         # B − A from the paired comparison itself (the items both answered), and its sentence
         # read the same way: the column and the verdict never show opposite signs.
         b_vs_a = c.paired.reversed()
@@ -149,10 +120,10 @@ def compare_html(a: RunView, b: RunView) -> str:
         rows.append(
             {
                 "model": name,
-                "a": pct(ma.accuracy),
-                "a_ci": interval(ma.ci_low, ma.ci_high),
-                "b": pct(mb.accuracy),
-                "b_ci": interval(mb.ci_low, mb.ci_high),
+                "a": pct(sa.accuracy),
+                "a_ci": interval(sa.ci_low, sa.ci_high),
+                "b": pct(sb.accuracy),
+                "b_ci": interval(sb.ci_low, sb.ci_high),
                 "change": "—" if change is None else f"{change * 100:+.1f}",
                 "change_class": "" if not change else ("delta-pos" if change > 0 else "delta-neg"),
                 "n": c.paired.n,
@@ -163,12 +134,10 @@ def compare_html(a: RunView, b: RunView) -> str:
                 "worse": c.b_significantly_worse,
             }
         )
-        for cat in slice_values([ma.by_category, mb.by_category]):
+        for cat, moved in c.by_category.items():
             if cat not in categories:
                 categories.append(cat)
-            ca, cb = ma.by_category.get(cat), mb.by_category.get(cat)
-            if ca and cb and ca.accuracy is not None and cb.accuracy is not None:
-                deltas[(name, cat)] = svg.Estimate(cb.accuracy - ca.accuracy)
+            deltas[(name, cat)] = svg.Estimate(moved.change)
         for kind, items in (("worse", c.regressions), ("better", c.improvements)):
             n_flips += len(items)
             for f in items:
@@ -185,7 +154,7 @@ def compare_html(a: RunView, b: RunView) -> str:
                         }
                     )
     charts: dict[str, object] = {"bars": None, "delta": None}
-    if pairs:
+    if compared.pairs:
         charts["bars"] = svg.grouped_bars(
             pair_names, [label_a, label_b], bars, label="accuracy, run A vs run B"
         )
@@ -194,17 +163,19 @@ def compare_html(a: RunView, b: RunView) -> str:
         )
     return render(
         "compare.html.j2",
-        title=f"proctor · compare {a.info.run_id} with {b.info.run_id}",
+        title=f"proctor · compare {a.run_id} with {b.run_id}",
         viewer=True,
-        a={"info": a.info, "href": run_href(a.info.run_id)},
-        b={"info": b.info, "href": run_href(b.info.run_id)},
+        a={"info": a, "href": run_href(a.run_id)},
+        b={"info": b, "href": run_href(b.run_id)},
         sides=[
             (label, value_a, value_b)
             for (label, value_a), (_, value_b) in zip(
-                header_lines(a.info), header_lines(b.info), strict=True
+                header_lines(a), header_lines(b), strict=True
             )
         ],
-        same_paper=a.info.dataset_hash == b.info.dataset_hash,
+        same_paper=a.dataset_hash == b.dataset_hash,
+        unpaired=[("run A", m) for m in compared.unpaired_a]
+        + [("run B", m) for m in compared.unpaired_b],
         rows=rows,
         charts=charts,
         flips=flipped,
