@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -26,21 +26,19 @@ from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
-from proctor.runs.ask import RunPlan, execute
+from proctor.runs.ask import execute
+from proctor.runs.plan import Asking, Paper, build_plan
 from proctor.runs.report import run_statistics, write_report
 from proctor.stats.completeness import Completeness
 from proctor.stats.metrics import ModelMetrics, RunMetrics
 from proctor.store import RunStore
 from proctor.tasks.base import Task
 from proctor.tasks.registry import (
-    default_max_tokens,
     get_task,
     is_file_reference,
-    load_for_run,
     register_task,
-    resolve_variant,
 )
-from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Score
+from proctor.types import GradedItem, Record, RunInfo, Score
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -127,28 +125,16 @@ async def evaluate_async(
     names, given = _models((models,) if isinstance(models, str) else models)
     if samples < 1:
         raise ConfigError("samples must be at least 1")
-    data = load_for_run(
-        chosen, dataset=Path(dataset) if dataset else None, seed=seed, n=n, limit=limit
-    )
-    variant = resolve_variant(chosen, prompt)
-    plan = RunPlan(
-        task=chosen,
-        samples=data.samples,
-        dataset_hash=data.content_hash,
-        generator_version=data.generator_version,
-        models=tuple(names),
-        variant=variant,
-        lang=lang,
-        params=GenerationParams(
-            temperature=temperature,
-            max_tokens=max_tokens or default_max_tokens(chosen, variant),
-            timeout_s=timeout_s,
+    plan = replace(
+        build_plan(
+            chosen,
+            names,
+            Paper(Path(dataset) if dataset else None, seed, n, limit),
+            Asking(prompt, lang, max_tokens, temperature, timeout_s),
+            Path(results_dir),
         ),
-        results_dir=Path(results_dir),
-        seed=seed,
         concurrency=concurrency,
         retry=RetryPolicy(max_attempts=max_attempts),
-        source=data.source,
         epochs=samples,
         api_key_env=dict(api_key_env or {}),
     )

@@ -31,7 +31,7 @@ from proctor.runs.state import EXIT_USAGE
 if TYPE_CHECKING:
     from proctor.cli.console import SafeConsole
     from proctor.executors.base import Executor
-    from proctor.runs.ask import OnPlan
+    from proctor.runs.plan import OnPlan
     from proctor.runs.turns import TurnKind
     from proctor.stats.completeness import Completeness
     from proctor.stats.run_statistics import GateReport
@@ -207,6 +207,9 @@ def run(
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report.
 
+    (A typer command: each parameter is one option of `proctor run`, hence their number; the
+    plan is built by `proctor.runs.plan.build_plan`, as `proctor.evaluate` builds it.)
+
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
     calls failed, 130 when interrupted (see the README's exit codes)."""
     from proctor.calling.rate_limit import RateLimits
@@ -217,11 +220,11 @@ def run(
     from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang
     from proctor.providers.keys import parse_key_env
-    from proctor.runs.ask import RunPlan, execute, run_keys
+    from proctor.runs.ask import execute, run_keys
+    from proctor.runs.plan import Asking, Paper, build_plan
     from proctor.runs.state import EXIT_INCOMPLETE, session_cause
     from proctor.stats.cost import load_price_table
-    from proctor.tasks.registry import default_max_tokens, get_task, load_for_run, resolve_variant
-    from proctor.types import GenerationParams
+    from proctor.tasks.registry import get_task
 
     console, err_console = _terminal(), _terminal(stderr=True)
     if resume is not None and retry_errors is not None:
@@ -269,28 +272,11 @@ def run(
         # a judge without a key must not fail after the run
         _refuse_unusable(judge_model, named_keys)
     t = _with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
-    data = load_for_run(t, dataset=dataset, seed=seed, n=n, limit=limit)
-    variant = resolve_variant(t, prompt)
-    params = GenerationParams(
-        temperature=temperature,
-        max_tokens=max_tokens or default_max_tokens(t, variant),
-        timeout_s=timeout,
-        max_reply_bytes=max_reply_bytes,
-    )
-    plan = RunPlan(
-        task=t,
-        samples=data.samples,
-        dataset_hash=data.content_hash,
-        generator_version=data.generator_version,
-        models=tuple(model or ["local"]),
-        variant=variant,
-        lang=check_lang(lang),
-        params=params,
-        results_dir=results_dir,
-        seed=seed,
+    asking = Asking(prompt, check_lang(lang), max_tokens, temperature, timeout, max_reply_bytes)
+    plan = replace(
+        build_plan(t, model or ["local"], Paper(dataset, seed, n, limit), asking, results_dir),
         concurrency=concurrency,
         retry=RetryPolicy(max_attempts=max_attempts),
-        source=data.source,
         epochs=samples,
         limits=RateLimits(requests_per_minute=rpm, tokens_per_minute=tpm),
         breaker_threshold=max_failures,

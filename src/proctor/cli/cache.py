@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from rich.console import Console
 
     from proctor.calling.cache_key import CachePolicy
-    from proctor.runs.ask import RunOutcome
+    from proctor.runs.plan import RunOutcome
     from proctor.store import RunStore
 
 ResultsDir = Annotated[

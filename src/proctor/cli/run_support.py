@@ -12,7 +12,8 @@ from rich.text import Text
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
-from proctor.runs.ask import ModelReport, RunOutcome, RunPlan, reusable, run_keys
+from proctor.runs.ask import reusable, run_keys
+from proctor.runs.plan import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable
 
 

@@ -15,8 +15,8 @@ from proctor.cli.console import plain
 from proctor.datasets.suites.loader import Suite, load_suite
 from proctor.errors import ConfigError
 from proctor.providers.keys import KeySource
-from proctor.runs.ask import OnPlan
 from proctor.runs.judge import JudgeOutcome, JudgePlan, judge_run
+from proctor.runs.plan import OnPlan
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.types import GenerationParams

@@ -11,206 +11,44 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from proctor._util.untrusted import repair_text
-from proctor.calling.cache_key import CachePolicy, ModelKeyer, cacheable, key_owner, reuses
+from proctor.calling.cache_key import ModelKeyer, cacheable, key_owner, reuses
 from proctor.calling.caller import CallStats
-from proctor.calling.rate_limit import RateLimits
-from proctor.calling.retry import RetryPolicy
-from proctor.errors import ConfigError, ProctorError, StoreError
+from proctor.errors import ProctorError, StoreError
 from proctor.executors import (
-    DEFAULT_MAX_FAILURES,
     AskSettings,
     Executor,
     LocalExecutor,
     ModelCalls,
-    ShardFailure,
     request_for,
 )
-from proctor.providers.base import Provider, supports_tools
+from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
-from proctor.providers.registry import bare_model, key_sources, make_provider, with_calculator
+from proctor.providers.registry import key_sources, make_provider
 from proctor.runs import grade as grading
-from proctor.store import RunStore, new_run_id, response_cache
+from proctor.runs.plan import (
+    ModelReport,
+    OnPlan,
+    OnResult,
+    RunOutcome,
+    RunPlan,
+    check_batchable,
+    check_capabilities,
+    check_models,
+    open_or_create_run,
+    plan_from_store,
+)
+from proctor.store import RunStore, response_cache
 from proctor.store.response_cache import CacheEntry
 from proctor.store.run_store import DB_NAME, ScoreRow
-from proctor.tasks.base import Task
-from proctor.tasks.registry import get_task
-from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
+from proctor.types import Record, Sample, Usage
 
 if TYPE_CHECKING:  # `--batch` only: a run without it imports none of the batch machinery
-    from proctor.calling.batching import BatchAnswer, BatchPolicy
-
-OnResult = Callable[[str, Score], None]
-"""Called after each stored answer with the model and its provisional grade (for progress)."""
-OnPlan = Callable[[str, Mapping[str, tuple[int, int]]], None]
-"""Called once a run is known: run id and, per model, (already stored, still to ask)."""
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    task: Task
-    samples: tuple[Sample, ...]
-    dataset_hash: str
-    generator_version: str
-    models: tuple[str, ...]
-    variant: str
-    lang: str
-    params: GenerationParams
-    results_dir: Path
-    seed: int | None = None
-    concurrency: int | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    source: str = ""
-    epochs: int = 1
-    """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
-    limits: RateLimits = field(default_factory=RateLimits)
-    breaker_threshold: int = DEFAULT_MAX_FAILURES
-    deadline_s: float | None = None
-    """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
-    api_key_env: Mapping[str, str] = field(default_factory=dict)
-    """`--api-key-env`: model string or name → the variable its key is read from (names only)."""
-    also_calls: tuple[str, ...] = ()
-    """Other models the same command calls (a judge): their hosts count in the key rule."""
-    cache: CachePolicy = "deterministic"
-    """When an answer stored in the results folder's response cache stands for a call
-    (`proctor.calling.cache_key`); every answer asked is remembered unless "off"."""
-    cache_share_keys: bool = False
-    """Reuse answers paid with another API key too (by default each key's owner has its own)."""
-    batch: BatchPolicy | None = None
-    """Ask through the providers' batch APIs (half price, hours not seconds); None: live calls."""
-
-
-@dataclass(frozen=True)
-class ModelReport:
-    """How calling one model went in this session."""
-
-    model: str
-    stats: CallStats
-    stopped: str | None
-    lowest_concurrency: int
-    shard_failures: tuple[ShardFailure, ...] = ()
-    """Shards a worker failed (Ray): where, why, re-run or left missing."""
-
-    @property
-    def left_missing(self) -> int:
-        return sum(f.unanswered for f in self.shard_failures if not f.rerun)
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    run_id: str
-    run_dir: Path
-    resumed: bool
-    asked: int
-    models: tuple[ModelReport, ...] = ()
-    deadline_hit: bool = False
-    keys: Mapping[str, KeySource] = field(default_factory=dict)
-    """Where each model's key came from (a judge's included): names, never values."""
-    reused: Mapping[str, int] = field(default_factory=dict)
-    """Per model, answers taken from the response cache in this session instead of asked."""
-
-
-def fingerprint(plan: RunPlan) -> str:
-    """Identity of a run: same task, paper, models, prompt and sampling → same fingerprint, so
-    the same command finds an unfinished run and resumes it."""
-    key = {
-        "task": plan.task.name,
-        "dataset_hash": plan.dataset_hash,
-        "models": list(plan.models),
-        "variant": plan.variant,
-        "lang": plan.lang,
-        "temperature": plan.params.temperature,
-        "max_tokens": plan.params.max_tokens,
-        "seed": plan.params.seed,
-        "epochs": plan.epochs,
-    }
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
-
-
-def _run_info(plan: RunPlan, run_id: str) -> RunInfo:
-    return RunInfo(
-        run_id=run_id,
-        task=plan.task.name,
-        models=plan.models,
-        dataset_hash=plan.dataset_hash,
-        dataset_size=len(plan.samples),
-        generator_version=plan.generator_version,
-        prompt_variant=plan.variant,
-        lang=plan.lang,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        params=plan.params,
-        seed=plan.seed,
-    )
-
-
-def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
-    """The plan of a stored run, so a resume asks exactly the paper, models, prompt and sampling
-    it started with; how to call (concurrency, retries, limits, timeout, reply cap, deadline)
-    comes from the command that resumes it."""
-    info = store.run_info(run_id)
-    epochs = store.run_config(run_id).get("epochs", 1)
-    task = command.task if command.task.name == info.task else get_task(info.task)
-    return replace(
-        command,
-        task=task,
-        samples=tuple(store.samples(run_id)),
-        dataset_hash=info.dataset_hash,
-        generator_version=info.generator_version,
-        models=info.models,
-        variant=info.prompt_variant,
-        lang=info.lang,
-        params=replace(
-            info.params,
-            timeout_s=command.params.timeout_s,
-            max_reply_bytes=command.params.max_reply_bytes,
-        ),
-        seed=info.seed,
-        epochs=epochs if isinstance(epochs, int) else 1,
-        source=command.source or str(store.run_config(run_id).get("source") or ""),
-    )
-
-
-def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tuple[str, bool]:
-    if resume is not None:
-        return store.resolve(resume), True
-    fp = fingerprint(plan)
-    found = store.find_resumable(fp)
-    if found is not None:
-        return found, True
-    run_id = new_run_id(plan.task.name)
-    config: dict[str, object] = {
-        "task_version": plan.task.version,
-        "source": plan.source,
-        "concurrency": plan.concurrency,
-        "retry": asdict(plan.retry),
-        "params": asdict(plan.params),
-        "epochs": plan.epochs,
-    }
-    store.create_run(_run_info(plan, run_id), plan.samples, fp, config)
-    return run_id, False
-
-
-def check_batchable(providers: Mapping[str, Provider]) -> None:
-    """Refuse --batch, before any call, for a model whose provider has no batch API."""
-    from proctor.providers.batch import BatchProvider
-
-    for model, provider in providers.items():
-        if with_calculator(model) or not isinstance(provider, BatchProvider):
-            raise ConfigError(
-                f"model {model!r} cannot be asked in batches: --batch needs openai/, "
-                "openai-compat/ (a server with the OpenAI Batch API) or anthropic/ models, "
-                "without tools"
-            )
-
+    from proctor.calling.batching import BatchAnswer
 
 async def _ask_in_batches(
     plan: RunPlan,
@@ -290,30 +128,6 @@ def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Rec
         reported_model=c.model, epoch=answer.epoch, batch_id=answer.batch_id,
         notes="; ".join(c.notes),
     )  # fmt: skip
-
-
-def check_capabilities(providers: Mapping[str, Provider]) -> None:
-    """Refuse, before the first call, a model that cannot do what the run asks of it."""
-    for model, provider in providers.items():
-        if with_calculator(model) and not supports_tools(provider):
-            raise ConfigError(
-                f"model {model!r}: {bare_model(model)!r} cannot be offered tools (no function "
-                "calling); use an openai-compat/ or openai/ model for +calculator"
-            )
-
-
-def check_models(models: Sequence[str]) -> None:
-    if not models:
-        raise ConfigError("no model to evaluate")
-    seen: set[str] = set()
-    for m in models:
-        if repair_text(m)[1]:  # argv bytes the locale could not decode: no store can hold them
-            raise ConfigError(
-                f"model string {repair_text(m)[0]!r} is not valid UTF-8 text; write it again"
-            )
-        if m in seen:
-            raise ConfigError(f"model {m!r} is named twice")
-        seen.add(m)
 
 
 class _GroupCommit:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape as plain
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
-    from proctor.runs.ask import RunOutcome
+    from proctor.runs.plan import RunOutcome
     from proctor.stats.completeness import Completeness
     from proctor.stats.run_statistics import GateReport
 
