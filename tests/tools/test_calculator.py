@@ -12,7 +12,7 @@ import pytest
 
 from proctor.calling.caller import CallFailure, CallSuccess, ModelCaller
 from proctor.calling.retry import RetryPolicy
-from proctor.cli.app import _grade_and_report
+from proctor.cli.report import grade_and_report as _grade_and_report
 from proctor.providers.fake import FakeProvider, Reply
 from proctor.providers.local import LocalProvider
 from proctor.providers.openai_compat import OpenAICompatProvider

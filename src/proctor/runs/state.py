@@ -23,8 +23,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from rich.markup import escape as plain
-
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from proctor.runs.plan import RunOutcome
     from proctor.stats.completeness import Completeness
@@ -67,6 +65,14 @@ def first_applicable(codes: Iterable[int]) -> int:
     if present:
         raise ValueError(f"not an exit code of the table: {sorted(present)}")
     return EXIT_OK
+
+
+def plain(text: object) -> str:
+    """`text` as it must be put into a markup string (rich's, imported here: `proctor --help`
+    imports this module for its exit codes and needs no rich)."""
+    from rich.markup import escape
+
+    return escape(str(text))
 
 
 def state_lines(run_id: str, state: Completeness) -> list[str]:
