@@ -52,7 +52,7 @@ def test_reliability_chart_per_model_with_diagonal_points_and_scores(hostile: Ru
 
 
 def test_point_sits_at_mean_confidence_and_accuracy() -> None:
-    from proctor.report.html.svg import reliability_chart
+    from proctor.report.html.svg_plots import reliability_chart
 
     summary = summarize_calibration([0.5, 0.5], [True, False], bins=10)
     chart = str(reliability_chart("m", summary, label="x"))

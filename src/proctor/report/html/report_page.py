@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from proctor.report.html import svg
+from proctor.report.html import svg, svg_plots
 from proctor.report.html.page import render
 from proctor.report.html.sample_data import browser_document, first_samples, script_json
 from proctor.report.sections import Section, result_sections
@@ -167,7 +167,7 @@ def _charts(stats: RunStatistics) -> dict[str, object]:
         "ranking": svg.ranking_chart(
             [(m.model, overall(m)) for m in rows], label="accuracy per model, 95 % intervals"
         ),
-        "outcomes": svg.stacked_bars(
+        "outcomes": svg_plots.stacked_bars(
             names,
             list(shown_outcomes(rows)),
             {m.model: {str(k): v for k, v in m.outcomes.items()} for m in rows},
@@ -198,7 +198,7 @@ def _charts(stats: RunStatistics) -> dict[str, object]:
     taxonomy = stats.taxonomy
     classes = list(dict.fromkeys(name for counts in taxonomy.values() for name in counts))
     if classes:
-        charts["taxonomy"] = svg.stacked_bars(
+        charts["taxonomy"] = svg_plots.stacked_bars(
             [n for n in names if taxonomy.get(n)],
             classes,
             taxonomy,
@@ -206,7 +206,7 @@ def _charts(stats: RunStatistics) -> dict[str, object]:
         )
     trend = stats.size
     if trend is not None:
-        charts["size"] = svg.scatter(
+        charts["size"] = svg_plots.scatter(
             [
                 svg.ScatterPoint(p.model, p.parameters / 1e9, overall_of(rows, p.model))
                 for p in trend.points
@@ -227,7 +227,7 @@ def _charts(stats: RunStatistics) -> dict[str, object]:
     calc = stats.calculator
     common = [m for m in rows if calc is not None and any(c.model == m.model for c in calc.models)]
     if calc is not None and common:
-        charts["calculator"] = svg.dumbbell(
+        charts["calculator"] = svg_plots.dumbbell(
             [(m.model, overall(m), overall(calc.model(m.model))) for m in common],
             ("bare", "with calculator"),
             label="bare vs calculator accuracy",
@@ -247,6 +247,8 @@ def _calibration_charts(
         return []
     order = [n for n in names if n in calibration] + [n for n in calibration if n not in names]
     return [
-        svg.reliability_chart(model, calibration[model], label=f"reliability diagram · {model}")
+        svg_plots.reliability_chart(
+            model, calibration[model], label=f"reliability diagram · {model}"
+        )
         for model in order
     ]
