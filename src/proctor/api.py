@@ -120,7 +120,8 @@ async def evaluate_async(
     what is missing. `task`: a Task (`proctor.define_task`), a built-in task's name, PATH.py:NAME
     or an installed plugin's task; `models`: model strings, or Provider objects of your own (the
     run names each by its `name`); `api_key_env`: model → the name of the variable its key is in
-    (the key rule of `proctor list models` holds, exactly as in the CLI)."""
+    (the key rule of `proctor list models` holds, exactly as in the CLI). Its keyword arguments
+    are the options of `proctor run` a script needs, one each, hence their number."""
     chosen = _task(task)
     names, given = _models((models,) if isinstance(models, str) else models)
     if samples < 1:

@@ -72,7 +72,10 @@ def judge_cmd(
     ] = DEFAULT_RESULTS,
 ) -> None:
     """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
-    missing, and writes the run's files again with the verdicts in them."""
+    missing, and writes the run's files again with the verdicts in them.
+
+    (A typer command: each parameter is one option of `proctor judge`, hence their number.)
+    """
     from proctor.cli.console import SafeConsole
     from proctor.cli.judge_report import print_validation, write_validation
     from proctor.cli.suite import run_judge_phase

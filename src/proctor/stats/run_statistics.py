@@ -217,7 +217,9 @@ def build_statistics(
     turns: Sequence[TurnScores] = (),
 ) -> RunStatistics:
     """Every statistic of a run, once. `calculator_pairs`: (bare, with calculator) model strings
-    both asked; `gate_requirements`: the run's own requirements (a suite's [gate])."""
+    both asked; `gate_requirements`: the run's own requirements (a suite's [gate]).
+    Each keyword is one optional part of a run's statistics (absent by default), hence their
+    number."""
     metrics = summarize(items, info.models, tiers=task.tiers)
     rows = ranked(metrics)
     names = [m.model for m in rows]

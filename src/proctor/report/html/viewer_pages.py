@@ -10,7 +10,7 @@ from urllib.parse import quote
 from proctor.report.html import svg
 from proctor.report.html.page import render
 from proctor.report.text import header_lines, interval, pct
-from proctor.stats.comparison import ComparedRuns
+from proctor.stats.comparison import ComparedRuns, RunComparison
 from proctor.stats.paired import format_p
 
 FLIPS_SHOWN = 200
@@ -93,8 +93,51 @@ def _score_mark(score: float) -> str:
     return f"{score * 100:.0f} % right"
 
 
+def _pair_row(name: str, c: RunComparison) -> dict[str, object]:
+    """One model pair's row: each side's accuracy on the paired items, B − A, the verdict."""
+    sa, sb = c.side_a, c.side_b
+    # B − A from the paired comparison itself (the items both answered), and its sentence read
+    # the same way: the column and the verdict never show opposite signs.
+    b_vs_a = c.paired.reversed()
+    change = b_vs_a.difference if b_vs_a.n else None
+    return {
+        "model": name,
+        "a": pct(sa.accuracy),
+        "a_ci": interval(sa.ci_low, sa.ci_high),
+        "b": pct(sb.accuracy),
+        "b_ci": interval(sb.ci_low, sb.ci_high),
+        "change": "—" if change is None else f"{change * 100:+.1f}",
+        "change_class": "" if not change else ("delta-pos" if change > 0 else "delta-neg"),
+        "n": c.paired.n,
+        "a_only": b_vs_a.b_only,
+        "b_only": b_vs_a.a_only,
+        "p": format_p(c.paired.p) if c.paired.n else "—",
+        "verdict": b_vs_a.verdict(),
+        "worse": c.b_significantly_worse,
+    }
+
+
+def _flip_rows(name: str, c: RunComparison, room: int) -> list[dict[str, object]]:
+    """Up to `room` of the pair's flipped items, regressions first."""
+    rows: list[dict[str, object]] = []
+    for kind, items in (("worse", c.regressions), ("better", c.improvements)):
+        for f in items[: max(0, room - len(rows))]:
+            rows.append(
+                {
+                    "model": name,
+                    "kind": kind,
+                    "sample_id": f.sample.id,
+                    "input": f.sample.input,
+                    "target": f.sample.target,
+                    "a": f"{_score_mark(f.score_a)}: {f.answer_a}",
+                    "b": f"{_score_mark(f.score_b)}: {f.answer_b}",
+                }
+            )
+    return rows
+
+
 def compare_html(compared: ComparedRuns) -> str:
-    """Two runs side by side (`proctor.runs.compare`): per model pair each side's accuracy, the
+    """Two runs side by side (`proctor.stats.comparison`): per model pair each side's accuracy, the
     change and the paired test's verdict (the same as `proctor compare`), the change by
     category and the items whose score flipped — every number computed once, on the items both
     runs scored."""
@@ -113,46 +156,13 @@ def compare_html(compared: ComparedRuns) -> str:
         sa, sb = c.side_a, c.side_b
         bars[(name, label_a)] = svg.Estimate(sa.accuracy, sa.ci_low, sa.ci_high)
         bars[(name, label_b)] = svg.Estimate(sb.accuracy, sb.ci_low, sb.ci_high)
-        # B − A from the paired comparison itself (the items both answered), and its sentence
-        # read the same way: the column and the verdict never show opposite signs.
-        b_vs_a = c.paired.reversed()
-        change = b_vs_a.difference if b_vs_a.n else None
-        rows.append(
-            {
-                "model": name,
-                "a": pct(sa.accuracy),
-                "a_ci": interval(sa.ci_low, sa.ci_high),
-                "b": pct(sb.accuracy),
-                "b_ci": interval(sb.ci_low, sb.ci_high),
-                "change": "—" if change is None else f"{change * 100:+.1f}",
-                "change_class": "" if not change else ("delta-pos" if change > 0 else "delta-neg"),
-                "n": c.paired.n,
-                "a_only": b_vs_a.b_only,
-                "b_only": b_vs_a.a_only,
-                "p": format_p(c.paired.p) if c.paired.n else "—",
-                "verdict": b_vs_a.verdict(),
-                "worse": c.b_significantly_worse,
-            }
-        )
+        rows.append(_pair_row(name, c))
         for cat, moved in c.by_category.items():
             if cat not in categories:
                 categories.append(cat)
             deltas[(name, cat)] = svg.Estimate(moved.change)
-        for kind, items in (("worse", c.regressions), ("better", c.improvements)):
-            n_flips += len(items)
-            for f in items:
-                if len(flipped) < FLIPS_SHOWN:
-                    flipped.append(
-                        {
-                            "model": name,
-                            "kind": kind,
-                            "sample_id": f.sample.id,
-                            "input": f.sample.input,
-                            "target": f.sample.target,
-                            "a": f"{_score_mark(f.score_a)}: {f.answer_a}",
-                            "b": f"{_score_mark(f.score_b)}: {f.answer_b}",
-                        }
-                    )
+        n_flips += len(c.regressions) + len(c.improvements)
+        flipped += _flip_rows(name, c, FLIPS_SHOWN - len(flipped))
     charts: dict[str, object] = {"bars": None, "delta": None}
     if compared.pairs:
         charts["bars"] = svg.grouped_bars(
