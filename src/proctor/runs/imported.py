@@ -22,7 +22,7 @@ from proctor.runs.grade import grade_run
 from proctor.store import RunStore, new_run_id
 from proctor.store.imported import ImportedVerdict, add_verdicts, verdicts
 from proctor.tasks.registry import get_task
-from proctor.types import GenerationParams, Record, RunInfo, Sample, Score
+from proctor.types import GenerationParams, GradedItem, Record, RunInfo, Sample, Score
 
 IMPORTED = "imported"
 """The key of the run config that says where an imported run came from."""
@@ -146,40 +146,7 @@ def import_run(
         "epochs": epochs,
         IMPORTED: origin,
     }
-    records = [
-        Record(
-            run_id=run_id,
-            model=model_name,
-            sample_id=a.sample.id,
-            status="call_failed" if a.error else "ok",
-            text=a.text,
-            finish_reason=a.finish_reason,
-            usage=a.usage,
-            latency_s=a.latency_s,
-            attempts=1,
-            prompt_variant=task.default_variant,
-            lang="en",
-            reported_model=a.reported_model,
-            error=a.error,
-            epoch=a.epoch,
-        )
-        for a in foreign.answers
-    ]
-    theirs = [
-        ImportedVerdict(
-            model=model_name,
-            sample_id=a.sample.id,
-            epoch=a.epoch,
-            grader=grader,
-            outcome=v.outcome,
-            value=v.value,
-            credit=v.credit,
-            extracted=v.extracted,
-            explanation=v.explanation,
-        )
-        for a in foreign.answers
-        for grader, v in a.verdicts.items()
-    ]
+    records, theirs = _their_answers(foreign, run_id, model_name, task.default_variant)
     with RunStore.open(results_dir) as store:
         store.create_run(info, samples, f"import:{source_hash}:{model_name}", config)
         store.add_records(records)
@@ -195,17 +162,7 @@ def import_run(
         for g in foreign.graders
     )
     primary = foreign.graders[0] if foreign.graders else ""
-    by_key = {(v.model, v.sample_id, v.epoch): v for v in stored if v.grader == primary}
-    agree, differences = 0, []
-    for item in items:
-        r = item.record
-        their = by_key.get((r.model, r.sample_id, r.epoch))
-        if their is None:
-            continue
-        if same_verdict(their.outcome, item.score):
-            agree += 1
-        else:
-            differences.append(Difference(r.model, r.sample_id, r.epoch, their, item.score, r.text))
+    agree, differences = _set_beside(items, [v for v in stored if v.grader == primary])
     return ImportOutcome(
         run_id=run_id,
         run_dir=run_dir,
@@ -217,6 +174,65 @@ def import_run(
         agree=agree,
         differences=tuple(differences),
     )
+
+
+def _their_answers(
+    foreign: ForeignRun, run_id: str, model: str, variant: str
+) -> tuple[list[Record], list[ImportedVerdict]]:
+    """Their raw outputs as our records, and their verdicts as a second grader's."""
+    records = [
+        Record(
+            run_id=run_id,
+            model=model,
+            sample_id=a.sample.id,
+            status="call_failed" if a.error else "ok",
+            text=a.text,
+            finish_reason=a.finish_reason,
+            usage=a.usage,
+            latency_s=a.latency_s,
+            attempts=1,
+            prompt_variant=variant,
+            lang="en",
+            reported_model=a.reported_model,
+            error=a.error,
+            epoch=a.epoch,
+        )
+        for a in foreign.answers
+    ]
+    theirs = [
+        ImportedVerdict(
+            model=model,
+            sample_id=a.sample.id,
+            epoch=a.epoch,
+            grader=grader,
+            outcome=v.outcome,
+            value=v.value,
+            credit=v.credit,
+            extracted=v.extracted,
+            explanation=v.explanation,
+        )
+        for a in foreign.answers
+        for grader, v in a.verdicts.items()
+    ]
+    return records, theirs
+
+
+def _set_beside(
+    items: Sequence[GradedItem], theirs: Sequence[ImportedVerdict]
+) -> tuple[int, list[Difference]]:
+    """How many of our grades agree with their grader's verdicts, and where they differ."""
+    by_key = {(v.model, v.sample_id, v.epoch): v for v in theirs}
+    agree, differences = 0, []
+    for item in items:
+        r = item.record
+        their = by_key.get((r.model, r.sample_id, r.epoch))
+        if their is None:
+            continue
+        if same_verdict(their.outcome, item.score):
+            agree += 1
+        else:
+            differences.append(Difference(r.model, r.sample_id, r.epoch, their, item.score, r.text))
+    return agree, differences
 
 
 def same_verdict(theirs: str, ours: Score) -> bool:
