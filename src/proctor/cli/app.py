@@ -42,8 +42,11 @@ from proctor.errors import ProctorError, StoreError
 from proctor.runs.state import EXIT_USAGE
 
 if TYPE_CHECKING:
+    from proctor.calling.batching import BatchPolicy
+    from proctor.cli.console import SafeConsole
+    from proctor.cli.suite import SuiteRun
     from proctor.executors.base import Executor
-    from proctor.runs.plan import OnPlan
+    from proctor.runs.plan import OnPlan, RunOutcome, RunPlan
 
 app = command_group(
     name="proctor",
@@ -188,22 +191,18 @@ def run(
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report.
 
-    (A typer command: each parameter is one option of `proctor run`, hence their number; the
-    plan is built by `proctor.runs.plan.build_plan`, as `proctor.evaluate` builds it.)
+    (A typer command: each parameter is one option of `proctor run`, hence their number and
+    the length of its signature; the plan is built by `proctor.runs.plan.build_plan`, as
+    `proctor.evaluate` builds it, asked by `_ask` and reported by `_report_run`.)
 
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
     calls failed, 130 when interrupted (see the README's exit codes)."""
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
-    from proctor.cli.keys import print_key_header
-    from proctor.cli.progress import RunProgress
-    from proctor.cli.run_state import exit_for, say_interrupted, say_store_failed
     from proctor.cli.run_support import print_call_reports, print_estimate
     from proctor.prompts.arithmetic import check_lang
     from proctor.providers.keys import parse_key_env
-    from proctor.runs.ask import execute, run_keys
     from proctor.runs.plan import Asking, Paper, build_plan
-    from proctor.runs.state import EXIT_INCOMPLETE, session_cause
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
 
@@ -233,15 +232,7 @@ def run(
     from proctor.cli.cache import check_policy
 
     cache_policy = check_policy(cache)
-    batch_policy = None
-    if batch:
-        from proctor.calling.batching import BatchPolicy
-
-        if batch_size < 1 or batch_poll <= 0:
-            raise typer.BadParameter("--batch-size must be at least 1, --batch-poll above 0")
-        if executor != "local":
-            raise typer.BadParameter("--batch asks from this machine: drop --executor")
-        batch_policy = BatchPolicy(size=batch_size, first_poll_s=batch_poll)
+    batch_policy = _batch_policy(batch, batch_size, batch_poll, executor)
     chosen = _executor(
         executor, ray_address, shard_size, ray_runtime_env, ray_forward_env, ray_resources
     )
@@ -277,6 +268,58 @@ def run(
         err_console.print(
             "[yellow]warning:[/] --samples > 1 at temperature 0 asks for the same reply again"
         )
+    outcome = _ask(
+        plan, chosen, resume, retry_errors is not None, suite_run, console, err_console
+    )
+    if outcome.resumed:
+        what = "failed or missing" if retry_errors is not None else "missing"
+        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
+    print_call_reports(outcome, console)
+    if any(outcome.reused.values()):
+        from proctor.cli.cache import print_reused
+
+        print_reused(outcome, console)
+    if suite_run is not None or judge is not None:
+        from proctor.cli.suite import judge_after_run
+
+        judge_after_run(
+            suite_run, judge, results_dir, outcome.run_id, timeout, console,
+            key=outcome.keys.get(judge_model or ""),
+        )  # fmt: skip
+    _report_run(outcome, results_dir, prices, sandbox_limits, err_console)
+
+
+def _batch_policy(batch: bool, size: int, poll: float, executor: str) -> BatchPolicy | None:
+    if not batch:
+        return None
+    from proctor.calling.batching import BatchPolicy
+
+    if size < 1 or poll <= 0:
+        raise typer.BadParameter("--batch-size must be at least 1, --batch-poll above 0")
+    if executor != "local":
+        raise typer.BadParameter("--batch asks from this machine: drop --executor")
+    return BatchPolicy(size=size, first_poll_s=poll)
+
+
+def _ask(
+    plan: RunPlan,
+    chosen: Executor | None,
+    resume: str | None,
+    retry_errors: bool,
+    suite_run: SuiteRun | None,
+    console: SafeConsole,
+    err_console: SafeConsole,
+) -> RunOutcome:
+    """Execute the plan under the live progress view; on Ctrl-C (or SIGTERM, SIGHUP) say what
+    is stored and how to go on, and exit with the signal's code."""
+    from proctor.cli.keys import print_key_header
+    from proctor.cli.progress import RunProgress
+    from proctor.cli.run_state import say_interrupted, say_store_failed
+    from proctor.runs.ask import execute, run_keys
+    from proctor.runs.state import EXIT_INCOMPLETE
+
+    results_dir = plan.results_dir
+    asks_here = chosen is None or chosen.asks_here
     started: list[str] = []  # the run's id, once the run exists (for the Ctrl-C line)
     try:
         with RunProgress(console) as progress:
@@ -294,7 +337,7 @@ def run(
                 execute(
                     plan,
                     resume=resume,
-                    retry_errors=retry_errors is not None,
+                    retry_errors=retry_errors,
                     on_plan=suite_run.on_plan(noted, results_dir) if suite_run else noted,
                     on_result=progress.on_result,
                     executor=chosen,
@@ -312,38 +355,38 @@ def run(
             err_console, e, results_dir, started[0], f"proctor run --resume {started[0]}"
         )
         raise typer.Exit(EXIT_INCOMPLETE) from None
-    if outcome.resumed:
-        what = "failed or missing" if retry_errors is not None else "missing"
-        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
-    print_call_reports(outcome, console)
-    if any(outcome.reused.values()):
-        from proctor.cli.cache import print_reused
+    return outcome
 
-        print_reused(outcome, console)
-    if suite_run is not None or judge is not None:
-        from proctor.cli.suite import judge_after_run
 
-        judge_after_run(
-            suite_run, judge, results_dir, outcome.run_id, timeout, console,
-            key=outcome.keys.get(judge_model or ""),
-        )  # fmt: skip
+def _report_run(
+    outcome: RunOutcome,
+    results_dir: Path,
+    prices: Path | None,
+    sandbox_limits: str | None,
+    err: SafeConsole,
+) -> None:
+    """Grade-free report of the run just asked (its answers were graded as stored), then exit
+    as its state and its own gate say (`proctor.runs.state`)."""
+    from proctor.cli.run_state import exit_for, say_store_failed
+    from proctor.runs.state import EXIT_INCOMPLETE, session_cause
+
     try:
         state, gate = grade_and_report(
             outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits
         )
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
         say_store_failed(
-            err_console, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"
+            err, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"
         )
         raise typer.Exit(EXIT_INCOMPLETE) from None
     except Exception:
         # Every answer is stored already; say so before the traceback of what went wrong.
-        err_console.print(
+        err.print(
             f"[red]the report of run {outcome.run_id} failed[/]; its answers are stored: "
             f"`proctor report {outcome.run_id}` tries again"
         )
         raise
-    exit_for(err_console, outcome.run_id, state, session_cause(outcome), gate)
+    exit_for(err, outcome.run_id, state, session_cause(outcome), gate)
 
 
 def _refuse_unusable(model: str, named: Mapping[str, str]) -> None:
