@@ -122,7 +122,8 @@ def _main() -> None:
     b_float, b_complex = b.float, b.complex
     b_range, b_iter, b_map, b_filter, b_zip = b.range, b.iter, b.map, b.filter, b.zip
     b_enumerate, b_reversed, b_sorted = b.enumerate, b.reversed, b.sorted
-    b_getattr, b_setattr, b_any, b_isinstance = b.getattr, b.setattr, b.any, b.isinstance
+    b_getattr, b_setattr, b_isinstance = b.getattr, b.setattr, b.isinstance
+    b_any, b_all = b.any, b.all
     b_classmethod, b_staticmethod, b_property = b.classmethod, b.staticmethod, b.property
     dict_setitem, dict_getitem = b_dict.__setitem__, b_dict.__getitem__
     b_base, b_exception = b.BaseException, b.Exception
@@ -203,6 +204,10 @@ def _main() -> None:
         }
     )  # fmt: skip
     frame_attributes = b_frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+    function_parts = b_frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+    sealed_functions: dict[Any, str] = {}
+    """The functions of the seal (by id, with their names): what runs when a test calls them is
+    their code and defaults, which CPython lets change only through an audited setter."""
     refused_module_prefixes = ("ctypes", "_ctypes", "_test", "_xx")
     refused_modules = b_frozenset({"_signal", "_imp", "_posixsubprocess", "_thread"})
     """Imported afresh, these would bring back what step 4 took away."""
@@ -229,6 +234,11 @@ def _main() -> None:
         elif event == "object.__getattr__":
             if b_len(args) > 1 and b_type(args[1]) is b_str and args[1] in frame_attributes:
                 refuse(f"reading {args[1]}", frame=True)
+        elif event == "object.__setattr__":
+            if b_len(args) > 1 and b_type(args[1]) is b_str and args[1] in function_parts:
+                sealed = dict_get(sealed_functions, args[0])  # a function: hashed by identity
+                if sealed is not None:
+                    refuse(f"changing {sealed}.{args[1]}")
         elif event == "import":
             name = args[0] if args else ""
             if b_type(name) is b_str and is_refused_module(name):
@@ -440,11 +450,12 @@ def _main() -> None:
     # (code, defaults, closure cells), tables (dicts, lists, sets: `copy._deepcopy_dispatch`) and
     # instances (class, dict: `random._inst`) that hang from it. What is recorded is identity:
     # the objects are kept here, so an id seen again is the same object. The check reads every
-    # probe again with C functions alone (map, id, attrgetter, dict views), so that no code of the
-    # candidate's runs while it looks, with the cyclic collector paused so that no finalizer does.
+    # probe again with C functions alone (map, id, dict views, descriptors), so that no code of
+    # the candidate's runs while it looks, with the cyclic collector paused so that no finalizer
+    # does. A function's code and defaults are not read (each read is an audit event, and the
+    # hook is Python): their setters are audited, and the hook refuses them on sealed functions.
     chain_from = itertools.chain.from_iterable
-    call_with = operator.call
-    function_attributes = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__")
+    call_with, is_same = operator.call, operator.is_
     type_dict = b_type.__dict__
     mro_of = type_dict["__mro__"].__get__
     class_dict = type_dict["__dict__"].__get__
@@ -473,7 +484,15 @@ def _main() -> None:
     caches: list[dict[Any, Any]] = []  # emptied before each check (re's compiled patterns)
     resets: list[tuple[dict[str, Any], str, Any]] = []  # set back before each check
     reseeded: list[Any] = []  # Random instances the tests draw from: reseeded after each check
-    expected: list[Any] = [[], [], []]
+    expected: list[Any] = [[], []]  # the objects the probes give, in order; the lengths
+
+    def entry_name(name: str, key: Any) -> str:
+        """`copy.deepcopy`, `copy._deepcopy_dispatch[list]`: no code of the key's runs."""
+        if b_type(key) is b_str:
+            return f"{name}.{key}"
+        if b_type(key) is b_type:
+            return f"{name}[{type_name(key)}]"
+        return f"{name}[…]"
 
     def probe_one(fn: Any, arg: Any, what: str) -> None:
         list_append(one_fns, fn)
@@ -516,7 +535,7 @@ def _main() -> None:
             return
         set_add(seal_seen, key)
         if kind is function_type:
-            probe_table(function_attributes, value, f"{name} (its code and defaults)")
+            dict_setitem(sealed_functions, value, name)  # its code and defaults: see the hook
             for cell in value.__closure__ or ():
                 try:
                     inside = cell_contents(cell)
@@ -538,8 +557,8 @@ def _main() -> None:
                 seal_value(part, name, depth + 1)
         elif kind is b_dict:
             seal_mapping(value, name, "table")
-            for item in b_list(dict_values(value)):
-                seal_value(item, name, depth + 1)
+            for k, item in b_list(value.items()):
+                seal_value(item, entry_name(name, k), depth + 1)
         elif kind is b_list or kind is b_set:
             probe_table(b_tuple, value, name)
         elif b_isinstance(value, b_type):
@@ -574,10 +593,12 @@ def _main() -> None:
                     seal_value(item, name, depth + 1)
                 break
 
-    def seal(sealed: list[tuple[str, Any, bool]]) -> None:
+    def seal(sealed: list[tuple[str, Any, bool]], used: dict[str, Any]) -> None:
         seal_mapping(pristine, "the tests' builtins", "builtins")
         for name, module, deep in sealed:
             seal_module(name, module, deep)
+        for name, value in b_sorted(used.items()):
+            seal_value(value, name, 1)
         random: Any = dict_get(modules, "random")
         inst = random.__dict__.get("_inst") if random is not None else None
         if inst is not None and b_type(inst) is random.Random and b_id(inst) in seal_seen:
@@ -586,11 +607,19 @@ def _main() -> None:
         expected[:] = measured()
 
     def measured() -> list[Any]:
-        return [
-            b_list(b_map(b_id, b_map(call_with, one_fns, one_args))),
-            b_list(b_map(b_len, sized)),
-            b_list(b_map(b_id, chain_from(b_map(call_with, table_fns, table_args)))),
-        ]
+        # not id(): each call of it is an audit event, and the hook is Python
+        objects = b_list(b_map(call_with, one_fns, one_args))
+        list_extend(objects, chain_from(b_map(call_with, table_fns, table_args)))
+        return [objects, b_list(b_map(b_len, sized))]
+
+    def unchanged() -> bool:
+        objects, lengths = measured()
+        before, before_lengths = expected
+        return (
+            lengths == before_lengths  # ints
+            and b_len(objects) == b_len(before)
+            and b_all(b_map(is_same, objects, before))
+        )
 
     def checkpoint() -> None:
         """Raise Violation if the sealed state changed; then reseed the tests' random draws
@@ -602,7 +631,7 @@ def _main() -> None:
         collecting = gc_enabled()
         gc_disable()  # no finalizer of the candidate's runs between looking and reseeding
         try:
-            if measured() != expected:
+            if not unchanged():
                 explain()
             for inst in reseeded:
                 random_seed(inst, int_from_bytes(urandom(32), "big"))
@@ -618,7 +647,7 @@ def _main() -> None:
         for name, kind, mapping, before in sealed_mappings:
             for key in b_list(dict_keys(before)):
                 if mapping.get(key, missing) is not dict_getitem(before, key):
-                    list_append(changes, f"changed {name}.{key}, which the tests use")
+                    list_append(changes, f"changed {entry_name(name, key)}, which the tests use")
             if b_len(mapping) == b_len(before):
                 continue
             for key in b_list(mapping.keys()):
@@ -632,7 +661,9 @@ def _main() -> None:
                 if submodule:
                     list_append(added, (before, key, value))
                 else:
-                    list_append(changes, f"added {name}.{key}, which the tests would see")
+                    list_append(
+                        changes, f"added {entry_name(name, key)}, which the tests would see"
+                    )
         for fn, arg, before_one, what in b_zip(one_fns, one_args, one_before, one_what):
             if call_with(fn, arg) is not before_one:
                 replaced = str_startswith(what, "replaced")
@@ -659,12 +690,18 @@ def _main() -> None:
 
     failure: list[Any] = []  # the exception that ended the program or its tests, if any
     referenced: set[str] = b_set()
+    used_in_tests: set[str] = b_set()
+    prelude_ns: dict[str, Any] = {"__name__": "solution", "__builtins__": pristine}
     try:
-        prelude_ns: dict[str, Any] = {"__name__": "solution", "__builtins__": pristine}
-        if job["prelude"]:
-            b_exec(compiled(job["prelude"], "prompt.py"), prelude_ns)
+        prelude = compiled(job["prelude"], "prompt.py")
+        b_exec(prelude, prelude_ns)
         candidate = compiled(job["candidate"], "solution.py")
         tests = [compiled(source, "<tests>") for source in job["tests"]]
+        # what runs while the tests run: their code and the bodies of the prompt's helpers (its
+        # top level, imports and annotations, ran already); the modules named there are walked
+        # deep, the others (typing, for annotations) are sealed by their class and dict alone
+        helpers = [c for c in prelude.co_consts if b_type(c) is code_type]
+        used_in_tests = names_used([*tests, *helpers])
         # MBPP's asserts may name a module only the solution imports (math, sys): every name
         # they use is tried as a module, so that the tests get it as it was before the solution
         referenced = names_used(tests) if job["tests_see"] == "solution" else b_set()
@@ -676,7 +713,8 @@ def _main() -> None:
             except b_exception:
                 continue
             if b_type(module) is module_type:
-                list_append(sealed_modules, (name, module, name not in ("sys", "builtins")))
+                deep = name.split(".")[0] in used_in_tests and name not in ("sys", "builtins")
+                list_append(sealed_modules, (name, module, deep))
                 real_modules[name] = module
     except b_base as e:  # a syntax error in the candidate's code is its own failure
         failure.append(e)
@@ -804,7 +842,12 @@ def _main() -> None:
         source_loader.get_code = wrappers["get_code"]
 
     # -- 5-7. arm, then run the program and its tests ----------------------------------------------
-    seal([*sealed_modules, ("builtins", builtins, False), ("collections", collections, True)])
+    # the prompt's names the tests or its helpers use (`from collections import Counter`), and
+    # Counter, whose copies the harness makes of what the candidate returns
+    used_names = {k: v for k, v in prelude_ns.items() if k in used_in_tests and k != "__builtins__"}
+    used_names["collections.Counter"] = collections.Counter
+    seal([*sealed_modules, ("builtins", builtins, False), ("collections", collections, False)],
+         used_names)  # fmt: skip
     phase = "loading"
     armed[0] = True
     say("started")
