@@ -33,11 +33,15 @@ or tamper.json, run through `proctor run humaneval|mbpp --dataset`):
   (metaclass, MRO, own dict), functions (code, defaults, closure cells), tables (dicts, lists,
   sets) and instances (class, dict), and each is recorded by identity. After the candidate's
   code ran and after every call the tests make, all of it is read again with C functions alone
-  (no code of the candidate's runs while it looks): a module whose class, dict, binding in
-  sys.modules, method table or function code changed, or a name added that would shadow a
-  builtin, is a `violation`. Guarantee: every call the tests make through a sealed module starts
-  from the state it had before the candidate ran. `re`'s cache of compiled patterns is emptied
-  instead of compared (the tests and the candidate both fill it).
+  (no code of the candidate's runs while it looks, and the collector is paused): a module whose
+  class, dict (a name changed or added) or binding in sys.modules changed, a class whose method
+  table, bases or metaclass changed, an instance whose class or dict changed, is a `violation`.
+  A sealed function's code and defaults can only change through setters CPython audits: the
+  hook refuses them. Guarantee: every call the tests make through a sealed module starts from
+  the state it had before the candidate ran. Modules named only at the prompt's top level
+  (`typing`, for annotations) are sealed by class and dict, not walked. `re`'s cache of compiled
+  patterns is emptied before each check instead of compared (the tests and the candidate both
+  fill it); an enum's cache of flag combinations (`re.I | re.M`) is bound but not compared.
 - The tests' random draws are secret. Right before the tests and after every call to the
   candidate, `random`'s shared generator is reseeded from `os.urandom` by the C method (after
   the seal was checked, so it is the real one): a candidate that seeded or set the state at

@@ -469,6 +469,8 @@ def _main() -> None:
     random_seed = _random.Random.seed
     int_from_bytes = b_int.from_bytes
     missing = b.object()
+    enum_caches = b_frozenset({"_value2member_map_", "_unhashable_values_"})
+    """A Flag enum caches there the combinations made (`re.I | re.M`): bound, not compared."""
 
     one_fns: list[Any] = []  # one(arg) is an object that must stay the same object
     one_args: list[Any] = []
@@ -574,7 +576,8 @@ def _main() -> None:
         own = class_dict(cls)
         seal_mapping(own, name, "class")
         for key, value in b_list(own.items()):
-            seal_value(value, f"{name}.{key}", depth + 1)
+            if key not in enum_caches:
+                seal_value(value, f"{name}.{key}", depth + 1)
         for base in mro_of(cls)[1:]:
             seal_value(base, f"{name}'s base {type_name(base)}", depth + 1)
         seal_value(b_type(cls), f"the metaclass of {name}", depth + 1)
