@@ -37,7 +37,11 @@ or tamper.json, run through `proctor run humaneval|mbpp --dataset`):
   class, dict (a name changed or added) or binding in sys.modules changed, a class whose method
   table, bases or metaclass changed, an instance whose class or dict changed, is a `violation`.
   A sealed function's code and defaults can only change through setters CPython audits: the
-  hook refuses them. Guarantee: every call the tests make through a sealed module starts from
+  hook refuses them. The candidate's code runs, once its module is loaded, only inside the
+  wrapper of the functions the tests call (and of each step of an iterator it returns), with the
+  seal checked before and after; the cyclic collector is paused while the tests run and runs
+  only inside that wrapper, so no finalizer of the candidate's runs between a check and the
+  tests' next step. Guarantee: every call the tests make through a sealed module starts from
   the state it had before the candidate ran. Modules named only at the prompt's top level
   (`typing`, for annotations) are sealed by class and dict, not walked. `re`'s cache of compiled
   patterns is emptied before each check instead of compared (the tests and the candidate both
@@ -79,11 +83,11 @@ other runs. Without namespaces ("none") only rlimits and a clean environment hol
 sees Python-level state: C-level state of shared objects other than `random`'s generator (an
 lru_cache's entries, ABC registries, the values of `__slots__` of instances) is not compared,
 and a module that a sealed one holds but the tests do not import (the `os` that `random` holds)
-is compared by identity only, not walked. A change made and undone between two checks by code
-of the candidate's that runs while a test runs (a finalizer the collector calls, a weakref
-callback) is not seen. Tests that seed their own generator (`random.Random(42)`) draw what
-anyone can compute, like a fixed assert; a solution that knows a public benchmark's tests by
-heart is not tampering.
+is compared by identity only, not walked. MBPP's set-up code and asserts may build and use
+objects of the candidate's classes directly (tasks 367 and 927): that code runs outside the
+wrapper, so a change it makes and undoes before the next check is not seen. Tests that seed
+their own generator (`random.Random(42)`) draw what anyone can compute, like a fixed assert; a
+solution that knows a public benchmark's tests by heart is not tampering.
 """
 
 from proctor.sandbox.isolation import Isolation, detect

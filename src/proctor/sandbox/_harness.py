@@ -29,9 +29,11 @@ name (`sys.modules["__main__"]`, `builtins`) leads to it. The order, and why:
    functions; pristine builtins), with every function the tests call wrapped so that what it
    returns (and what it leaves in its arguments) is checked to be plain data: an object of a
    type the candidate defined, or a subclass of a built-in, could compare equal to anything.
-   After the candidate's code ran, and after each call the tests make, the seal is checked (a
-   change is a violation) and the tests' `random` is reseeded from `os.urandom`, so no draw of
-   theirs can be known in advance or steered by the candidate.
+   After the candidate's code ran, and before and after each call the tests make (and each step
+   of an iterator it returned), the seal is checked (a change is a violation) and the tests'
+   `random` is reseeded from `os.urandom`, so no draw of theirs can be known in advance or
+   steered by the candidate. While the tests run the cyclic collector runs only inside those
+   calls: no finalizer of the candidate's runs between a check and the tests' next step.
 8. Write one verdict line with the token, this process's pid and the outcome, unless this is a
    forked copy of the harness; only then print diagnostics, and leave with `posix._exit`.
 """
@@ -123,7 +125,7 @@ def _main() -> None:
     b_range, b_iter, b_map, b_filter, b_zip = b.range, b.iter, b.map, b.filter, b.zip
     b_enumerate, b_reversed, b_sorted = b.enumerate, b.reversed, b.sorted
     b_getattr, b_setattr, b_isinstance = b.getattr, b.setattr, b.isinstance
-    b_any, b_all = b.any, b.all
+    b_any, b_all, b_next, b_stop_iteration = b.any, b.all, b.next, b.StopIteration
     b_classmethod, b_staticmethod, b_property = b.classmethod, b.staticmethod, b.property
     dict_setitem, dict_getitem = b_dict.__setitem__, b_dict.__getitem__
     b_base, b_exception = b.BaseException, b.Exception
@@ -345,7 +347,11 @@ def _main() -> None:
         raise Violation(reason)
 
     def checked_items(name: str, iterator: Any) -> Any:
-        for item in iterator:
+        while True:  # each step runs the candidate's code (a generator's body): a call of its
+            try:
+                item = call_candidate(b_next, iterator)
+            except b_stop_iteration:
+                return
             yield checked(name, item, "returned")
 
     def copied(value: Any, memo: dict[int, Any], depth: int = 0) -> Any:
@@ -391,8 +397,7 @@ def _main() -> None:
             for a in (*args, *kwargs.values()):
                 if not_plain(a) is None and b_len(plain_arguments) < 256:
                     list_append(plain_arguments, a)
-            result = target(*args, **kwargs)
-            tampered()
+            result = call_candidate(target, *args, **kwargs)
             for a in plain_arguments:  # this call's, and earlier calls' the program may keep
                 if not_plain(a) is not None:
                     checked(name, a, "left in an argument")
@@ -444,16 +449,18 @@ def _main() -> None:
         return space
 
     # -- the seal: what the tests reach, as it was before the candidate ran ------------------------
-    # The modules the tests and the prelude import (and `builtins`, and `collections`, whose
-    # classes the harness builds copies with) are walked once, before the candidate runs: every
+    # The modules the tests and the prelude import (and `builtins`, `collections` and its Counter,
+    # which the harness builds copies with) are walked once, before the candidate runs: every
     # module's class and dict, and below it the classes (metaclass, MRO, own dict), functions
-    # (code, defaults, closure cells), tables (dicts, lists, sets: `copy._deepcopy_dispatch`) and
-    # instances (class, dict: `random._inst`) that hang from it. What is recorded is identity:
-    # the objects are kept here, so an id seen again is the same object. The check reads every
-    # probe again with C functions alone (map, id, dict views, descriptors), so that no code of
-    # the candidate's runs while it looks, with the cyclic collector paused so that no finalizer
-    # does. A function's code and defaults are not read (each read is an audit event, and the
-    # hook is Python): their setters are audited, and the hook refuses them on sealed functions.
+    # (closure cells; code and defaults: see the hook), tables (dicts, lists, sets:
+    # `copy._deepcopy_dispatch`) and instances (class, dict: `random._inst`) that hang from it,
+    # as far as the modules the tests' code names (the others by class and dict alone). What is
+    # recorded is the objects themselves, kept here and compared with `is`. The check reads every
+    # probe again with C functions alone (map, operator.is_, dict views, descriptors), so that
+    # no code of the candidate's runs while it looks, with the cyclic collector paused so that
+    # no finalizer does. A function's code and defaults are never read (each read, like each
+    # id(), is an audit event, and the hook is Python): their setters are audited events, and
+    # the hook refuses them on sealed functions.
     chain_from = itertools.chain.from_iterable
     call_with, is_same = operator.call, operator.is_
     type_dict = b_type.__dict__
@@ -688,8 +695,18 @@ def _main() -> None:
             table_before[i] = b_tuple(call_with(table_fns[i], table_args[i]))
         expected[:] = measured()
 
-    def tampered() -> None:
+    def call_candidate(target: Any, *args: Any, **kwargs: Any) -> Any:
+        """Once its module is loaded, the candidate's code runs in here alone: the seal is
+        checked before (what ran since the last check) and after, and the cyclic collector,
+        paused while the tests run, runs only in here, so that no finalizer of the candidate's
+        can patch a module after a check and have a fake undo itself before the next."""
         checkpoint()
+        gc_enable()
+        try:
+            return target(*args, **kwargs)
+        finally:
+            gc_disable()
+            checkpoint()
 
     failure: list[Any] = []  # the exception that ended the program or its tests, if any
     referenced: set[str] = b_set()
@@ -861,7 +878,8 @@ def _main() -> None:
             # its own builtins: what it rebinds there, only its own code sees
             solution.__dict__["__builtins__"] = b_dict(pristine)
             b_exec(candidate, solution.__dict__)
-            tampered()
+            checkpoint()
+            gc_disable()
             phase = "tests"
             entry: str = job["entry_point"]
             names = solution.__dict__
@@ -882,7 +900,7 @@ def _main() -> None:
                 if entry not in test_ns:
                     raise b_name_error(f"the program does not define {entry}")
                 test_ns[call](test_ns[entry])
-            tampered()
+            checkpoint()
         except b_base as e:  # anything at all, Violation and SystemExit included
             failure.append(e)
 
