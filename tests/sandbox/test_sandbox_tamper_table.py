@@ -4,8 +4,10 @@ samples.csv must show no wrong solution graded correct and every control correct
 
 Each row attacks state the harness and the tests share with the candidate: the builtins the
 harness names after the candidate ran, the real `builtins` module the standard library reads,
-a module's `__class__`, the classes, functions and internal tables the tests call through, and
-the tests' random draws."""
+a module's `__class__`, the classes, functions and internal tables the tests call through, the
+tests' random draws, and changes made between two checks (a finalizer, a returned generator)
+that a fake undoes when called. With the harness of a9140ae, 49 of the 62 were graded correct
+through this path."""
 
 from __future__ import annotations
 
