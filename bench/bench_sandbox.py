@@ -1,11 +1,16 @@
 """The code sandbox: time per HumanEval problem, and what bombs cost the host.
 
-    .venv/bin/python bench/bench_sandbox.py [--problems N] [--skip-bombs]
+    .venv/bin/python bench/bench_sandbox.py [--problems N] [--skip-bombs] [--against REF]
 
 Part 1 grades every HumanEval canonical solution through the task's own grader (one at a time,
 so the figure is the latency of one problem, then two at a time as `proctor run` does on two
 cores) and prints seconds per problem against a baseline measured in the same run: a bare
 `python -c pass` start-up of the same interpreter.
+
+With `--against REF` (a commit, e.g. the one before a change to the harness), part 1 instead
+runs every problem twice in a row, once with REF's `sandbox/_harness.py` and once with the
+working tree's, alternating which goes first, for `--rounds` rounds, and prints both times per
+problem and their ratio: the two measured side by side, under the same load.
 
 Part 2 (root only) runs memory, disk, inode, process, thread, output and deep-folder bombs and
 prints, measured from the host: the peak RSS of the program's process tree (polling /proc for
@@ -30,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from proctor.datasets import benchmarks
+from proctor.sandbox import launch, run_job
 from proctor.tasks import humaneval
 from proctor.types import Record, Sample, Score, Usage
 
@@ -102,6 +108,50 @@ def humaneval_part(limit: int | None) -> None:
               if sc.outcome != "correct"]  # fmt: skip
     for sid, why in failed[:5]:
         print(f"  not correct: {sid}: {why}")
+
+
+def interleaved_part(limit: int | None, ref: str, rounds: int) -> None:
+    """REF's harness and this tree's, problem by problem, alternating which runs first."""
+    repo = Path(__file__).resolve().parent.parent
+    old_source = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{ref}:src/proctor/sandbox/_harness.py"],
+        check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    folder = Path(tempfile.mkdtemp(prefix="proctor-bench-harness-"))
+    (folder / "_harness.py").write_bytes(old_source)
+    harnesses = {"old": folder / "_harness.py", "new": launch.HARNESS}
+    samples = benchmarks.humaneval()[:limit]
+    times: dict[str, list[float]] = {"old": [], "new": []}
+    passed = {"old": 0, "new": 0}
+    for round_ in range(rounds):
+        for i, sample in enumerate(samples):
+            job = humaneval.program(sample.target, sample)
+            order = ["old", "new"] if (i + round_) % 2 == 0 else ["new", "old"]
+            for name in order:
+                launch.HARNESS = harnesses[name]
+                launch.harness_argv.cache_clear()
+                start = time.perf_counter()
+                result = run_job(job, humaneval.LIMITS)
+                times[name].append(time.perf_counter() - start)
+                passed[name] += result.passed
+    launch.HARNESS = harnesses["new"]
+    launch.harness_argv.cache_clear()
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f}")
+    runs = len(samples) * rounds
+    for name in ("old", "new"):
+        t = times[name]
+        label = ref if name == "old" else "working tree"
+        print(
+            f"HumanEval canonical, harness of {label}: {passed[name]}/{runs} correct; per problem"
+            f" median {statistics.median(t) * 1000:.1f} ms, mean {statistics.mean(t) * 1000:.1f} ms"
+        )
+    ratios = [n / o for n, o in zip(times["new"], times["old"], strict=True)]
+    print(
+        f"new / old: median {statistics.median(times['new']) / statistics.median(times['old']):.3f},"
+        f" mean {statistics.mean(times['new']) / statistics.mean(times['old']):.3f},"
+        f" median of per-problem ratios {statistics.median(ratios):.3f}"
+    )
 
 
 BOMBS: dict[str, str] = {
@@ -223,8 +273,13 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--problems", type=int, default=None, help="first N HumanEval problems")
     p.add_argument("--skip-bombs", action="store_true")
+    p.add_argument("--against", metavar="REF", help="compare with REF's harness, interleaved")
+    p.add_argument("--rounds", type=int, default=1, help="with --against: passes over the set")
     a = p.parse_args()
-    humaneval_part(a.problems)
+    if a.against:
+        interleaved_part(a.problems, a.against, a.rounds)
+    else:
+        humaneval_part(a.problems)
     if not a.skip_bombs and os.geteuid() == 0:
         bombs_part()
 
