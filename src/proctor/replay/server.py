@@ -12,6 +12,7 @@ with finish_reason ``length``.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -46,6 +47,12 @@ class ReplayServer(ThreadingHTTPServer):
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that left mid-reply is no error of ours: no traceback on stderr."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
     def next_id(self) -> int:
         with self._ids_lock:
