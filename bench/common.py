@@ -1,4 +1,4 @@
-"""Shared by the bench scripts: a stub server in its own process, timing, medians, the machine."""
+"""Shared by the bench scripts: the tests' stub in its own process, timing, medians, the machine."""
 
 from __future__ import annotations
 
@@ -34,11 +34,15 @@ def child_env(**extra: str) -> dict[str, str]:
 
 @contextmanager
 def stub_process(*args: str) -> Iterator[str]:
-    """`python -m proctor.stub` in its own process (so it never shares a GIL with what is
-    measured); yields its base URL."""
+    """The tests' stub server (`python -m support.stub`, tests/support/stub) in its own process
+    (so it never shares a GIL with what is measured); yields its base URL."""
+    env = child_env()
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(REPO / "tests"), env.get("PYTHONPATH", "")) if p
+    )  # the stub is no part of the wheel: it is found in the repo's tests/
     proc = subprocess.Popen(
-        [PY, "-m", "proctor.stub", "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(), text=True,
+        [PY, "-m", "support.stub", "--port", "0", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
     )  # fmt: skip
     try:
         assert proc.stdout is not None

@@ -1,7 +1,7 @@
 """A key a server echoes in disguise (reversed, letters spread apart by dashes, spaces,
 zero-width or U+2011 characters, its case changed, look-alike letters) is scrubbed like the
 plain key: the table of disguises (key_disguises.json) through `scrub`, then a run against
-`python -m proctor.stub` echoing them, read back from proctor.db, samples.csv and report.html."""
+`python -m support.stub` echoing them, read back from proctor.db, samples.csv and report.html."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ import pytest
 
 from proctor._util import redact
 from proctor._util.redact import REDACTED, register_secret, scrub
-from proctor.stub import fetch_stats
-from proctor.stub.hostile import disguised_key_forms
+from support.stub import fetch_stats, stub_command, stub_env
+from support.stub.hostile import disguised_key_forms
 
 TABLE = json.loads((Path(__file__).parent / "cases" / "key_disguises.json").read_text("utf-8"))
 ROWS: list[dict[str, Any]] = TABLE["rows"]
@@ -81,9 +81,9 @@ def test_the_skeleton_of_a_text_is_the_skeleton_of_each_character() -> None:
 
 @contextmanager
 def stub_process(*args: str) -> Iterator[str]:
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env = stub_env({k: v for k, v in os.environ.items() if "proxy" not in k.lower()})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proctor.stub", "--port", "0", *args],
+        stub_command("--port", "0", *args),
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
         start_new_session=True,
     )  # fmt: skip
@@ -152,9 +152,9 @@ def test_a_server_echoing_the_key_in_disguise_leaves_it_in_no_file(tmp_path: Pat
 def test_a_batch_that_echoes_the_key_leaves_it_in_no_file(tmp_path: Path) -> None:
     # Batch answers were stored as the server sent them, past the boundary a live call's
     # answer passes: the plain key too.
-    from proctor.stub.batches import BatchFaults, BatchStubApp
-    from proctor.stub.config import StubConfig
-    from proctor.stub.server import run_stub
+    from support.stub.batches import BatchFaults, BatchStubApp
+    from support.stub.config import StubConfig
+    from support.stub.server import run_stub
 
     forms = [CANARY, *disguised_key_forms(f"Bearer {CANARY}")]
     reply = "const:Final answer: 1 " + " | ".join(forms)

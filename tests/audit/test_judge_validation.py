@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from proctor.stub.config import StubConfig
-from proctor.stub.server import StubHandle, run_stub
+from support.stub.config import StubConfig
+from support.stub.server import StubHandle, run_stub
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

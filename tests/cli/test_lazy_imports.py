@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from proctor.stub.scripted import Scripted, run_scripted
+from support.stub.scripted import Scripted, run_scripted
 
 HEAVY_FOR_HELP = (
     "asyncio",

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from proctor.cli.app import app
 from proctor.cli.dialogue import read_tree
 from proctor.dialogue.tree import PLACEHOLDER, DialogueTree
-from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
+from support.stub.scripted import Scripted, ScriptedServer, run_scripted
 from support.turn_results import graded_result
 
 HERE = Path(__file__).parent / "cases"

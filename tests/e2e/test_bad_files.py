@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from proctor.stub import StubConfig, StubHandle, run_stub
+from support.stub import StubConfig, StubHandle, run_stub
 
 from .conftest import CliResult
 

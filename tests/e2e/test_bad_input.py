@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from proctor.stub.config import StubConfig
-from proctor.stub.server import run_stub
+from support.stub.config import StubConfig
+from support.stub.server import run_stub
 
 from .conftest import child_env, proctor_cmd
 

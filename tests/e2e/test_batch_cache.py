@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from proctor.store import RunStore
-from proctor.stub.batches import BatchFaults, BatchStubApp
-from proctor.stub.config import StubConfig
-from proctor.stub.server import run_stub
 from proctor.types import Record
+from support.stub.batches import BatchFaults, BatchStubApp
+from support.stub.config import StubConfig
+from support.stub.server import run_stub
 
 PRICES = '[models."openai-compat/*"]\ninput_per_mtok = 2.5\noutput_per_mtok = 10.0\n'
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from proctor.store import RunStore
-from proctor.stub.batches import BatchFaults, BatchStubApp
-from proctor.stub.config import StubConfig
-from proctor.stub.server import run_stub
+from support.stub.batches import BatchFaults, BatchStubApp
+from support.stub.config import StubConfig
+from support.stub.server import run_stub
 
 N = 1000
 PRICES = """

@@ -13,9 +13,9 @@ import pytest
 
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.store import RunStore
-from proctor.stub.config import StubConfig
-from proctor.stub.server import run_stub
 from proctor.tasks.registry import get_task, load_for_run, resolve_variant
+from support.stub.config import StubConfig
+from support.stub.server import run_stub
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 

@@ -23,8 +23,8 @@ from proctor.runs.state import (
     EXIT_USAGE,
 )
 from proctor.store import RunStore
-from proctor.stub import StubConfig, run_stub
 from proctor.types import Record
+from support.stub import StubConfig, run_stub
 
 from .conftest import CliResult, child_env, proctor_cmd
 

@@ -13,10 +13,10 @@ from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
 from proctor.stats.metrics import summarize
 from proctor.store import RunStore
-from proctor.stub.config import FAULT_KINDS, StubConfig
-from proctor.stub.server import run_stub
 from proctor.tasks.registry import get_task, load_for_run
 from proctor.types import GenerationParams
+from support.stub.config import FAULT_KINDS, StubConfig
+from support.stub.server import run_stub
 
 
 def plan_for(model: str, results: Path, n: int) -> RunPlan:

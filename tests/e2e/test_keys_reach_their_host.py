@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from proctor.cli.app import app
 from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_CALLS_FAILED, EXIT_INCOMPLETE
-from proctor.stub import NO_CREDENTIAL, StubConfig, StubHandle, credential_key, run_stub
+from support.stub import NO_CREDENTIAL, StubConfig, StubHandle, credential_key, run_stub
 
 KEY_VARS = ("PROCTOR_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "A_KEY", "B_KEY", "K")
 WIDE = {"COLUMNS": "400", "NO_COLOR": "1", "TERM": "dumb"}

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 from proctor.prompts.arithmetic import build_prompt
-from proctor.stub.app import prompt_key
-from proctor.stub.config import StubConfig
-from proctor.stub.server import run_stub
 from proctor.tasks.registry import get_task, load_for_run
+from support.stub.app import prompt_key
+from support.stub.config import StubConfig
+from support.stub.server import run_stub
 
 from .conftest import child_env, proctor_cmd, spawn
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from proctor.prompts.arithmetic import build_prompt
-from proctor.stub import StubConfig, StubHandle, StubStats, prompt_key, run_stub
 from proctor.tasks.arithmetic import load
 from proctor.types import Sample
+from support.stub import StubConfig, StubHandle, StubStats, prompt_key, run_stub
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from proctor.store import RunStore
-from proctor.stub import StubConfig, run_stub
-from proctor.stub.hostile import MARKUP, key_forms
+from support.stub import StubConfig, run_stub
+from support.stub.hostile import MARKUP, key_forms
 
 from .conftest import CliResult, child_env, proctor_cmd
 

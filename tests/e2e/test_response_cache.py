@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from proctor.store import RunStore
-from proctor.stub.config import StubConfig
-from proctor.stub.server import StubHandle, run_stub
+from support.stub.config import StubConfig
+from support.stub.server import StubHandle, run_stub
 
 
 def child_env(**extra: str) -> dict[str, str]:

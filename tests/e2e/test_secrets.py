@@ -16,7 +16,7 @@ from typing import ClassVar
 import pytest
 
 from proctor._util.redact import base64_cores
-from proctor.stub import StubConfig, run_stub
+from support.stub import StubConfig, run_stub
 
 from .conftest import child_env, proctor_cmd
 

@@ -17,8 +17,8 @@ import pytest
 from proctor.prompts.arithmetic import build_prompt
 from proctor.runs.state import EXIT_HANGUP, EXIT_TERMINATED
 from proctor.store import RunStore
-from proctor.stub import StubConfig, prompt_key, run_stub
 from proctor.tasks.registry import get_task, load_for_run
+from support.stub import StubConfig, prompt_key, run_stub
 
 from .conftest import child_env, proctor_cmd
 

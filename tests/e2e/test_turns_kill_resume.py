@@ -25,7 +25,7 @@ import pytest
 
 from dialogue.test_cases import HONEST, stage_of
 from proctor.cli.dialogue import read_tree
-from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
+from support.stub.scripted import Scripted, ScriptedServer, run_scripted
 from support.turn_results import graded_result
 
 pytestmark = pytest.mark.slow

@@ -7,8 +7,8 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from proctor.stub.config import StubConfig
-from proctor.stub.server import run_stub
+from support.stub.config import StubConfig
+from support.stub.server import run_stub
 
 from .conftest import child_env, proctor_cmd, spawn
 

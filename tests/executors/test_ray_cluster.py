@@ -25,9 +25,9 @@ pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[defaul
 from proctor.prompts.arithmetic import build_prompt
 from proctor.runs.state import EXIT_INCOMPLETE
 from proctor.store import RunStore
-from proctor.stub import StubConfig, StubHandle, credential_key, prompt_key, run_stub
 from proctor.tasks.registry import get_task, load_for_run
 from support.ray_cluster import NODE_RESOURCE, Cluster, start
+from support.stub import StubConfig, StubHandle, credential_key, prompt_key, run_stub
 
 pytestmark = pytest.mark.slow
 

@@ -24,11 +24,11 @@ from proctor.providers.base import Provider  # noqa: E402
 from proctor.runs.ask import RunPlan, execute  # noqa: E402
 from proctor.runs.grade import grade_run  # noqa: E402
 from proctor.store import RunStore  # noqa: E402
-from proctor.stub.app import prompt_key  # noqa: E402
-from proctor.stub.config import StubConfig  # noqa: E402
-from proctor.stub.server import StubHandle, run_stub  # noqa: E402
 from proctor.tasks.registry import get_task, load_for_run  # noqa: E402
 from proctor.types import GenerationParams, Record, Sample  # noqa: E402
+from support.stub.app import prompt_key  # noqa: E402
+from support.stub.config import StubConfig  # noqa: E402
+from support.stub.server import StubHandle, run_stub  # noqa: E402
 
 N = 200
 TASK = get_task("arithmetic")

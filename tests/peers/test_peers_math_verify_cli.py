@@ -1,6 +1,7 @@
 """Math-Verify's own test cases through the public path: `proctor run math500 --dataset F`
-against the loopback stub replaying each case's prediction, then the run's samples.csv read
-back. Every disagreement must be listed in the table with its sentence; no false "correct"."""
+against `proctor.replay` (what `python -m proctor.replay --replies F` serves) replaying each
+case's prediction, then the run's samples.csv read back. Every disagreement must be listed in
+the table with its sentence; no false "correct"."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from proctor.replay import serve_replies
 from proctor.report.samples_csv import inert
-from proctor.stub import StubConfig, run_stub
 
 from . import walk
 
@@ -32,14 +33,13 @@ def test_math_verify_cases_through_proctor_run_math500(tmp_path: Path) -> None:
     table = walk.load("math_verify")
     rows = table["rows"]
     dataset, replies = _write_paper(rows, tmp_path)
-    config = StubConfig(answer_mode="script", replies=tuple(replies.items()))
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     results = tmp_path / "results"
-    with run_stub(config) as stub:
+    with serve_replies(tuple(replies.items()), "math-verify") as server:
         done = subprocess.run(
             [sys.executable, "-m", "proctor", "run", "math500", "--dataset", str(dataset),
-             "-m", stub.model, "-r", str(results), "--max-tokens", "4096",
-             "--concurrency", "8"],
+             "-m", f"openai-compat/math-verify@{server.base_url}", "-r", str(results),
+             "--max-tokens", "4096", "--concurrency", "8"],
             capture_output=True, text=True, env={**env, "COLUMNS": "200"}, timeout=600,
         )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

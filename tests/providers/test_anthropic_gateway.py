@@ -1,5 +1,5 @@
 """anthropic/NAME@URL and the SDKs' base-URL variables, against a loopback Anthropic Messages
-server of ours (`python -m proctor.stub` serves POST /v1/messages, refusing what Anthropic
+server of ours (`python -m support.stub` serves POST /v1/messages, refusing what Anthropic
 refuses), through the CLI a user runs: the run is stored and graded, and a provider's own key
 never goes to a gateway (the stub counts the credential of every request, by fingerprint)."""
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import proctor
-from proctor.stub import NO_CREDENTIAL, StubConfig, StubHandle, credential_key, run_stub
 from proctor.types import Sample
+from support.stub import NO_CREDENTIAL, StubConfig, StubHandle, credential_key, run_stub
 
 ANTHROPIC_SECRET = "sk-ant-SECRET-0001"
 OPENAI_SECRET = "sk-openai-SECRET-0002"

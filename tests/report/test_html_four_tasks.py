@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.datasets.benchmarks import builtin_bytes
-from proctor.stub.scripted import Scripted, run_scripted
 from support.browser import screenshot, severe_logs, wait_ready
+from support.stub.scripted import Scripted, run_scripted
 
 ENV = {"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
 SUITE = """\

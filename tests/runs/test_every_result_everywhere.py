@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from proctor.cli.app import app
 from proctor.datasets.benchmarks import builtin_bytes
 from proctor.prompts.judge import POINTWISE_SYSTEM
-from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
+from support.stub.scripted import Scripted, ScriptedServer, run_scripted
 
 ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
 SUITE = """\

@@ -17,11 +17,11 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.store import RunStore
-from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
 from proctor.tasks import registry
 from proctor.tasks.arithmetic import TASK
 from proctor.types import Record, Sample, Score
 from proctor.viewer.runs import load_run
+from support.stub.scripted import Scripted, ScriptedServer, run_scripted
 
 N = 6
 

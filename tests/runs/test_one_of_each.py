@@ -13,7 +13,7 @@ from proctor.cli.app import app
 from proctor.executors import DEFAULT_MAX_FAILURES, AskSettings
 from proctor.runs.ask import RunPlan
 from proctor.store import RunStore
-from proctor.stub.scripted import Scripted, run_scripted
+from support.stub.scripted import Scripted, run_scripted
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}

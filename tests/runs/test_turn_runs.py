@@ -20,8 +20,8 @@ from proctor.cli.app import app
 from proctor.cli.dialogue import read_tree
 from proctor.errors import ConfigError
 from proctor.store import RunStore
-from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
 from proctor.viewer import HOST, ViewerServer
+from support.stub.scripted import Scripted, ScriptedServer, run_scripted
 
 ACME = read_tree("esg-acme-en")
 FLOW = Path(__file__).parents[1] / "workflow" / "cases" / "review.json"

@@ -1,11 +1,11 @@
 """The table of hostile replies (cases/hostile.json), through the public path: a loopback
-stub (`--replies`) plays each reply to `proctor run humaneval|mbpp --dataset`, and the run's
-samples.csv must show every wrong solution not correct, with the outcome and the defence its
-row names; the controls (right answers) stay correct. Then the run is re-graded (`proctor
-score`), reported (`proctor report`), gated (`proctor gate`) and viewed (`proctor view`'s
-pages) with the sandbox made to fail if it is ever started: showing a run must not run its
-code. No `proctor-sandbox-*` folder is left, and the host's socket and TCP servers that would
-hand out answers saw no one."""
+server (`python -m proctor.replay --replies`) plays each reply to `proctor run
+humaneval|mbpp --dataset`, and the run's samples.csv must show every wrong solution not
+correct, with the outcome and the defence its row names; the controls (right answers) stay
+correct. Then the run is re-graded (`proctor score`), reported (`proctor report`), gated
+(`proctor gate`) and viewed (`proctor view`'s pages) with the sandbox made to fail if it is
+ever started: showing a run must not run its code. No `proctor-sandbox-*` folder is left, and
+the host's socket and TCP servers that would hand out answers saw no one."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def _fn(case: dict[str, Any]) -> str:
 
 
 def _write_inputs(task: str, folder: Path, host: Host) -> dict[str, dict[str, Any]]:
-    """The dataset and the stub's replay file for `task`'s cases; the cases by sample id."""
+    """The dataset and the replies file for `task`'s cases; the cases by sample id."""
     rows: list[dict[str, Any]] = []
     replies: dict[str, str] = {}
     by_id: dict[str, dict[str, Any]] = {}
@@ -140,9 +140,9 @@ def _proctor(*args: str, cwd: Path) -> Done:
     return Done(proc.returncode, out, err, glob.glob(pattern))
 
 
-def _stub(replies: Path) -> subprocess.Popen[str]:
+def _replay(replies: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "proctor.stub", "--port", "0", "--replies", str(replies)],
+        [sys.executable, "-m", "proctor.replay", "--port", "0", "--replies", str(replies)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
 
@@ -178,10 +178,10 @@ def test_no_hostile_reply_is_graded_correct_through_the_public_path(
     task: str, host: Host, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     by_id = _write_inputs(task, tmp_path, host)
-    stub = _stub(tmp_path / f"{task}-replies.json")
+    replay = _replay(tmp_path / f"{task}-replies.json")
     try:
-        assert stub.stdout is not None
-        url = stub.stdout.readline().strip()
+        assert replay.stdout is not None
+        url = replay.stdout.readline().strip()
         results = tmp_path / "results"
         done = _proctor(
             "run", task, "--dataset", str(tmp_path / f"{task}.jsonl"),
@@ -189,8 +189,8 @@ def test_no_hostile_reply_is_graded_correct_through_the_public_path(
             "--results-dir", str(results), cwd=tmp_path,
         )  # fmt: skip
     finally:
-        stub.terminate()
-        stub.wait(10)
+        replay.terminate()
+        replay.wait(10)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     run_id, rows = _samples(results)
     lines = _check_rows(by_id, rows)

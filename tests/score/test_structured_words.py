@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.datasets.benchmarks import builtin_bytes
-from proctor.stub import StubConfig, StubHandle, run_stub
+from support.stub import StubConfig, StubHandle, run_stub
 
 CASES = Path(__file__).parent / "cases"
 ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}

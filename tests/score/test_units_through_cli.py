@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from proctor.stub import StubConfig, run_stub
+from support.stub import StubConfig, run_stub
 
 CASES = Path(__file__).parents[1]
 NEVER = CASES / "score" / "cases" / "grading" / "never_correct.json"

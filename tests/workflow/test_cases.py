@@ -20,9 +20,9 @@ from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.app import app
 from proctor.runs.turns import regrade_workflow
 from proctor.store import RunStore
-from proctor.stub.scripted import Scripted, ScriptedServer, run_scripted
 from proctor.tools.calculator import calculate
 from proctor.workflow.spec import parse_workflow, render
+from support.stub.scripted import Scripted, ScriptedServer, run_scripted
 from support.turn_results import graded_result
 
 HERE = Path(__file__).parent / "cases"

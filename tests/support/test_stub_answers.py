@@ -14,9 +14,9 @@ from proctor.datasets.arithmetic import CATEGORIES, generate
 from proctor.prompts.arithmetic import build_prompt
 from proctor.providers.openai_compat import OpenAICompatProvider
 from proctor.score.numeric import grade
-from proctor.stub import StubConfig, StubHandle, prompt_key
-from proctor.stub.answers import find_question, off_by_one, solve
 from proctor.types import Completion, GenerationParams, Message, Prompt, Sample
+from support.stub import StubConfig, StubHandle, prompt_key
+from support.stub.answers import find_question, off_by_one, solve
 
 StartStub = Callable[..., StubHandle]
 MakeProvider = Callable[[StubHandle], OpenAICompatProvider]

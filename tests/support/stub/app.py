@@ -2,7 +2,7 @@
 
 Routes:
     POST /v1/chat/completions   an OpenAI-shaped completion, or an injected fault
-    POST /v1/messages           an Anthropic Messages reply (`proctor.stub.messages`)
+    POST /v1/messages           an Anthropic Messages reply (`support.stub.messages`)
     GET  /v1/models             the one model the stub serves (a readiness probe)
     GET  /stats                 counters, as JSON (see `StubStats`); ?brief=1: totals only
     POST /reset                 clears the counters
@@ -27,9 +27,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from proctor.stub.answers import off_by_one, solve
-from proctor.stub.config import REPLY_FAULTS, AnyFault, FaultKind, ReplyFault, StubConfig
-from proctor.stub.hostile import send_reply_fault
+from support.stub.answers import off_by_one, solve
+from support.stub.config import REPLY_FAULTS, AnyFault, FaultKind, ReplyFault, StubConfig
+from support.stub.hostile import send_reply_fault
 
 __all__ = [
     "NO_CREDENTIAL",
@@ -248,7 +248,7 @@ class StubApp:
                 return
             await self._chat(scope, receive, send)
         elif path == "/v1/messages" and method == "POST":
-            from proctor.stub.messages import messages_route
+            from support.stub.messages import messages_route
 
             await messages_route(self, scope, receive, send)
         elif path == "/stats" and method == "GET":

@@ -9,8 +9,8 @@ import pytest
 
 from proctor.errors import ProviderError
 from proctor.providers.openai_compat import OpenAICompatProvider
-from proctor.stub import StubConfig, StubHandle, fault_for
 from proctor.types import GenerationParams, Message, Prompt
+from support.stub import StubConfig, StubHandle, fault_for
 
 StartStub = Callable[..., StubHandle]
 MakeProvider = Callable[[StubHandle], OpenAICompatProvider]

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from proctor.stub.app import StubApp
+    from support.stub.app import StubApp
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -20,7 +20,7 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 async def messages_route(app: StubApp, scope: Scope, receive: Receive, send: Send) -> None:
-    from proctor.stub.app import _loads, _read_body, _send_json, _tokens
+    from support.stub.app import _loads, _read_body, _send_json, _tokens
 
     body = await _read_body(receive)
     if body is None:

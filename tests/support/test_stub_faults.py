@@ -19,9 +19,9 @@ from proctor.calling.caller import CallFailure, CallSuccess, ModelCaller
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ProviderError, RateLimited, Transient
 from proctor.providers.openai_compat import OpenAICompatProvider
-from proctor.stub import FAULT_KINDS, FaultKind, StubConfig, StubHandle, body_key, run_stub
-from proctor.stub.app import retry_after_for
 from proctor.types import GenerationParams, Message, Prompt
+from support.stub import FAULT_KINDS, FaultKind, StubConfig, StubHandle, body_key, run_stub
+from support.stub.app import retry_after_for
 
 StartStub = Callable[..., StubHandle]
 MakeProvider = Callable[[StubHandle], OpenAICompatProvider]

@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from proctor.stub.config import ReplyFault, StubConfig
+from support.stub.config import ReplyFault, StubConfig
 
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]

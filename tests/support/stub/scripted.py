@@ -27,7 +27,7 @@ from typing import Any
 
 import uvicorn
 
-from proctor.stub.app import (
+from support.stub.app import (
     Receive,
     Scope,
     Send,
@@ -37,7 +37,7 @@ from proctor.stub.app import (
     _send_error,
     _send_json,
 )
-from proctor.stub.server import HOST, bind_loopback
+from support.stub.server import HOST, bind_loopback
 
 __all__ = ["Scripted", "ScriptedServer", "run_scripted"]
 

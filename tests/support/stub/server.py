@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from proctor.stub.app import StubApp, StubStats
-from proctor.stub.config import StubConfig
+from support.stub.app import StubApp, StubStats
+from support.stub.config import StubConfig
 
 __all__ = ["StubHandle", "fetch_stats", "run_stub"]
 
@@ -125,7 +125,7 @@ def run_stub(
 
 def fetch_stats(base_url: str, *, brief: bool = False, timeout_s: float = 5.0) -> StubStats:
     """`GET /stats` of a stub at `base_url` ("http://127.0.0.1:PORT/v1"), e.g. one started with
-    `python -m proctor.stub` in another process; `brief` leaves by_body and by_prompt empty."""
+    `python -m support.stub` in another process; `brief` leaves by_body and by_prompt empty."""
     root = base_url.rstrip("/").removesuffix("/v1")
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
     with opener.open(f"{root}/stats{'?brief=1' if brief else ''}", timeout=timeout_s) as resp:

@@ -1,4 +1,4 @@
-"""`python -m proctor.stub`: serve a stub until SIGINT or SIGTERM.
+"""`python -m support.stub` (tests/ on PYTHONPATH): serve a stub until SIGINT or SIGTERM.
 
 The first line on stdout is the base URL ("http://127.0.0.1:PORT/v1"), printed once the server
 accepts requests, so a parent process can read it and go."""
@@ -14,9 +14,9 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from proctor.stub.batches import BatchFaults, BatchStubApp
-from proctor.stub.config import ALL_FAULTS, ANSWER_MODES, DEFAULT_FAULTS, AnyFault, StubConfig
-from proctor.stub.server import run_stub
+from support.stub.batches import BatchFaults, BatchStubApp
+from support.stub.config import ALL_FAULTS, ANSWER_MODES, DEFAULT_FAULTS, AnyFault, StubConfig
+from support.stub.server import run_stub
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
@@ -27,7 +27,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[StubConfig, int]:
 def parse_all(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaults | None]:
     """The stub's config, its port, and its batch APIs' faults (None: no batch APIs)."""
     p = argparse.ArgumentParser(
-        prog="python -m proctor.stub",
+        prog="python -m support.stub",
         description="An OpenAI-compatible stub server on 127.0.0.1 for tests and benchmarks.",
     )
     p.add_argument("--port", type=int, default=0, help="port (0: any free one; default 0)")
@@ -71,7 +71,7 @@ def parse_all(argv: list[str] | None = None) -> tuple[StubConfig, int, BatchFaul
     p.add_argument(
         "--batches",
         action="store_true",
-        help="serve OpenAI's Batch API and Anthropic's Message Batches too (proctor.stub.batches)",
+        help="serve OpenAI's Batch API and Anthropic's Message Batches too (support.stub.batches)",
     )
     p.add_argument("--batch-end-after", type=float, default=0.5, help="seconds a batch takes")
     p.add_argument(

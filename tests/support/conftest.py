@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from proctor.providers.openai_compat import OpenAICompatProvider
-from proctor.stub import StubConfig, StubHandle, run_stub
+from support.stub import StubConfig, StubHandle, run_stub
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 

@@ -1,6 +1,6 @@
 """The stub's batch APIs: OpenAI's Batch API and Anthropic's Message Batches, on 127.0.0.1.
 
-Routes (beside the stub's own, see `proctor.stub.app`):
+Routes (beside the stub's own, see `support.stub.app`):
 
     POST /v1/files                          upload a JSONL of requests (multipart, purpose=batch)
     GET  /v1/files/{id}/content             a file's content (a batch's output or error file)
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from proctor.stub.app import (
+from support.stub.app import (
     Receive,
     Scope,
     Send,
@@ -41,9 +41,9 @@ from proctor.stub.app import (
     _unit,
     prompt_key,
 )
-from proctor.stub.app import _send_error as send_error
-from proctor.stub.app import _send_json as send_json
-from proctor.stub.config import StubConfig
+from support.stub.app import _send_error as send_error
+from support.stub.app import _send_json as send_json
+from support.stub.config import StubConfig
 
 
 @dataclass(frozen=True)

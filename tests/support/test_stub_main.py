@@ -1,4 +1,4 @@
-"""`python -m proctor.stub`: prints its base URL, serves, and stops cleanly on SIGTERM."""
+"""`python -m support.stub`: prints its base URL, serves, and stops cleanly on SIGTERM."""
 
 from __future__ import annotations
 
@@ -7,21 +7,20 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
-from proctor.stub import fetch_stats
+from support.stub import fetch_stats, stub_command, stub_env
 
 
 @contextmanager
 def _stub_process(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env = stub_env({k: v for k, v in os.environ.items() if "proxy" not in k.lower()})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proctor.stub", *args],
+        stub_command(*args),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -72,7 +71,8 @@ def test_cli_injects_the_faults_it_is_given() -> None:
 
 def test_cli_rejects_unknown_fault_kinds() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "proctor.stub", "--faults", "418"],
+        stub_command("--faults", "418"),
+        env=stub_env(),
         capture_output=True,
         text=True,
         timeout=30,
@@ -82,7 +82,7 @@ def test_cli_rejects_unknown_fault_kinds() -> None:
 
 
 def test_cli_names_hostile_replies_and_tool_refusal() -> None:
-    from proctor.stub.__main__ import parse_args
+    from support.stub.__main__ import parse_args
 
     config, _ = parse_args(
         ["--fault-rate", "1", "--faults", "gzip_bomb,deep,echo_key", "--refuse-tools",
@@ -113,7 +113,8 @@ def test_cli_rejects_a_bad_replies_file(tmp_path: Path) -> None:
     bad = tmp_path / "replies.json"
     bad.write_text('["not", "an", "object"]')
     done = subprocess.run(
-        [sys.executable, "-m", "proctor.stub", "--replies", str(bad)],
+        stub_command("--replies", str(bad)),
+        env=stub_env(),
         capture_output=True,
         text=True,
         timeout=30,
