@@ -63,7 +63,7 @@ def _write_inputs(task: str, folder: Path) -> dict[str, dict[str, Any]]:
 
 def _run(task: str, folder: Path) -> dict[str, dict[str, str]]:
     stub = subprocess.Popen(
-        [sys.executable, "-m", "proctor.stub", "--port", "0", "--replies",
+        [sys.executable, "-m", "proctor.replay", "--port", "0", "--replies",
          str(folder / f"{task}-replies.json")],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
