@@ -16,6 +16,11 @@ A phrase that states no maths (no digit, no math) does not replace an earlier bo
 answer is correct" is not an answer). When nothing is found the scorer may fall back on
 Math-Verify's own extraction (rule `mathverify`).
 
+retracted     the answer chosen is taken back afterwards in prose ("Wait — I counted one case
+              twice; the probability is actually 3/5", "不对，应为 5") with no marked answer
+              after that: no answer is the final one (`extract.retraction`), and the scorer
+              leaves the reply unscored
+
 The reasoning trace (`<think>…</think>`) is removed first, and so is anything after a line that
 starts a new question ("Q:", "Question:"), which a model continuing a few-shot pattern writes
 and which is not its answer. `format_ok` is true when the rule is the one the prompt asked for.
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
 from proctor.extract.reasoning import strip_reasoning
+from proctor.extract.retraction import withdrawal
 from proctor.extract.units import PERCENT, unit_named
 from proctor.types import Extraction
 
@@ -73,6 +79,9 @@ MATHS_RULES: dict[str, str] = {
     "bare_answer": "The reply marks no answer but is one expression and no words: it is the"
     " answer.",
     "last_number": "Fallback for numeric answers: the last number in the reply.",
+    "retracted": 'The reply withdraws the answer it stated ("wait", "actually", "correction",'
+    ' "不对", "应为") and states no marked final answer after that, so it is not scored: never'
+    " graded on the answer it took back.",
     "mathverify": "Fallback when the reply marks no answer: Math-Verify's own extraction (its"
     " LaTeX and expression targets, in its order of priority).",
     "none": "No extraction rule found an answer in the reply.",
@@ -90,6 +99,8 @@ class MathsAnswer:
     format_ok: bool
     note: str = ""
     at_end: bool = False
+    withdrawn: str | None = None
+    """The answer a `retracted` reply stated and then took back."""
 
     def extraction(self) -> Extraction:
         return Extraction(self.value, self.rule, self.format_ok, self.note)
@@ -101,6 +112,8 @@ class _Candidate:
     value: str | None
     start: int
     at_end: bool
+    end: int
+    """Where the stated answer ends: what follows may withdraw it (`extract.retraction`)."""
 
 
 def visible_reply(text: str) -> str:
@@ -182,7 +195,7 @@ def _box_groups(text: str) -> list[_Candidate]:
         value = ", ".join(values) if values and not unclosed else None
         if value is not None and _PERCENT_AFTER.match(text, group[-1][1]):
             value += "\\%"
-        candidates.append(_Candidate("boxed", value, group[0][0], unclosed))
+        candidates.append(_Candidate("boxed", value, group[0][0], unclosed, group[-1][1]))
     return candidates
 
 
@@ -238,6 +251,12 @@ def answer_span(rest: str) -> tuple[str | None, bool]:
     """(the answer at the start of `rest`, whether it runs to the end of the text): the rest of
     the line (or the next non-empty line), cut at the end of its sentence; what follows its last
     "is"/"=" outside math; math spans read whole."""
+    value, at_end, _ = _answer_span(rest)
+    return value, at_end
+
+
+def _answer_span(rest: str) -> tuple[str | None, bool, int]:
+    """`answer_span`, and where in `rest` the sentence that states the answer ends."""
     start = 0
     while True:
         end = rest.find("\n", start)
@@ -253,24 +272,26 @@ def answer_span(rest: str) -> tuple[str | None, bool]:
     if stop:
         at_end = False
         line = line[: stop.start()]
+    consumed = start + len(line)
     cuts = [m for m in _LAST_IS.finditer(line) if not any(a <= m.start() < b for a, b in spans)]
     if cuts and line[cuts[-1].end() :].strip(_STRIP):
         line = line[cuts[-1].end() :]
     spanned = _spans_only(line)
     value = spanned if spanned is not None else line.strip(_STRIP)
-    return value or None, at_end
+    return value or None, at_end, consumed
 
 
 def _phrases(text: str) -> list[_Candidate]:
     found = []
     for marker in _TEXT_MARKER.finditer(text):
         rest = text[marker.end() : marker.end() + _SPAN_LIMIT]
-        value, at_end = answer_span(rest)
+        value, at_end, consumed = _answer_span(rest)
         at_end = at_end and marker.end() + len(rest) >= len(text)
-        found.append(_Candidate("final_answer", value, marker.start(), at_end))
+        end = marker.end() + consumed
+        found.append(_Candidate("final_answer", value, marker.start(), at_end, end))
     for m in _HASH.finditer(text):
         value = m.group(1).strip(_STRIP) or None
-        found.append(_Candidate("hash_marker", value, m.start(), m.end() == len(text)))
+        found.append(_Candidate("hash_marker", value, m.start(), m.end() == len(text), m.end()))
     return found
 
 
@@ -322,6 +343,14 @@ def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> Ma
     at_end = bool(candidates) and candidates[-1].at_end
     chosen = _pick(candidates)
     if chosen is not None:
+        phrase = withdrawal(visible, chosen.end)
+        if phrase is not None:
+            note = (
+                f"the answer {chosen.value!r} is withdrawn afterwards ({phrase!r}) and no marked"
+                " final answer follows"
+            )
+            withdrawn = chosen.value
+            return MathsAnswer(None, "retracted", False, note, at_end=at_end, withdrawn=withdrawn)
         return MathsAnswer(chosen.value, chosen.rule, chosen.rule in asked, at_end=at_end)
     bare = _bare(visible)
     if bare is not None:

@@ -414,8 +414,12 @@ def grade_maths(
 ) -> Score:
     """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
     found = find_maths_answer(text, asked=asked, numeric=numeric)
-    if finish_reason == "length" and (found.at_end or found.rule in ("none", "last_number")):
+    cut_short = found.rule in ("none", "last_number", "retracted")
+    if finish_reason == "length" and (found.at_end or cut_short):
         return Score("truncated", "truncated", RULES["truncated"], extracted=found.value)
+    if found.rule == "retracted":
+        why = f"{RULES['retracted']} ({found.note})"
+        return Score("unscored", "retracted", why, extracted=found.withdrawn)
     rule, value, note = found.rule, found.value, found.note
     readable = fallback_text(visible_reply(text))
     if readable is None and rule in ("none", "last_number"):
