@@ -23,7 +23,8 @@ retracted     the answer chosen is taken back afterwards in prose ("Wait — I c
 
 The reasoning trace (`<think>…</think>`) is removed first, and so is anything after a line that
 starts a new question ("Q:", "Question:"), which a model continuing a few-shot pattern writes
-and which is not its answer. `format_ok` is true when the rule is the one the prompt asked for.
+and which is not its answer; so are its programs (`extract.code.prose_of`): no rule reads a code
+comment or a string literal. `format_ok` is true when the rule is the one the prompt asked for.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from proctor.extract.code import prose_of
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.retraction import withdrawal
@@ -338,7 +340,7 @@ def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> Ma
     """The answer of a maths reply; `asked` names the rules that follow the format the prompt
     asked for ("boxed", "final_answer", "hash_marker"); `numeric` allows the last-number
     fallback."""
-    visible = normalize_text(visible_reply(text))
+    visible = normalize_text(prose_of(visible_reply(text)))
     candidates = sorted(_box_groups(visible) + _phrases(visible), key=lambda c: c.start)
     at_end = bool(candidates) and candidates[-1].at_end
     chosen = _pick(candidates)

@@ -41,6 +41,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Literal
 
+from proctor.extract.code import code_only
 from proctor.extract.maths import (
     MATHS_RULES,
     find_maths_answer,
@@ -413,6 +414,11 @@ def grade_maths(
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Score:
     """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
+    program = code_only(visible_reply(text))
+    if program is not None:
+        if finish_reason == "length":
+            return Score("truncated", "truncated", RULES["truncated"])
+        return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({program})")
     found = find_maths_answer(text, asked=asked, numeric=numeric)
     cut_short = found.rule in ("none", "last_number", "retracted")
     if finish_reason == "length" and (found.at_end or cut_short):
@@ -423,7 +429,7 @@ def grade_maths(
     rule, value, note = found.rule, found.value, found.note
     readable = fallback_text(visible_reply(text))
     if readable is None and rule in ("none", "last_number"):
-        why = "the reply is program code, which no fallback reads"
+        why = "the reply writes program code, which no fallback reads"
         return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({why})")
     if value is None and numeric:
         return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")

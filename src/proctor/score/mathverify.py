@@ -13,13 +13,18 @@ import re
 import threading
 from typing import Any
 
+from proctor.extract.code import code_only, prose_of
 from proctor.sandbox.worker import BoundedWorker
 
 DEFAULT_TIMEOUT_S = 10.0
 
-_CODE = re.compile(
-    r"__\w+__|\b(?:lambda|import|globals|getattr|open)\b\s*\(?|\w\(\s*['\"]|\.[A-Za-z_]\w*\("
+_CODE_EXPRESSION = re.compile(
+    r"__[A-Za-z]\w*__|\blambda\b[^:\n]{0,40}:|\b(?:globals|getattr|open|eval|exec)\(|\w\(\s*['\"]"
+    r"|\.[A-Za-z_]\w*\("
 )
+"""A program's expression written inline (a dunder, a lambda, open( or getattr(, a call with a
+string, a method call): its calls and strings are not an answer. The words alone ("open the
+box", "import") and a blank "_____" are prose."""
 
 _INLINE_ACROSS_LINES = re.compile(
     r"(?<![$\\])\$(?!\$)[^$\n]*\n[^$]*(?<![$\\])\$(?!\$)"
@@ -87,11 +92,13 @@ def fallback_text(reply: str) -> str | None:
     """The reply as Math-Verify's extraction may read it: \\mathrm{e} and \\mathrm{i} written as
     the constants they are (its normaliser would drop them as units), and an inline $…$ or
     \\(…\\) that runs across a line break left out (malformed math, as its own LaTeX rule says),
-    its last 20,000 characters only; None for a reply that is program code (its calls and
-    strings are not an answer)."""
-    if _CODE.search(reply):
+    its last 20,000 characters only, without its programs (`extract.code`: a code comment or
+    string literal is not an answer); None for a reply that is only program code or writes a
+    program's expression inline (a word such as "open" or a blank "_____" is prose)."""
+    prose = prose_of(reply)
+    if code_only(reply) is not None or _CODE_EXPRESSION.search(prose):
         return None
-    tail = reply[-_FALLBACK_LIMIT:]
+    tail = prose[-_FALLBACK_LIMIT:]
     return _INLINE_ACROSS_LINES.sub(" ", _MATHRM_CONSTANT.sub(r"\1", tail))
 
 
