@@ -25,6 +25,7 @@ RIGHT = TESTS / "benchmarks" / "cases" / "maths_extraction_cases.json"
 CLASSES: dict[str, tuple[str, ...]] = {
     "retraction": ("_retracted_",),
     "code_only": ("_code_",),
+    "exact": ("_exact_",),
 }
 """Each class: the tags its never-correct rows carry in their ids."""
 

@@ -23,7 +23,9 @@ decisive step wins:
 6. decimal_comma  1000,99 against a decimal target is read with a decimal comma
 7. symbolic       math-verify (sympy) decides: radicals, intervals, sets, matrices,
                   expressions; decimals are handed to it as exact fractions, so a rounded
-                  decimal never equals an exact value
+                  decimal never equals an exact value, and its numeric equality is made exact
+                  (`score.mathverify.EXACT_DIGITS`: 1/2006! is not 1/2004!, 2^-98 is not 2^-99,
+                  in a tuple, set or interval too)
 
 A reply that marks no answer is read by Math-Verify's own extraction (rule `mathverify`, a
 fallback that is flagged) and then compared the same way; numeric tasks (GSM8K, AIME) have

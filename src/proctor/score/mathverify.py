@@ -59,14 +59,74 @@ def _delimited(latex: str) -> str:
     return latex if _MATH_DELIMITED.search(latex) else f"${latex}$"
 
 
+EXACT_DIGITS = 40
+"""Two exact numeric expressions (no decimal in them) are equal when they agree to this many
+significant digits, relative to their size: 1/2006! is not 1/2004!, 2^-98 is not 2^-99, and
+√2 + 10^-20 is not √2, while equal forms (1/√2 and √2/2, 2006!/2004! and 2006·2005) agree to
+every digit."""
+
+
+def _relative_gap(a: Any, b: Any, digits: int) -> tuple[Any, Any]:
+    """(|a − b|, max(|a|, |b|)), both evaluated to `digits` + 20 significant digits."""
+    n = digits + 20
+    return abs((a - b).evalf(n)), max(abs(a.evalf(n)), abs(b.evalf(n)))
+
+
+def _exact_numeric_eq(loose: Any) -> Any:
+    """Math-Verify's numeric equality made exact: its own check (kept for matrices, atomic
+    numbers, which it compares exactly, and decimals) counts as equal any two expressions whose
+    difference evaluates under an absolute 10^-15, and rounds decimals to 6 places, so tiny
+    exact answers all "equal" each other. Here an exact expression must agree with the other to
+    `EXACT_DIGITS` significant digits relative to its magnitude, one with free symbols must
+    differ by exactly 0, and a decimal must agree to 5 significant digits too."""
+    from math_verify import grader  # sympy's classes as Math-Verify imports them
+
+    Float, Number, matrices = grader.Float, grader.Number, (grader.MatrixBase, grader.MatrixExpr)
+
+    def atomic(x: Any) -> bool:
+        return bool(isinstance(x, Number) or (x.is_Function and x.args and x.args[0].is_Number))
+
+    def numeric_eq(a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
+        if isinstance(a, matrices) or isinstance(b, matrices):
+            return bool(loose(a, b, float_rounding, numeric_precision))  # element by element
+        try:
+            if a.has(Float) or b.has(Float):
+                if not loose(a, b, float_rounding, numeric_precision):
+                    return False
+                gap, size = _relative_gap(a, b, float_rounding)
+                return bool(size >= 1 or gap <= size * 10 ** (1 - float_rounding))
+            if atomic(a) or atomic(b):
+                return bool(loose(a, b, float_rounding, numeric_precision))  # exact there
+            if a.free_symbols or b.free_symbols:
+                return bool((a - b).evalf(n=numeric_precision) == 0)
+            gap, size = _relative_gap(a, b, EXACT_DIGITS)
+            return bool(gap == 0 or gap <= size * 10**-EXACT_DIGITS)
+        except Exception:  # as math-verify's own check: any error is "not equal"
+            return False
+
+    return numeric_eq
+
+
+def _install_exact_comparison() -> None:
+    """Math-Verify's comparisons (of values, and of the elements of tuples, sets, intervals and
+    relations, which call the same function) use `_exact_numeric_eq` in this process."""
+    from math_verify import grader
+
+    if not getattr(grader, "_proctor_exact", False):
+        grader.sympy_numeric_eq = _exact_numeric_eq(grader.sympy_numeric_eq)
+        grader._proctor_exact = True
+
+
 def verify_request(request: dict[str, Any]) -> dict[str, Any]:
     """Runs in the helper process: math-verify's parse and verify of one (target, answer), or
-    (kind "extract") its extraction of the answer a whole reply gives."""
+    (kind "extract") its extraction of the answer a whole reply gives. Its numeric equality is
+    made exact first (`_exact_numeric_eq`)."""
     import logging
 
     from math_verify import parse, verify
 
     logging.getLogger("math_verify").setLevel(logging.ERROR)
+    _install_exact_comparison()
     seconds = max(1, int(request.get("seconds", 5)))
     if request.get("kind") == "extract":
         found = parse(request["reply"], parsing_timeout=seconds)
