@@ -26,6 +26,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "retraction": ("_retracted_",),
     "code_only": ("_code_",),
     "exact": ("_exact_",),
+    "sequence": ("_sequence_",),
 }
 """Each class: the tags its never-correct rows carry in their ids."""
 

@@ -103,11 +103,15 @@ class AnswerForm:
     """Non-empty when the form has two readings of different value: why."""
 
 
+_TRAILING_STOP = re.compile(r"(?<![,\s.])\.+$")
+"""A full stop after the answer ("5." or "5..."), not an ellipsis that ends a list ("1, 3, ...")."""
+
+
 def _unwrap(s: str) -> str:
     previous = None
     while previous != s:
         previous = s
-        s = s.strip().rstrip(".").strip()
+        s = _TRAILING_STOP.sub("", s.strip()).strip()
         for pattern in _WRAPPERS:
             m = pattern.match(s)
             if m and _balanced(m.group(1)):
@@ -258,3 +262,52 @@ def canonical(expression: str) -> str:
     s = " ".join(expression.split())
     s = re.sub(r"(?<![\d,]) | (?!\d)", "", s)
     return s
+
+
+_ELLIPSIS = re.compile(r"\\(?:ldots|dots[cbmio]?|cdots|mathellipsis)\b|…|\.\.\.")
+_OPENERS, _CLOSERS = "{([", "})]"
+
+
+def _top_level_split(expression: str, sep: str) -> list[str]:
+    """`expression` split at the `sep` characters outside braces, brackets and parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(expression):
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(expression[start:i])
+            start = i + 1
+    parts.append(expression[start:])
+    return [p.strip() for p in parts]
+
+
+@dataclass(frozen=True)
+class Structure:
+    """A sequence ("1, 3, 5, \\ldots, 2n-1") or a ratio chain ("1:4:9", "1:4:9:\\ldots"):
+    several terms, compared term by term, never one number. An ellipsis is a term "…"."""
+
+    kind: str  # "sequence" or "ratio"
+    terms: tuple[str, ...]
+
+
+def structure(expression: str) -> Structure | None:
+    """The sequence or ratio chain an expression writes, or None: a list with an ellipsis among
+    its comma-separated terms is a sequence, two colons or more (or one and an ellipsis) a ratio
+    chain; a sum or product with \\cdots ("1+2+\\cdots+n") and a plain list are neither. Of an
+    equation ("V_1:V_2 = 11:21"), the value after its last "=" is read."""
+    text = _ELLIPSIS.sub(" … ", expression.rpartition("=")[2]).strip()
+    for kind, sep in (("ratio", ":"), ("sequence", ",")):
+        parts = _top_level_split(text, sep)
+        terms: list[str] = []
+        for part in parts:
+            # "5 \ldots" without a comma before it: the ellipsis is a term of its own
+            pieces = [p.strip() for p in re.split(r"(…)", part)]
+            terms += [p for p in pieces if p] or [part]
+        has_ellipsis = "…" in terms
+        if kind == "ratio" and (len(parts) >= 3 or (len(parts) == 2 and has_ellipsis)):
+            return Structure(kind, tuple(terms))
+        if kind == "sequence" and len(parts) >= 2 and has_ellipsis:
+            return Structure(kind, tuple(terms))
+    return None

@@ -7,6 +7,10 @@ decisive step wins:
 
 1. ambiguous      a form with two readings of different value (2\\frac{3}{2}; 1,222 against
                   1.222) is `unscored`, with the reason: never correct
+   structure      a sequence with an ellipsis (1, 3, 5, \\ldots, 2n-1) or a ratio chain
+                  (1:4:9:\\ldots) on either side is compared term by term (each term by these
+                  same rules), never read as one number; the same ratio in other terms
+                  (2:8:18 against 1:4:9) is `unscored`
 2. unit           a unit of another kind or size than the target's, or than the one the
                   question counts in, makes the answer different (5 km is not 5 m); units
                   are the one unit table's (`score.maths_units`)
@@ -51,7 +55,7 @@ from proctor.extract.maths import (
     target_boxed,
     visible_reply,
 )
-from proctor.extract.maths_form import AnswerForm, canonical, read_form
+from proctor.extract.maths_form import AnswerForm, Structure, canonical, read_form, structure
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
 from proctor.extract.numerals import CN_NUMERAL_CHARS, CN_SCALE_CHARS, ENGLISH_NUMBER
 from proctor.extract.quantity_match import read_answer
@@ -87,6 +91,8 @@ EQUIVALENCE_RULES: dict[str, str] = {
     " exactly; a range, bound, hedge or several values is not the number.",
     "decimal_comma": "A comma between digits that is not a thousands separator (1000,99) is a"
     " decimal comma when the other side is a decimal number.",
+    "structure": "A sequence (terms and an ellipsis: 1, 3, 5, \\ldots, 2n-1) or a ratio chain"
+    " (1:4:9) is compared with the target term by term, never read as one number.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
     " interval or expression (decimals taken as exact fractions).",
 }
@@ -291,6 +297,9 @@ def equivalent(
     for side, form in (("answer", a), ("target", t)):
         if form.ambiguity:
             return Equivalence("ambiguous", "ambiguous", None, f"the {side} {form.ambiguity}")
+    shapes = structure(a.expression), structure(t.expression)
+    if shapes != (None, None):
+        return _compare_structures(*shapes, question=question, timeout_s=timeout_s)
     if a.scale and re.search(rf"\b{re.escape(a.scale)}s?\b", question, re.IGNORECASE):
         a = replace(a, scale="", unit=a.scale)  # "7 dozen" answers "how many dozens?"
     conflict = _unit_conflict(a, t, question)
@@ -325,6 +334,44 @@ def equivalent(
     if comma is not None:
         return comma
     return _symbolic(_for_sympy(a), _for_sympy(t), timeout_s)
+
+
+def _compare_structures(
+    a: Structure | None, t: Structure | None, *, question: str, timeout_s: float
+) -> Equivalence:
+    """A sequence or ratio chain against the target, term by term: never one number."""
+    if a is None or t is None or a.kind != t.kind:
+        said = {"": "one value", "sequence": "a sequence", "ratio": "a ratio chain"}
+        why = f"the answer is {said[a.kind if a else '']}, the target {said[t.kind if t else '']}"
+        return Equivalence("different", "structure", None, why)
+    if len(a.terms) != len(t.terms) or [x == "…" for x in a.terms] != [x == "…" for x in t.terms]:
+        why = f"the {a.kind}s have different terms ({len(a.terms)} against {len(t.terms)})"
+        return Equivalence("different", "structure", None, why)
+    for x, y in zip(a.terms, t.terms, strict=True):
+        if x == "…":
+            continue
+        eq = equivalent(x, y, question=question, timeout_s=timeout_s)
+        if eq.verdict != "equal":
+            proportional = eq.verdict == "different" and _same_ratio(a, t)
+            if proportional:
+                why = "the same ratio in other terms: whether lowest terms were asked is not known"
+                return Equivalence("ambiguous", "ambiguous", None, why)
+            why = f"term {x!r} against {y!r}: {eq.detail or eq.verdict}"
+            rule = "structure" if eq.verdict == "different" else eq.rule
+            return Equivalence(eq.verdict, rule, None, why)
+    return Equivalence("equal", "structure", ", ".join(a.terms))
+
+
+def _same_ratio(a: Structure, t: Structure) -> bool:
+    """Whether two ratio chains of plain numbers are proportional (2:8:18 and 1:4:9)."""
+    if a.kind != "ratio":
+        return False
+    numbers = [parse_number(x) for x in (*a.terms, *t.terms) if x != "…"]
+    if any(n is None or n.value == 0 for n in numbers):
+        return False
+    values = [n.value for n in numbers if n is not None]
+    half = len(values) // 2
+    return len({x / y for x, y in zip(values[:half], values[half:], strict=True)}) == 1
 
 
 _CN_NUMERAL = re.compile("[" + CN_NUMERAL_CHARS + "]")
