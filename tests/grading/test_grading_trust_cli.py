@@ -27,6 +27,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "code_only": ("_code_",),
     "exact": ("_exact_",),
     "sequence": ("_sequence_",),
+    "latex": ("_latex_",),
 }
 """Each class: the tags its never-correct rows carry in their ids."""
 

@@ -13,6 +13,9 @@ The rules, one sentence each:
   values (10⁶ or 10¹²), so a form that uses it is ambiguous;
 - which words are units, scale words, percent or degrees, and which units are one, is the unit
   table's (`extract.units`); this module only finds where they are written;
+- LaTeX as models mistype it (`\\sqrt(2)`, `\\frac(1)(2)`) is read as meant, and a form that
+  cannot be (unbalanced, an empty argument, a command LaTeX lacks) is named malformed
+  (`extract.maths_latex`);
 - a whole number right before a proper fraction is a mixed number (2\\frac{1}{2} = 5/2); before
   an improper fraction (2\\frac{3}{2}) it is ambiguous: 2 + 3/2 or 2 × 3/2.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from proctor.extract.maths_latex import as_meant, malformed
 from proctor.extract.units import (
     AMBIGUOUS_SCALES,
     CN_SCALE_RUN,
@@ -101,6 +105,9 @@ class AnswerForm:
     scale: str = ""
     ambiguity: str = ""
     """Non-empty when the form has two readings of different value: why."""
+    malformed: str = ""
+    """Non-empty when the expression is LaTeX that cannot be read as meant
+    (`extract.maths_latex`): why."""
 
 
 _TRAILING_STOP = re.compile(r"(?<![,\s.])\.+$")
@@ -244,7 +251,7 @@ def read_form(text: str) -> AnswerForm:
     """The answer `text` split into expression, unit, percent, degrees and scale."""
     s = _unwrap(text)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
-    s = _SIZING.sub("", s)
+    s = as_meant(_SIZING.sub("", s))
     s = _THOUSANDS_LATEX.sub(",", s)
     s = _SPACING.sub(" ", s)
     s = _CONSTANTS.sub(r"\1", s)
@@ -253,7 +260,8 @@ def read_form(text: str) -> AnswerForm:
     s, inner_mark = _currency(_unwrap(s))
     unit = unit or mark or inner_mark  # "\\$5" is 5 dollars: a unit like "5 dollars"
     two_scales = next((why for ch, why in AMBIGUOUS_SCALES.items() if ch in scale), "")
-    return AnswerForm(s, unit, percent, degrees, scale, two_scales or _mixed_ambiguity(s))
+    ambiguity = two_scales or _mixed_ambiguity(s)
+    return AnswerForm(s, unit, percent, degrees, scale, ambiguity, malformed(s) if s else "")
 
 
 def canonical(expression: str) -> str:

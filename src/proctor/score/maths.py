@@ -7,6 +7,9 @@ decisive step wins:
 
 1. ambiguous      a form with two readings of different value (2\\frac{3}{2}; 1,222 against
                   1.222) is `unscored`, with the reason: never correct
+   malformed      LaTeX that cannot be read as meant (`4\\sqrt2)`, `5\\cdot`, `\\sqr{2}`) is
+                  `unscored`; `\\sqrt(2)` and `\\frac(1)(2)` are read as meant
+                  (`extract.maths_latex`)
    structure      a sequence with an ellipsis (1, 3, 5, \\ldots, 2n-1) or a ratio chain
                   (1:4:9:\\ldots) on either side is compared term by term (each term by these
                   same rules), never read as one number; the same ratio in other terms
@@ -91,6 +94,9 @@ EQUIVALENCE_RULES: dict[str, str] = {
     " exactly; a range, bound, hedge or several values is not the number.",
     "decimal_comma": "A comma between digits that is not a thousands separator (1000,99) is a"
     " decimal comma when the other side is a decimal number.",
+    "malformed": "The answer is LaTeX written wrongly in a way that cannot be"
+    " read as meant (unbalanced, an empty argument, a command LaTeX lacks), so it is not scored:"
+    " never read with a part dropped (\\sqrt(2) and \\frac(1)(2) are read as meant).",
     "structure": "A sequence (terms and an ellipsis: 1, 3, 5, \\ldots, 2n-1) or a ratio chain"
     " (1:4:9) is compared with the target term by term, never read as one number.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
@@ -297,6 +303,8 @@ def equivalent(
     for side, form in (("answer", a), ("target", t)):
         if form.ambiguity:
             return Equivalence("ambiguous", "ambiguous", None, f"the {side} {form.ambiguity}")
+    if a.malformed:  # a target is the dataset's own writing, read as it is
+        return Equivalence("ambiguous", "malformed", None, f"the answer {a.malformed}")
     shapes = structure(a.expression), structure(t.expression)
     if shapes != (None, None):
         return _compare_structures(*shapes, question=question, timeout_s=timeout_s)
