@@ -28,6 +28,8 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "exact": ("_exact_",),
     "sequence": ("_sequence_",),
     "latex": ("_latex_",),
+    "stating": ("_trigger_", "_answer_first_", "_percent_sign_"),
+    "rejected": ("_rejected_",),
 }
 """Each class: the tags its never-correct rows carry in their ids."""
 

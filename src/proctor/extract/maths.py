@@ -38,12 +38,14 @@ from proctor.extract.code import prose_of
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.retraction import withdrawal
+from proctor.extract.stated import REJECTING, rejected
 from proctor.extract.units import PERCENT, unit_named
 from proctor.types import Extraction
 
 _NEXT_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question|Problem)[ \t]*:", re.IGNORECASE)
 _TEXT_MARKER = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+(?:final\s+)?answer\s+is|^[ \t>*#_]*answer[*_]*[ \t]*:"
+    r"(?:final\s+answer\s*(?:is|:)|the\s+(?:final\s+)?answer\s*(?:\([^()\n]{0,40}\)\s*)?is\b"
+    r"|^[ \t>*#_]*answer[*_]*[ \t]*:"
     r"|(?:最终答案|答案)\s*(?:是|为|[:：]))"
     r"[ \t*_]*:?[ \t]*",
     re.IGNORECASE | re.MULTILINE,
@@ -65,7 +67,13 @@ _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", 
 _SENTENCE_END = re.compile(
     r"\.(?=\s|$)|。|\s+(?:I hope|because|since|which|so that)\b", re.IGNORECASE
 )
-_LAST_IS = re.compile(r"\s(?:is|are|was|equals)\s|\s=\s|是|为", re.IGNORECASE)
+_LAST_IS = re.compile(r"\s(?:is|are|was|equals)\s|\s=\s|(?<![不非])是|为", re.IGNORECASE)
+_NUMBER_FIRST = re.compile(r"[\s$*_]*[-+]?\\?\$?\s*\d")
+"""An answer that starts with its number: the words after it are details ("10 loaves of bread
+are sold in the afternoon" states 10), so no later "is"/"are" cuts it (an "=" still does)."""
+_REJECTION = re.compile(r"(?:[,，;；]\s*)?" + REJECTING + r"(?![A-Za-zÀ-ÿ])", re.IGNORECASE)
+"""A rejected alternative after the answer ("100 minutes, not 160", "8/3, et non 14/3",
+"5/36，而不是 1/6"): the answer ends before it."""
 _SPAN_GLUE = re.compile(r"(?:\s|[,;]|\band\b|\bor\b|\\text\{[^{}]*\})*", re.IGNORECASE)
 _STRIP = " \t\r\n.,;:*_$\"'“”"
 _SPAN_LIMIT = 2000
@@ -275,7 +283,15 @@ def _answer_span(rest: str) -> tuple[str | None, bool, int]:
         at_end = False
         line = line[: stop.start()]
     consumed = start + len(line)
+    rejection = next(
+        (m for m in _REJECTION.finditer(line) if not any(a <= m.start() < b for a, b in spans)),
+        None,
+    )
+    if rejection is not None and line[: rejection.start()].strip(_STRIP):
+        line = line[: rejection.start()]
     cuts = [m for m in _LAST_IS.finditer(line) if not any(a <= m.start() < b for a, b in spans)]
+    if _NUMBER_FIRST.match(line):
+        cuts = [m for m in cuts if "=" in m.group()]
     if cuts and line[cuts[-1].end() :].strip(_STRIP):
         line = line[cuts[-1].end() :]
     spanned = _spans_only(line)
@@ -297,8 +313,23 @@ def _phrases(text: str) -> list[_Candidate]:
     return found
 
 
+_REJECTED_VALUE = re.compile(
+    REJECTING
+    + r"(?![A-Za-zÀ-ÿ])[^\S\n]*(?:[\u4e00-\u9fff]{0,4}\s*)?"
+    + r"(?:\$[^$]*\$|\\\(.*?\\\)|[^\s,.;，。；]+)",
+    re.IGNORECASE,
+)
+
+
+def without_rejected(text: str) -> str:
+    """`text` without the values it rejects ("et non $\\frac{14}{3}$", "rather than 1/6",
+    "而不是常见的 1/6"): a fallback that reads a whole reply must not find them."""
+    return _REJECTED_VALUE.sub(" ", text)
+
+
 def _last_number(text: str) -> str | None:
-    numbers = find_numbers(clean_text(text))
+    cleaned = clean_text(text)
+    numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
     return numbers[-1][2].text if numbers else None
 
 

@@ -208,6 +208,19 @@ _ASKS_PERCENT = re.compile(
 )
 
 
+_QUESTION_SENTENCE = re.compile(r"[^.?!。？！]*[?？]")
+_PERCENT_ASKED = re.compile(r"(?<![\d\s])\s*\bpercent(?:age)?\b|百分比|百分之几", re.IGNORECASE)
+"""The word percent(age) in a question sentence, not after a number ("2 percent of it" is data)."""
+
+
+def _asks_percent(question: str) -> bool:
+    """Whether the question asks for a percent: "what percent …", "as a percent", or a question
+    sentence about a percentage in any wording ("What is the percentage discount?")."""
+    if _ASKS_PERCENT.search(question):
+        return True
+    return any(_PERCENT_ASKED.search(m.group()) for m in _QUESTION_SENTENCE.finditer(question))
+
+
 def _compare_numbers(
     a: AnswerForm, a_num: NumberToken, t: AnswerForm, t_num: NumberToken, question: str
 ) -> Equivalence:
@@ -221,7 +234,7 @@ def _compare_numbers(
     whole = a_num.value == t_num.value and a_num.value.denominator == 1
     if whole and t.percent and not a.percent:
         return Equivalence("equal", "exact_number", spell)
-    if whole and a.percent and not t.percent and _ASKS_PERCENT.search(question):
+    if whole and a.percent and not t.percent and _asks_percent(question):
         return Equivalence("equal", "exact_number", spell)
     if not a.percent and not t.percent and float_artefact(a_num, t_num.value):
         return Equivalence("equal", "float_artefact", _spell(t_num.value))

@@ -14,6 +14,7 @@ import threading
 from typing import Any
 
 from proctor.extract.code import code_only, prose_of
+from proctor.extract.maths import without_rejected
 from proctor.sandbox.worker import BoundedWorker
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -152,13 +153,14 @@ def fallback_text(reply: str) -> str | None:
     """The reply as Math-Verify's extraction may read it: \\mathrm{e} and \\mathrm{i} written as
     the constants they are (its normaliser would drop them as units), and an inline $…$ or
     \\(…\\) that runs across a line break left out (malformed math, as its own LaTeX rule says),
-    its last 20,000 characters only, without its programs (`extract.code`: a code comment or
-    string literal is not an answer); None for a reply that is only program code or writes a
-    program's expression inline (a word such as "open" or a blank "_____" is prose)."""
+    its last 20,000 characters only, without the values it rejects ("et non 14/3") and its
+    programs (`extract.code`: a code comment or string literal is not an answer); None for a
+    reply that is only program code or writes a program's expression inline (a word such as
+    "open" or a blank "_____" is prose)."""
     prose = prose_of(reply)
     if code_only(reply) is not None or _CODE_EXPRESSION.search(prose):
         return None
-    tail = prose[-_FALLBACK_LIMIT:]
+    tail = without_rejected(prose[-_FALLBACK_LIMIT:])
     return _INLINE_ACROSS_LINES.sub(" ", _MATHRM_CONSTANT.sub(r"\1", tail))
 
 
