@@ -30,6 +30,13 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "latex": ("_latex_",),
     "stating": ("_trigger_", "_answer_first_", "_percent_sign_"),
     "rejected": ("_rejected_",),
+    "language": (
+        "_cn_prose_",
+        "_cn_answer_tonnes_",
+        "_fr_reponse_",
+        "_de_antwort_",
+        "_es_respuesta_",
+    ),
 }
 """Each class: the tags its never-correct rows carry in their ids."""
 

@@ -6,6 +6,8 @@ boxed         a \\boxed{…} (or \\fbox{…}), braces balanced; boxes written si
 final_answer  after "final answer is", "Final Answer:", "the answer is", a line starting
               "Answer:", "答案是/为/：", up to the end of that sentence; in it, what follows its
               last "is" or "=" is the answer, and math spans ($…$) are read whole
+              (and "Réponse :", "la réponse est", "Antwort:", "la respuesta es", "resposta:",
+              "risposta:", "Ответ:", "答え:", "정답:")
 hash_marker   after "####" (GSM8K's own format)
 bare_answer   no marker: a reply that is one expression and no words is its own answer
 last_number   numeric tasks only, when no rule above found anything: the last number (flagged)
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 
 from proctor.extract.code import prose_of
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
+from proctor.extract.numerals import CN_NUMERAL_CHARS
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.retraction import withdrawal
 from proctor.extract.stated import REJECTING, rejected
@@ -46,7 +49,12 @@ _NEXT_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question|Problem)[ \t]*:", re.IGNOREC
 _TEXT_MARKER = re.compile(
     r"(?:final\s+answer\s*(?:is|:)|the\s+(?:final\s+)?answer\s*(?:\([^()\n]{0,40}\)\s*)?is\b"
     r"|^[ \t>*#_]*answer[*_]*[ \t]*:"
-    r"|(?:最终答案|答案)\s*(?:是|为|[:：]))"
+    r"|(?:最终答案|答案)\s*(?:是|为|[:：])"
+    # the same markers in the languages models answer in
+    r"|\br[ée]ponse(?:\s+finale)?\s*:|\bla\s+r[ée]ponse(?:\s+finale)?\s+est\b"
+    r"|\b(?:die\s+)?antwort\s*(?::|ist\b)|\b(?:la\s+)?respuesta(?:\s+final)?\s*(?::|es\b)"
+    r"|\b(?:a\s+)?resposta(?:\s+final)?\s*(?::|é)|\b(?:la\s+)?risposta(?:\s+finale)?\s*(?::|è)"
+    r"|\bответ\s*:|答え\s*(?:は|[:：])|정답\s*(?:은|[:：])|최종\s*답\s*[:：])"
     r"[ \t*_]*:?[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -360,10 +368,19 @@ def in_words(text: str) -> bool:
     return any(w.lower() not in _NOT_WORDS and unit_named(w.lower()) is not PERCENT for w in words)
 
 
+_DIGIT = re.compile(r"\d")
+_CJK_PROSE = re.compile(r"[，。；：！？]|[\u3400-\u9fff]{2,}")
+"""Chinese punctuation, or two ideographs in a row: with digits, a sentence, not one expression
+(a sentence in numerals only, "答案不是一百二十。", is still read whole by the number reader)."""
+
+
 def _bare(visible: str) -> str | None:
     reply = visible.strip().strip("$").strip()
     if not reply or len(reply) > _BARE_LIMIT or "\n" in reply.strip() or in_words(reply):
         return None
+    prose = _CJK_PROSE.search(reply)
+    if prose and _DIGIT.search(reply) and not all(ch in CN_NUMERAL_CHARS for ch in prose.group()):
+        return None  # a Chinese solution with digits gets the fallback an English one gets
     return reply
 
 

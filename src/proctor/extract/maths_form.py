@@ -83,6 +83,9 @@ _CJK_SCALE = re.compile(
     r"(?<=\d)\s*(" + CN_SCALE_RUN + "|[十百千]|" + "|".join(AMBIGUOUS_SCALES) + r")\s*$"
 )
 """One Chinese scale after digits; a run that is no one scale ("5亿万") is left unread."""
+_CJK_UNIT = re.compile(r"(?<=[\d})\s])\s*([\u3400-\u9fff]{1,4})\s*$")
+"""A Chinese unit after a number or a group ("(\\frac{2}{5}) 吨", "12 千克"), when the unit table
+knows it."""
 _IMPROPER_MIXED = re.compile(r"(?<![\d.])(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 _MIXED_ANY = re.compile(
     r"(?<![\d.])(\d+)\s*\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
@@ -208,6 +211,8 @@ def _take_suffixes(s: str) -> tuple[str, str, bool, bool, str]:
             s = s[: m.start()]
         elif (m := _CJK_SCALE.search(s)) is not None:
             scale, s = m.group(1), s[: m.start()]
+        elif (m := _CJK_UNIT.search(s)) is not None and form_unit(m.group(1)) is not None:
+            unit, s = m.group(1), s[: m.start()]
         elif (m := _PLAIN_WORDS.search(s)) and re.search(r"[\d}]", s[: m.start()]):
             words = m.group(1).split()
             if any(w.lower() in _MATHS_WORDS for w in words):

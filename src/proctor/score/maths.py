@@ -259,14 +259,28 @@ def _unit_equivalence(found: tuple[str, str]) -> Equivalence:
     return Equivalence("different", "unit", None, why)
 
 
+_DETAIL = re.compile(
+    r"(?:\b(?:in|within|after|over|during|d['’]ici|dans|après|pendant|nach|innerhalb|binnen"
+    r"|durante|después\s+de|dentro\s+de|entro|tra|fra|через)\s+(?:(?:the|les?|la|des|den|dem"
+    r"|der|el|los|las|os|as|il|i)\s+)?(?:(?:next|first|last|prochains?|premiers?|nächsten"
+    r"|próximos?|primeros?|prossimi|primi)\s+)?)$",
+    re.IGNORECASE,
+)
+"""A time or place phrase before a number ("in 12 months", "d'ici 12 mois", "nach 3 Tagen"): a
+detail of an answer that states another number, not the answer."""
+
+
 def stated_number(text: str) -> tuple[NumberToken | None, str]:
     """The one number an answer in words states ("18 dollars", "Jane started 3 hours ago"), or
     None and why not: no number, several different ones, a hedge ("18 or 19"), a rejected value
-    ("not 18")."""
+    ("not 18"); a number in a time or place phrase ("in 12 months") is a detail when the answer
+    states another."""
     cleaned = signed(clean_text(text))
     numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
     if not numbers:
         return None, "no number"
+    stated = [n for n in numbers if not _DETAIL.search(cleaned, max(0, n[0] - 40), n[0])]
+    numbers = stated or numbers  # "220 $ d'ici 12 mois": 12 months is a detail of the answer
     offered = hedge(cleaned, numbers)
     if offered is not None:
         return None, f"a hedge between two values ({offered!r})"

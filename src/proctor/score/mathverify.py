@@ -33,6 +33,10 @@ _INLINE_ACROSS_LINES = re.compile(
     re.DOTALL,
 )
 
+_CJK_NEXT_TO_MATHS = re.compile(r"(?<=[\u3400-\u9fff])(?=[-\d$\\])|(?<=[\d$])(?=[\u3400-\u9fff])")
+"""Where Chinese runs into a number or math ("比例为13/28"): Math-Verify finds a number only after
+a space, so a space goes there (the fallback reads every language alike)."""
+
 _FALLBACK_LIMIT = 20_000
 """Math-Verify's fallback reads the last this many characters of a reply (its answer is at the
 end; its regexes on a whole runaway reply would only time out)."""
@@ -160,7 +164,7 @@ def fallback_text(reply: str) -> str | None:
     prose = prose_of(reply)
     if code_only(reply) is not None or _CODE_EXPRESSION.search(prose):
         return None
-    tail = without_rejected(prose[-_FALLBACK_LIMIT:])
+    tail = _CJK_NEXT_TO_MATHS.sub(" ", without_rejected(prose[-_FALLBACK_LIMIT:]))
     return _INLINE_ACROSS_LINES.sub(" ", _MATHRM_CONSTANT.sub(r"\1", tail))
 
 
