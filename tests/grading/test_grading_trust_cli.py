@@ -30,6 +30,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "latex": ("_latex_",),
     "stating": ("_trigger_", "_answer_first_", "_percent_sign_"),
     "rejected": ("_rejected_",),
+    "solutions": ("_solution_",),
     "language": (
         "_cn_prose_",
         "_cn_answer_tonnes_",

@@ -324,3 +324,29 @@ def structure(expression: str) -> Structure | None:
         if kind == "sequence" and len(parts) >= 2 and has_ellipsis:
             return Structure(kind, tuple(terms))
     return None
+
+
+_GROUP_JOIN = re.compile(
+    r"\s*(?:;|\\text\s*\{\s*(?:and|or)\s*\}|\\(?:lor|vee)\b|\b(?:and|or)\b)\s*", re.IGNORECASE
+)
+_ASSIGNED = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=]+?)\s*")
+
+
+def solution_groups(expression: str) -> tuple[tuple[tuple[str, str], ...], ...] | None:
+    """The solutions an expression lists as assignments: "x = 3 or x = 5" is ((x, 3),), ((x, 5),)
+    and "p=5,q=2;p=7,q=2" or "p=5,q=2 \\\\text{ and } p=7,q=2" is two groups of two; None unless
+    every piece is "variable = value" (a hedge between plain values, "3 or 5", is not a list)."""
+    if "=" not in expression:
+        return None
+    groups: list[tuple[tuple[str, str], ...]] = []
+    for part in _GROUP_JOIN.split(expression.strip()):
+        pieces = _top_level_split(part, ",")
+        assigned = [_ASSIGNED.fullmatch(p) for p in pieces]
+        if not pieces or not all(assigned):
+            return None
+        group = tuple((m.group(1), m.group(2)) for m in assigned if m)
+        if len(group) > 1 and len({name for name, _ in group}) == 1:
+            groups += [(pair,) for pair in group]  # "p=-1, p=15/8": one variable's solutions
+        else:
+            groups.append(group)
+    return tuple(groups)

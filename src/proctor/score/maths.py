@@ -10,6 +10,9 @@ decisive step wins:
    malformed      LaTeX that cannot be read as meant (`4\\sqrt2)`, `5\\cdot`, `\\sqr{2}`) is
                   `unscored`; `\\sqrt(2)` and `\\frac(1)(2)` are read as meant
                   (`extract.maths_latex`)
+   solution_set   solutions listed as assignments ("x = 3 or x = 5", "p=5,q=2;p=7,q=2") are a
+                  set, compared with a plain list by value or with the target's groups in any
+                  order (before everything below)
    structure      a sequence with an ellipsis (1, 3, 5, \\ldots, 2n-1) or a ratio chain
                   (1:4:9:\\ldots) on either side is compared term by term (each term by these
                   same rules), never read as one number; the same ratio in other terms
@@ -58,7 +61,14 @@ from proctor.extract.maths import (
     target_boxed,
     visible_reply,
 )
-from proctor.extract.maths_form import AnswerForm, Structure, canonical, read_form, structure
+from proctor.extract.maths_form import (
+    AnswerForm,
+    Structure,
+    canonical,
+    read_form,
+    solution_groups,
+    structure,
+)
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
 from proctor.extract.numerals import CN_NUMERAL_CHARS, CN_SCALE_CHARS, ENGLISH_NUMBER
 from proctor.extract.quantity_match import read_answer
@@ -97,6 +107,8 @@ EQUIVALENCE_RULES: dict[str, str] = {
     "malformed": "The answer is LaTeX written wrongly in a way that cannot be"
     " read as meant (unbalanced, an empty argument, a command LaTeX lacks), so it is not scored:"
     " never read with a part dropped (\\sqrt(2) and \\frac(1)(2) are read as meant).",
+    "solution_set": "Solutions listed as assignments (x = 3 or x = 5; p=5,q=2;p=7,q=2) are a set"
+    " of solutions, compared with the target's group by group in any order (never a hedge).",
     "structure": "A sequence (terms and an ellipsis: 1, 3, 5, \\ldots, 2n-1) or a ratio chain"
     " (1:4:9) is compared with the target term by term, never read as one number.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
@@ -325,7 +337,11 @@ def equivalent(
 ) -> Equivalence:
     """Whether `answer` is `target` for `question` (see the module docstring for the order of
     the checks)."""
-    answer, target = _strip_assignment(answer, _prepared(target))
+    target = _prepared(target)
+    listed = _solution_lists(answer, target, question=question, timeout_s=timeout_s)
+    if listed is not None:
+        return listed
+    answer, target = _strip_assignment(answer, target)
     a, t = read_form(answer), read_form(target)
     for side, form in (("answer", a), ("target", t)):
         if form.ambiguity:
@@ -395,6 +411,54 @@ def _compare_structures(
             rule = "structure" if eq.verdict == "different" else eq.rule
             return Equivalence(eq.verdict, rule, None, why)
     return Equivalence("equal", "structure", ", ".join(a.terms))
+
+
+def _solution_lists(
+    answer: str, target: str, *, question: str, timeout_s: float
+) -> Equivalence | None:
+    """Solutions listed as assignments ("x = 3 or x = 5", "p=5,q=2;p=7,q=2"): a set of solutions,
+    not a hedge. Against a plain list ("3, 5") the values of one variable are compared as that
+    list; against another list of assignments, group by group in any order. None when neither
+    side has two groups or more (the other rules decide)."""
+    a = solution_groups(read_form(answer).expression)
+    t = solution_groups(read_form(target).expression)
+    if (a is None or len(a) < 2) and (t is None or len(t) < 2):
+        return None
+    if a is not None and t is None:
+        names = {name for group in a for name, _ in group}
+        if len(names) != 1 or any(len(group) != 1 for group in a):
+            return None
+        values = ", ".join(value for group in a for _, value in group)
+        return equivalent(values, target, question=question, timeout_s=timeout_s)
+    if a is None or t is None:
+        return None
+    if len(a) != len(t):
+        why = f"{len(a)} solutions against {len(t)}"
+        return Equivalence("different", "solution_set", None, why)
+    unmatched = list(t)
+    for group in a:
+        match = next((g for g in unmatched if _same_group(group, g, question, timeout_s)), None)
+        if match is None:
+            why = f"no solution of the target is {', '.join(f'{n} = {v}' for n, v in group)}"
+            return Equivalence("different", "solution_set", None, why)
+        unmatched.remove(match)
+    return Equivalence(
+        "equal", "solution_set", "; ".join(", ".join(f"{n}={v}" for n, v in g) for g in a)
+    )
+
+
+def _same_group(
+    a: tuple[tuple[str, str], ...], t: tuple[tuple[str, str], ...], question: str, timeout_s: float
+) -> bool:
+    values, targets = dict(a), dict(t)
+    if set(values) != set(targets) or len(values) != len(a):
+        return False
+    return all(
+        canonical(values[n]) == canonical(targets[n])
+        or equivalent(values[n], targets[n], question=question, timeout_s=timeout_s).verdict
+        == "equal"
+        for n in values
+    )
 
 
 def _same_ratio(a: Structure, t: Structure) -> bool:
