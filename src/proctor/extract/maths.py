@@ -41,7 +41,7 @@ from proctor.extract.normalize import clean_text, find_numbers, normalize_text
 from proctor.extract.numerals import CN_NUMERAL_CHARS
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.retraction import withdrawal
-from proctor.extract.stated import REJECTING, rejected
+from proctor.extract.stated import REJECTING, in_detail, rejected
 from proctor.extract.units import PERCENT, unit_named
 from proctor.types import Extraction
 
@@ -335,10 +335,23 @@ def without_rejected(text: str) -> str:
     return _REJECTED_VALUE.sub(" ", text)
 
 
+_SENTENCE_BREAK = re.compile(r"[.!?。！？\n](?:\s|$)")
+
+
 def _last_number(text: str) -> str | None:
+    """The last number the reply stands by: not a rejected one, and not one in a detail phrase
+    after the number its last sentence states ("5 cars … in the first 15 minutes" is 5)."""
     cleaned = clean_text(text)
     numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
-    return numbers[-1][2].text if numbers else None
+    if not numbers:
+        return None
+    last = numbers[-1]
+    if in_detail(cleaned, last[0]):
+        sentence = max((m.end() for m in _SENTENCE_BREAK.finditer(cleaned, 0, last[0])), default=0)
+        stated = [n for n in numbers if n[0] >= sentence and not in_detail(cleaned, n[0])]
+        if stated:
+            return stated[-1][2].text
+    return last[2].text
 
 
 def _pick(candidates: list[_Candidate]) -> _Candidate | None:

@@ -8,6 +8,8 @@
 - two different numbers joined by "or" ("18 or 19") are a hedge, not an answer;
 - a scale word after a number ("5 million", "178 thousand", "18万") multiplies it, so the bare
   number is not what the reply says;
+- a number in a time or place phrase ("in the first 15 minutes", "d'ici 12 mois") after
+  another number in the same sentence is a detail of it, not the answer;
 - an answer that is nothing but digits in groups of three separated by single spaces is one
   number ("85 660 413"); anywhere else a space separates numbers.
 """
@@ -99,3 +101,19 @@ def scale_after(text: str, end: int) -> str | None:
     """The scale word written right after a number that ends at `end`, if any."""
     m = _SCALE.match(text, end)
     return m.group().strip() if m else None
+
+
+_DETAIL = re.compile(
+    r"(?:\b(?:in|within|after|over|during|d['’]ici|dans|après|pendant|nach|innerhalb|binnen"
+    r"|durante|después\s+de|dentro\s+de|entro|tra|fra|через)\s+(?:(?:the|les?|la|des|den|dem"
+    r"|der|el|los|las|os|as|il|i)\s+)?(?:(?:next|first|last|prochains?|premiers?|nächsten"
+    r"|próximos?|primeros?|prossimi|primi)\s+)?)$",
+    re.IGNORECASE,
+)
+
+
+def in_detail(text: str, start: int) -> bool:
+    """Whether the number starting at `start` is in a time or place phrase ("in 12 months",
+    "d'ici 12 mois", "in the first 15 minutes", "nach 3 Tagen"): a detail of a sentence that
+    states another number, not its answer."""
+    return _DETAIL.search(text, max(0, start - 40), start) is not None

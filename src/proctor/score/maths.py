@@ -72,7 +72,7 @@ from proctor.extract.maths_form import (
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
 from proctor.extract.numerals import CN_NUMERAL_CHARS, CN_SCALE_CHARS, ENGLISH_NUMBER
 from proctor.extract.quantity_match import read_answer
-from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
+from proctor.extract.stated import hedge, in_detail, rejected, signed, spaced_thousands
 from proctor.extract.units import AMBIGUOUS_SCALES, scale_named
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE
@@ -220,7 +220,7 @@ _ASKS_PERCENT = re.compile(
 )
 
 
-_QUESTION_SENTENCE = re.compile(r"[^.?!。？！]*[?？]")
+_QUESTION_SENTENCE = re.compile(r"(?:[^.?!。？！]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Prof|vs|etc)\.)*[?？]")
 _PERCENT_ASKED = re.compile(r"(?<![\d\s])\s*\bpercent(?:age)?\b|百分比|百分之几", re.IGNORECASE)
 """The word percent(age) in a question sentence, not after a number ("2 percent of it" is data)."""
 
@@ -271,17 +271,6 @@ def _unit_equivalence(found: tuple[str, str]) -> Equivalence:
     return Equivalence("different", "unit", None, why)
 
 
-_DETAIL = re.compile(
-    r"(?:\b(?:in|within|after|over|during|d['’]ici|dans|après|pendant|nach|innerhalb|binnen"
-    r"|durante|después\s+de|dentro\s+de|entro|tra|fra|через)\s+(?:(?:the|les?|la|des|den|dem"
-    r"|der|el|los|las|os|as|il|i)\s+)?(?:(?:next|first|last|prochains?|premiers?|nächsten"
-    r"|próximos?|primeros?|prossimi|primi)\s+)?)$",
-    re.IGNORECASE,
-)
-"""A time or place phrase before a number ("in 12 months", "d'ici 12 mois", "nach 3 Tagen"): a
-detail of an answer that states another number, not the answer."""
-
-
 def stated_number(text: str) -> tuple[NumberToken | None, str]:
     """The one number an answer in words states ("18 dollars", "Jane started 3 hours ago"), or
     None and why not: no number, several different ones, a hedge ("18 or 19"), a rejected value
@@ -291,7 +280,7 @@ def stated_number(text: str) -> tuple[NumberToken | None, str]:
     numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
     if not numbers:
         return None, "no number"
-    stated = [n for n in numbers if not _DETAIL.search(cleaned, max(0, n[0] - 40), n[0])]
+    stated = [n for n in numbers if not in_detail(cleaned, n[0])]
     numbers = stated or numbers  # "220 $ d'ici 12 mois": 12 months is a detail of the answer
     offered = hedge(cleaned, numbers)
     if offered is not None:
