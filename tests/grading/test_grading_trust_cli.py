@@ -28,7 +28,13 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "exact": ("_exact_",),
     "sequence": ("_sequence_",),
     "latex": ("_latex_",),
-    "stating": ("_trigger_", "_answer_first_", "_percent_sign_", "_closing_detail_"),
+    "stating": (
+        "_trigger_",
+        "_answer_first_",
+        "_percent_sign_",
+        "_closing_detail_",
+        "_label_number_",
+    ),
     "rejected": ("_rejected_",),
     "solutions": ("_solution_",),
     "language": (

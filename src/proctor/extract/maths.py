@@ -339,10 +339,15 @@ _SENTENCE_BREAK = re.compile(r"[.!?。！？\n](?:\s|$)")
 
 
 def _last_number(text: str) -> str | None:
-    """The last number the reply stands by: not a rejected one, and not one in a detail phrase
-    after the number its last sentence states ("5 cars … in the first 15 minutes" is 5)."""
+    """The last number the reply stands by: not a rejected one, not a label ("horse #12"), and
+    not one in a detail phrase after the number its last sentence states ("5 cars … in the first
+    15 minutes" is 5)."""
     cleaned = clean_text(text)
-    numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
+    numbers = [
+        n
+        for n in find_numbers(cleaned)
+        if not rejected(cleaned, n[0]) and not cleaned.endswith("#", 0, n[0])  # "horse #12"
+    ]
     if not numbers:
         return None
     last = numbers[-1]
