@@ -127,7 +127,10 @@ def test_every_grade_is_the_same_without_the_shortcut(monkeypatch: pytest.Monkey
         Sample("n", "What is 2 - 7?", "-5", answer_type="integer"),
         Sample("b", "What is 1 + 1?", "two", answer_type="integer"),
     ]
-    texts = TAKEN + CORPUS[:: max(1, len(CORPUS) // 1000)]
+    # the generated shapes at a stride of their own: rows added to the case tables do not move it
+    generated = CORPUS[len(TEXTS) :]
+    texts = TAKEN + TEXTS[:: max(1, len(TEXTS) // 200)]
+    texts += generated[:: max(1, len(generated) // 800)]
     cases = [(t, f, s) for t in texts for f in ("stop", "length") for s in samples]
     fast = [grade(t, f, s, variant="B") for t, f, s in cases]  # type: ignore[arg-type]
     _without_the_shortcut(monkeypatch)

@@ -12,6 +12,9 @@ last_number, last_comparison) are never format_ok and always name themselves in
 `Extraction.rule`: a fallback answer is graded, but flagged, never silently trusted. An
 "Answer:" line is a marker, but not the one any prompt variant asks for (never format_ok).
 
+A marked answer (final_answer_line, answer_line, boxed) that the reply takes back afterwards
+("Wait, …", "不对，应为 …", `extract.retraction`) gives rule "retracted" and no value.
+
 Reasoning traces (`<think>…</think>`) are removed first; every rule reads the reply after
 `clean_text` (NFKC, minus signs, markdown/LaTeX decoration stripped).
 """
@@ -34,6 +37,7 @@ from proctor.extract.normalize import (
 from proctor.extract.numerals import CN_NUMERAL_CHARS, read_chinese
 from proctor.extract.plain_answer import plain_answer
 from proctor.extract.reasoning import strip_reasoning
+from proctor.extract.retraction import withdrawal
 from proctor.extract.stated import hedge, rejected, scale_after, signed, spaced_thousands
 from proctor.types import AnswerType, Extraction
 
@@ -83,6 +87,8 @@ class _Reply:
 class _Found(NamedTuple):
     value: str
     note: str = ""
+    withdrawn_by: str | None = None
+    """The phrase after the answer that takes it back ("Wait", "不对，应为"), if any."""
 
 
 def _segment(text: str, start: int, *, cut: bool) -> str:
@@ -139,7 +145,8 @@ def _after_markers(reply: _Reply, markers: list[re.Match[str]]) -> _Found | None
                 if index == 0
                 else "the last final-answer marker had no answer; an earlier one was used"
             )
-            return _Found(value, note)
+            end = reply.text.find(segment, marker.end()) + len(segment)
+            return _Found(value, note, withdrawal(reply.text, max(end, marker.end())))
     return None
 
 
@@ -195,7 +202,9 @@ def boxed(reply: _Reply) -> _Found | None:
             break
     content = clean_text(reply.with_decoration[brace + 1 : end])
     value = _answer_in(content, reply)
-    return _Found(value) if value is not None else None
+    if value is None:
+        return None
+    return _Found(value, withdrawn_by=withdrawal(reply.with_decoration, end + 1))
 
 
 def equals_ending(reply: _Reply) -> _Found | None:
@@ -246,6 +255,7 @@ _ORDER: dict[str, tuple[Rule, ...]] = {
 }
 
 NO_ANSWER_RULE = "none"
+RETRACTED_RULE = "retracted"
 
 EXTRACTION_RULES: dict[str, str] = {
     rule.__name__: " ".join((rule.__doc__ or "").split())
@@ -260,6 +270,11 @@ EXTRACTION_RULES: dict[str, str] = {
     )
 }
 EXTRACTION_RULES[NO_ANSWER_RULE] = "No extraction rule found an answer in the reply."
+EXTRACTION_RULES[RETRACTED_RULE] = (
+    'The reply withdraws the answer it marked ("wait", "actually", "correction", "不对",'
+    ' "应为") and marks no final answer after that, so it is not scored: never graded on the'
+    " answer it took back."
+)
 
 
 def last_marker_is_cut(text: str) -> bool:
@@ -328,6 +343,12 @@ def extract_answer(
     )
     for rule in _ORDER[answer_type]:
         found = rule(reply)
+        if found is not None and found.withdrawn_by is not None:
+            note = (
+                f"{rule.__name__} found {found.value!r}, withdrawn afterwards"
+                f" ({found.withdrawn_by!r}), and no final answer follows"
+            )
+            return Extraction(None, RETRACTED_RULE, False, note)
         if found is not None:
             name = rule.__name__
             return Extraction(found.value, name, _format_ok(variant, name), found.note)

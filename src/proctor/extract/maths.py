@@ -6,6 +6,8 @@ boxed         a \\boxed{…} (or \\fbox{…}), braces balanced; boxes written si
 final_answer  after "final answer is", "Final Answer:", "the answer is", a line starting
               "Answer:", "答案是/为/：", up to the end of that sentence; in it, what follows its
               last "is" or "=" is the answer, and math spans ($…$) are read whole
+              (and "Réponse :", "la réponse est", "Antwort:", "la respuesta es", "resposta:",
+              "risposta:", "Ответ:", "答え:", "정답:")
 hash_marker   after "####" (GSM8K's own format)
 bare_answer   no marker: a reply that is one expression and no words is its own answer
 last_number   numeric tasks only, when no rule above found anything: the last number (flagged)
@@ -16,9 +18,15 @@ A phrase that states no maths (no digit, no math) does not replace an earlier bo
 answer is correct" is not an answer). When nothing is found the scorer may fall back on
 Math-Verify's own extraction (rule `mathverify`).
 
+retracted     the answer chosen is taken back afterwards in prose ("Wait — I counted one case
+              twice; the probability is actually 3/5", "不对，应为 5") with no marked answer
+              after that: no answer is the final one (`extract.retraction`), and the scorer
+              leaves the reply unscored
+
 The reasoning trace (`<think>…</think>`) is removed first, and so is anything after a line that
 starts a new question ("Q:", "Question:"), which a model continuing a few-shot pattern writes
-and which is not its answer. `format_ok` is true when the rule is the one the prompt asked for.
+and which is not its answer; so are its programs (`extract.code.prose_of`): no rule reads a code
+comment or a string literal. `format_ok` is true when the rule is the one the prompt asked for.
 """
 
 from __future__ import annotations
@@ -28,15 +36,25 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from proctor.extract.code import prose_of
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
+from proctor.extract.numerals import CN_NUMERAL_CHARS
 from proctor.extract.reasoning import strip_reasoning
+from proctor.extract.retraction import withdrawal
+from proctor.extract.stated import REJECTING, in_detail, rejected
 from proctor.extract.units import PERCENT, unit_named
 from proctor.types import Extraction
 
 _NEXT_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question|Problem)[ \t]*:", re.IGNORECASE)
 _TEXT_MARKER = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+(?:final\s+)?answer\s+is|^[ \t>*#_]*answer[*_]*[ \t]*:"
-    r"|(?:最终答案|答案)\s*(?:是|为|[:：]))"
+    r"(?:final\s+answer\s*(?:is|:)|the\s+(?:final\s+)?answer\s*(?:\([^()\n]{0,40}\)\s*)?is\b"
+    r"|^[ \t>*#_]*answer[*_]*[ \t]*:"
+    r"|(?:最终答案|答案)\s*(?:是|为|[:：])"
+    # the same markers in the languages models answer in
+    r"|\br[ée]ponse(?:\s+finale)?\s*:|\bla\s+r[ée]ponse(?:\s+finale)?\s+est\b"
+    r"|\b(?:die\s+)?antwort\s*(?::|ist\b)|\b(?:la\s+)?respuesta(?:\s+final)?\s*(?::|es\b)"
+    r"|\b(?:a\s+)?resposta(?:\s+final)?\s*(?::|é)|\b(?:la\s+)?risposta(?:\s+finale)?\s*(?::|è)"
+    r"|\bответ\s*:|答え\s*(?:は|[:：])|정답\s*(?:은|[:：])|최종\s*답\s*[:：])"
     r"[ \t*_]*:?[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -57,7 +75,13 @@ _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", 
 _SENTENCE_END = re.compile(
     r"\.(?=\s|$)|。|\s+(?:I hope|because|since|which|so that)\b", re.IGNORECASE
 )
-_LAST_IS = re.compile(r"\s(?:is|are|was|equals)\s|\s=\s|是|为", re.IGNORECASE)
+_LAST_IS = re.compile(r"\s(?:is|are|was|equals)\s|\s=\s|(?<![不非])是|为", re.IGNORECASE)
+_NUMBER_FIRST = re.compile(r"[\s$*_]*[-+]?\\?\$?\s*\d")
+"""An answer that starts with its number: the words after it are details ("10 loaves of bread
+are sold in the afternoon" states 10), so no later "is"/"are" cuts it (an "=" still does)."""
+_REJECTION = re.compile(r"(?:[,，;；]\s*)?" + REJECTING + r"(?![A-Za-zÀ-ÿ])", re.IGNORECASE)
+"""A rejected alternative after the answer ("100 minutes, not 160", "8/3, et non 14/3",
+"5/36，而不是 1/6"): the answer ends before it."""
 _SPAN_GLUE = re.compile(r"(?:\s|[,;]|\band\b|\bor\b|\\text\{[^{}]*\})*", re.IGNORECASE)
 _STRIP = " \t\r\n.,;:*_$\"'“”"
 _SPAN_LIMIT = 2000
@@ -73,6 +97,9 @@ MATHS_RULES: dict[str, str] = {
     "bare_answer": "The reply marks no answer but is one expression and no words: it is the"
     " answer.",
     "last_number": "Fallback for numeric answers: the last number in the reply.",
+    "retracted": 'The reply withdraws the answer it stated ("wait", "actually", "correction",'
+    ' "不对", "应为") and states no marked final answer after that, so it is not scored: never'
+    " graded on the answer it took back.",
     "mathverify": "Fallback when the reply marks no answer: Math-Verify's own extraction (its"
     " LaTeX and expression targets, in its order of priority).",
     "none": "No extraction rule found an answer in the reply.",
@@ -90,6 +117,8 @@ class MathsAnswer:
     format_ok: bool
     note: str = ""
     at_end: bool = False
+    withdrawn: str | None = None
+    """The answer a `retracted` reply stated and then took back."""
 
     def extraction(self) -> Extraction:
         return Extraction(self.value, self.rule, self.format_ok, self.note)
@@ -101,6 +130,8 @@ class _Candidate:
     value: str | None
     start: int
     at_end: bool
+    end: int
+    """Where the stated answer ends: what follows may withdraw it (`extract.retraction`)."""
 
 
 def visible_reply(text: str) -> str:
@@ -182,7 +213,7 @@ def _box_groups(text: str) -> list[_Candidate]:
         value = ", ".join(values) if values and not unclosed else None
         if value is not None and _PERCENT_AFTER.match(text, group[-1][1]):
             value += "\\%"
-        candidates.append(_Candidate("boxed", value, group[0][0], unclosed))
+        candidates.append(_Candidate("boxed", value, group[0][0], unclosed, group[-1][1]))
     return candidates
 
 
@@ -238,6 +269,12 @@ def answer_span(rest: str) -> tuple[str | None, bool]:
     """(the answer at the start of `rest`, whether it runs to the end of the text): the rest of
     the line (or the next non-empty line), cut at the end of its sentence; what follows its last
     "is"/"=" outside math; math spans read whole."""
+    value, at_end, _ = _answer_span(rest)
+    return value, at_end
+
+
+def _answer_span(rest: str) -> tuple[str | None, bool, int]:
+    """`answer_span`, and where in `rest` the sentence that states the answer ends."""
     start = 0
     while True:
         end = rest.find("\n", start)
@@ -253,30 +290,73 @@ def answer_span(rest: str) -> tuple[str | None, bool]:
     if stop:
         at_end = False
         line = line[: stop.start()]
+    consumed = start + len(line)
+    rejection = next(
+        (m for m in _REJECTION.finditer(line) if not any(a <= m.start() < b for a, b in spans)),
+        None,
+    )
+    if rejection is not None and line[: rejection.start()].strip(_STRIP):
+        line = line[: rejection.start()]
     cuts = [m for m in _LAST_IS.finditer(line) if not any(a <= m.start() < b for a, b in spans)]
+    if _NUMBER_FIRST.match(line):
+        cuts = [m for m in cuts if "=" in m.group()]
     if cuts and line[cuts[-1].end() :].strip(_STRIP):
         line = line[cuts[-1].end() :]
     spanned = _spans_only(line)
     value = spanned if spanned is not None else line.strip(_STRIP)
-    return value or None, at_end
+    return value or None, at_end, consumed
 
 
 def _phrases(text: str) -> list[_Candidate]:
     found = []
     for marker in _TEXT_MARKER.finditer(text):
         rest = text[marker.end() : marker.end() + _SPAN_LIMIT]
-        value, at_end = answer_span(rest)
+        value, at_end, consumed = _answer_span(rest)
         at_end = at_end and marker.end() + len(rest) >= len(text)
-        found.append(_Candidate("final_answer", value, marker.start(), at_end))
+        end = marker.end() + consumed
+        found.append(_Candidate("final_answer", value, marker.start(), at_end, end))
     for m in _HASH.finditer(text):
         value = m.group(1).strip(_STRIP) or None
-        found.append(_Candidate("hash_marker", value, m.start(), m.end() == len(text)))
+        found.append(_Candidate("hash_marker", value, m.start(), m.end() == len(text), m.end()))
     return found
 
 
+_REJECTED_VALUE = re.compile(
+    REJECTING
+    + r"(?![A-Za-zÀ-ÿ])[^\S\n]*(?:[\u4e00-\u9fff]{0,4}\s*)?"
+    + r"(?:\$[^$]*\$|\\\(.*?\\\)|[^\s,.;，。；]+)",
+    re.IGNORECASE,
+)
+
+
+def without_rejected(text: str) -> str:
+    """`text` without the values it rejects ("et non $\\frac{14}{3}$", "rather than 1/6",
+    "而不是常见的 1/6"): a fallback that reads a whole reply must not find them."""
+    return _REJECTED_VALUE.sub(" ", text)
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?。！？\n](?:\s|$)")
+
+
 def _last_number(text: str) -> str | None:
-    numbers = find_numbers(clean_text(text))
-    return numbers[-1][2].text if numbers else None
+    """The last number the reply stands by: not a rejected one, not a label ("horse #12"), and
+    not one in a detail phrase after the number its last sentence states ("5 cars … in the first
+    15 minutes" is 5)."""
+    cleaned = clean_text(text)
+    numbers = [
+        n
+        for n in find_numbers(cleaned)
+        if not rejected(cleaned, n[0]) and not cleaned.endswith("#", 0, n[0])  # "horse #12"
+    ]
+    if not numbers:
+        return None
+    last = numbers[-1]
+    if in_detail(cleaned, last[0]):
+        sentence = max((m.end() for m in _SENTENCE_BREAK.finditer(cleaned, 0, last[0])), default=0)
+        stated = [n for n in numbers if n[0] >= sentence and not in_detail(cleaned, n[0])]
+        if stated:
+            return stated[-1][2].text
+    return last[2].text
 
 
 def _pick(candidates: list[_Candidate]) -> _Candidate | None:
@@ -306,10 +386,19 @@ def in_words(text: str) -> bool:
     return any(w.lower() not in _NOT_WORDS and unit_named(w.lower()) is not PERCENT for w in words)
 
 
+_DIGIT = re.compile(r"\d")
+_CJK_PROSE = re.compile(r"[，。；：！？]|[\u3400-\u9fff]{2,}")
+"""Chinese punctuation, or two ideographs in a row: with digits, a sentence, not one expression
+(a sentence in numerals only, "答案不是一百二十。", is still read whole by the number reader)."""
+
+
 def _bare(visible: str) -> str | None:
     reply = visible.strip().strip("$").strip()
     if not reply or len(reply) > _BARE_LIMIT or "\n" in reply.strip() or in_words(reply):
         return None
+    prose = _CJK_PROSE.search(reply)
+    if prose and _DIGIT.search(reply) and not all(ch in CN_NUMERAL_CHARS for ch in prose.group()):
+        return None  # a Chinese solution with digits gets the fallback an English one gets
     return reply
 
 
@@ -317,11 +406,19 @@ def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> Ma
     """The answer of a maths reply; `asked` names the rules that follow the format the prompt
     asked for ("boxed", "final_answer", "hash_marker"); `numeric` allows the last-number
     fallback."""
-    visible = normalize_text(visible_reply(text))
+    visible = normalize_text(prose_of(visible_reply(text)))
     candidates = sorted(_box_groups(visible) + _phrases(visible), key=lambda c: c.start)
     at_end = bool(candidates) and candidates[-1].at_end
     chosen = _pick(candidates)
     if chosen is not None:
+        phrase = withdrawal(visible, chosen.end)
+        if phrase is not None:
+            note = (
+                f"the answer {chosen.value!r} is withdrawn afterwards ({phrase!r}) and no marked"
+                " final answer follows"
+            )
+            withdrawn = chosen.value
+            return MathsAnswer(None, "retracted", False, note, at_end=at_end, withdrawn=withdrawn)
         return MathsAnswer(chosen.value, chosen.rule, chosen.rule in asked, at_end=at_end)
     bare = _bare(visible)
     if bare is not None:

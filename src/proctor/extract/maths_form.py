@@ -13,6 +13,9 @@ The rules, one sentence each:
   values (10⁶ or 10¹²), so a form that uses it is ambiguous;
 - which words are units, scale words, percent or degrees, and which units are one, is the unit
   table's (`extract.units`); this module only finds where they are written;
+- LaTeX as models mistype it (`\\sqrt(2)`, `\\frac(1)(2)`) is read as meant, and a form that
+  cannot be (unbalanced, an empty argument, a command LaTeX lacks) is named malformed
+  (`extract.maths_latex`);
 - a whole number right before a proper fraction is a mixed number (2\\frac{1}{2} = 5/2); before
   an improper fraction (2\\frac{3}{2}) it is ambiguous: 2 + 3/2 or 2 × 3/2.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from proctor.extract.maths_latex import as_meant, malformed
 from proctor.extract.units import (
     AMBIGUOUS_SCALES,
     CN_SCALE_RUN,
@@ -79,6 +83,9 @@ _CJK_SCALE = re.compile(
     r"(?<=\d)\s*(" + CN_SCALE_RUN + "|[十百千]|" + "|".join(AMBIGUOUS_SCALES) + r")\s*$"
 )
 """One Chinese scale after digits; a run that is no one scale ("5亿万") is left unread."""
+_CJK_UNIT = re.compile(r"(?<=[\d})\s])\s*([\u3400-\u9fff]{1,4})\s*$")
+"""A Chinese unit after a number or a group ("(\\frac{2}{5}) 吨", "12 千克"), when the unit table
+knows it."""
 _IMPROPER_MIXED = re.compile(r"(?<![\d.])(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 _MIXED_ANY = re.compile(
     r"(?<![\d.])(\d+)\s*\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
@@ -101,13 +108,20 @@ class AnswerForm:
     scale: str = ""
     ambiguity: str = ""
     """Non-empty when the form has two readings of different value: why."""
+    malformed: str = ""
+    """Non-empty when the expression is LaTeX that cannot be read as meant
+    (`extract.maths_latex`): why."""
+
+
+_TRAILING_STOP = re.compile(r"(?<![,\s.])\.+$")
+"""A full stop after the answer ("5." or "5..."), not an ellipsis that ends a list ("1, 3, ...")."""
 
 
 def _unwrap(s: str) -> str:
     previous = None
     while previous != s:
         previous = s
-        s = s.strip().rstrip(".").strip()
+        s = _TRAILING_STOP.sub("", s.strip()).strip()
         for pattern in _WRAPPERS:
             m = pattern.match(s)
             if m and _balanced(m.group(1)):
@@ -197,6 +211,8 @@ def _take_suffixes(s: str) -> tuple[str, str, bool, bool, str]:
             s = s[: m.start()]
         elif (m := _CJK_SCALE.search(s)) is not None:
             scale, s = m.group(1), s[: m.start()]
+        elif (m := _CJK_UNIT.search(s)) is not None and form_unit(m.group(1)) is not None:
+            unit, s = m.group(1), s[: m.start()]
         elif (m := _PLAIN_WORDS.search(s)) and re.search(r"[\d}]", s[: m.start()]):
             words = m.group(1).split()
             if any(w.lower() in _MATHS_WORDS for w in words):
@@ -240,7 +256,7 @@ def read_form(text: str) -> AnswerForm:
     """The answer `text` split into expression, unit, percent, degrees and scale."""
     s = _unwrap(text)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
-    s = _SIZING.sub("", s)
+    s = as_meant(_SIZING.sub("", s))
     s = _THOUSANDS_LATEX.sub(",", s)
     s = _SPACING.sub(" ", s)
     s = _CONSTANTS.sub(r"\1", s)
@@ -249,7 +265,8 @@ def read_form(text: str) -> AnswerForm:
     s, inner_mark = _currency(_unwrap(s))
     unit = unit or mark or inner_mark  # "\\$5" is 5 dollars: a unit like "5 dollars"
     two_scales = next((why for ch, why in AMBIGUOUS_SCALES.items() if ch in scale), "")
-    return AnswerForm(s, unit, percent, degrees, scale, two_scales or _mixed_ambiguity(s))
+    ambiguity = two_scales or _mixed_ambiguity(s)
+    return AnswerForm(s, unit, percent, degrees, scale, ambiguity, malformed(s) if s else "")
 
 
 def canonical(expression: str) -> str:
@@ -258,3 +275,78 @@ def canonical(expression: str) -> str:
     s = " ".join(expression.split())
     s = re.sub(r"(?<![\d,]) | (?!\d)", "", s)
     return s
+
+
+_ELLIPSIS = re.compile(r"\\(?:ldots|dots[cbmio]?|cdots|mathellipsis)\b|…|\.\.\.")
+_OPENERS, _CLOSERS = "{([", "})]"
+
+
+def _top_level_split(expression: str, sep: str) -> list[str]:
+    """`expression` split at the `sep` characters outside braces, brackets and parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(expression):
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(expression[start:i])
+            start = i + 1
+    parts.append(expression[start:])
+    return [p.strip() for p in parts]
+
+
+@dataclass(frozen=True)
+class Structure:
+    """A sequence ("1, 3, 5, \\ldots, 2n-1") or a ratio chain ("1:4:9", "1:4:9:\\ldots"):
+    several terms, compared term by term, never one number. An ellipsis is a term "…"."""
+
+    kind: str  # "sequence" or "ratio"
+    terms: tuple[str, ...]
+
+
+def structure(expression: str) -> Structure | None:
+    """The sequence or ratio chain an expression writes, or None: a list with an ellipsis among
+    its comma-separated terms is a sequence, two colons or more (or one and an ellipsis) a ratio
+    chain; a sum or product with \\cdots ("1+2+\\cdots+n") and a plain list are neither. Of an
+    equation ("V_1:V_2 = 11:21"), the value after its last "=" is read."""
+    text = _ELLIPSIS.sub(" … ", expression.rpartition("=")[2]).strip()
+    for kind, sep in (("ratio", ":"), ("sequence", ",")):
+        parts = _top_level_split(text, sep)
+        terms: list[str] = []
+        for part in parts:
+            # "5 \ldots" without a comma before it: the ellipsis is a term of its own
+            pieces = [p.strip() for p in re.split(r"(…)", part)]
+            terms += [p for p in pieces if p] or [part]
+        has_ellipsis = "…" in terms
+        if kind == "ratio" and (len(parts) >= 3 or (len(parts) == 2 and has_ellipsis)):
+            return Structure(kind, tuple(terms))
+        if kind == "sequence" and len(parts) >= 2 and has_ellipsis:
+            return Structure(kind, tuple(terms))
+    return None
+
+
+_GROUP_JOIN = re.compile(
+    r"\s*(?:;|\\text\s*\{\s*(?:and|or)\s*\}|\\(?:lor|vee)\b|\b(?:and|or)\b)\s*", re.IGNORECASE
+)
+_ASSIGNED = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=]+?)\s*")
+
+
+def solution_groups(expression: str) -> tuple[tuple[tuple[str, str], ...], ...] | None:
+    """The solutions an expression lists as assignments: "x = 3 or x = 5" is ((x, 3),), ((x, 5),)
+    and "p=5,q=2;p=7,q=2" or "p=5,q=2 \\\\text{ and } p=7,q=2" is two groups of two; None unless
+    every piece is "variable = value" (a hedge between plain values, "3 or 5", is not a list)."""
+    if "=" not in expression:
+        return None
+    groups: list[tuple[tuple[str, str], ...]] = []
+    for part in _GROUP_JOIN.split(expression.strip()):
+        pieces = _top_level_split(part, ",")
+        assigned = [_ASSIGNED.fullmatch(p) for p in pieces]
+        if not pieces or not all(assigned):
+            return None
+        group = tuple((m.group(1), m.group(2)) for m in assigned if m)
+        if len(group) > 1 and len({name for name, _ in group}) == 1:
+            groups += [(pair,) for pair in group]  # "p=-1, p=15/8": one variable's solutions
+        else:
+            groups.append(group)
+    return tuple(groups)

@@ -2,11 +2,14 @@
 
 - a minus sign, "minus", "negative" or "负" at the start of an answer is its sign, even spaced
   ("Final answer: - 5" is -5);
-- a number after "not", "isn't", "rather than" or "instead of" (or "不是") is a value the reply
+- a number after "not", "isn't", "rather than" or "instead of" (or "et non", "plutôt que",
+  "statt", "nicht", "y no", "e non", "а не", "不是", "而不是", "而非") is a value the reply
   rejects, never its answer;
 - two different numbers joined by "or" ("18 or 19") are a hedge, not an answer;
 - a scale word after a number ("5 million", "178 thousand", "18万") multiplies it, so the bare
   number is not what the reply says;
+- a number in a time or place phrase ("in the first 15 minutes", "d'ici 12 mois") after
+  another number in the same sentence is a detail of it, not the answer;
 - an answer that is nothing but digits in groups of three separated by single spaces is one
   number ("85 660 413"); anywhere else a space separates numbers.
 """
@@ -24,9 +27,13 @@ Span = tuple[int, int, NumberToken]
 _LEADING_SIGN = re.compile(
     r"^([ \t:=*]*)(?:-[ \t]+|(?:minus|negative)[ \t]+|负[ \t]*)(?=\d)", re.IGNORECASE
 )
-_REJECTING = re.compile(
-    r"(?:\b(?:not|isn't|is not|never|rather than|instead of)|不是|而不是)[ \t]*$", re.IGNORECASE
+REJECTING = (
+    r"(?:\b(?:not|isn't|is not|never|rather\s+than|instead\s+of|et\s+non|et\s+pas|plut[ôo]t\s+que"
+    r"|statt|anstatt|nicht|y\s+no|en\s+lugar\s+de|e\s+n[ãa]o|em\s+vez\s+de|e\s+non|invece\s+di"
+    r"|а\s+не|вместо)|而不是|不是|而非|并非|而不)"
 )
+"""The words before a value that reject it: "not", "rather than", "et non", "statt", "而不是"."""
+_REJECTING = re.compile(REJECTING + r"[ \t]*$", re.IGNORECASE)
 _HEDGE = re.compile(r"[ \t]*,?[ \t]*(?:or(?:[ \t]+(?:maybe|perhaps|possibly))?|或者?|or/and)[ \t]*")
 _SCALE = re.compile(
     r"[ \t]*(?:(?:"
@@ -66,10 +73,16 @@ def signed(segment: str) -> str:
     return _LEADING_SIGN.sub(r"\1-", segment, count=1)
 
 
+_REJECTING_HINTS = (
+    "not", "n't", "never", "rather", "instead", "non", "pas", "plut", "statt", "nicht", "no",
+    "lugar", "não", "nao", "vez", "invece", "не", "вместо", "不是", "而非", "并非", "而不",
+)  # fmt: skip
+
+
 def rejected(text: str, start: int) -> bool:
     """Whether the number starting at `start` follows a word that rejects it."""
     before = text[max(0, start - 24) : start]
-    if not _mentions(before, ("not", "n't", "never", "rather", "instead", "不是")):
+    if not _mentions(before, _REJECTING_HINTS):
         return False
     return _REJECTING.search(before) is not None
 
@@ -88,3 +101,19 @@ def scale_after(text: str, end: int) -> str | None:
     """The scale word written right after a number that ends at `end`, if any."""
     m = _SCALE.match(text, end)
     return m.group().strip() if m else None
+
+
+_DETAIL = re.compile(
+    r"(?:\b(?:in|within|after|over|during|d['’]ici|dans|après|pendant|nach|innerhalb|binnen"
+    r"|durante|después\s+de|dentro\s+de|entro|tra|fra|через)\s+(?:(?:the|les?|la|des|den|dem"
+    r"|der|el|los|las|os|as|il|i)\s+)?(?:(?:next|first|last|prochains?|premiers?|nächsten"
+    r"|próximos?|primeros?|prossimi|primi)\s+)?)$",
+    re.IGNORECASE,
+)
+
+
+def in_detail(text: str, start: int) -> bool:
+    """Whether the number starting at `start` is in a time or place phrase ("in 12 months",
+    "d'ici 12 mois", "in the first 15 minutes", "nach 3 Tagen"): a detail of a sentence that
+    states another number, not its answer."""
+    return _DETAIL.search(text, max(0, start - 40), start) is not None

@@ -23,6 +23,8 @@ _CODE_LANGUAGES = frozenset({
     "bash", "sh", "shell", "zsh", "powershell", "perl", "php", "sql", "lua", "kotlin", "swift",
 })
 # fmt: on
+CODE_LANGUAGES = _CODE_LANGUAGES
+"""The info strings of a fence that make it a program (also read by `extract.code`)."""
 _CODE_LINE = re.compile(
     r"^[ \t]*(?:def\s+\w+\s*\(.*\)\s*(?:->.*)?:|class\s+\w+\s*[(:]|import\s+[A-Za-z_][\w.]*\s*$"
     r"|import\s+[A-Za-z_][\w.]*\s+as\s+\w+|from\s+[A-Za-z_][\w.]*\s+import\s+\w+|>>>\s)"

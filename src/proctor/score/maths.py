@@ -7,6 +7,16 @@ decisive step wins:
 
 1. ambiguous      a form with two readings of different value (2\\frac{3}{2}; 1,222 against
                   1.222) is `unscored`, with the reason: never correct
+   malformed      LaTeX that cannot be read as meant (`4\\sqrt2)`, `5\\cdot`, `\\sqr{2}`) is
+                  `unscored`; `\\sqrt(2)` and `\\frac(1)(2)` are read as meant
+                  (`extract.maths_latex`)
+   solution_set   solutions listed as assignments ("x = 3 or x = 5", "p=5,q=2;p=7,q=2") are a
+                  set, compared with a plain list by value or with the target's groups in any
+                  order (before everything below)
+   structure      a sequence with an ellipsis (1, 3, 5, \\ldots, 2n-1) or a ratio chain
+                  (1:4:9:\\ldots) on either side is compared term by term (each term by these
+                  same rules), never read as one number; the same ratio in other terms
+                  (2:8:18 against 1:4:9) is `unscored`
 2. unit           a unit of another kind or size than the target's, or than the one the
                   question counts in, makes the answer different (5 km is not 5 m); units
                   are the one unit table's (`score.maths_units`)
@@ -23,7 +33,9 @@ decisive step wins:
 6. decimal_comma  1000,99 against a decimal target is read with a decimal comma
 7. symbolic       math-verify (sympy) decides: radicals, intervals, sets, matrices,
                   expressions; decimals are handed to it as exact fractions, so a rounded
-                  decimal never equals an exact value
+                  decimal never equals an exact value, and its numeric equality is made exact
+                  (`score.mathverify.EXACT_DIGITS`: 1/2006! is not 1/2004!, 2^-98 is not 2^-99,
+                  in a tuple, set or interval too)
 
 A reply that marks no answer is read by Math-Verify's own extraction (rule `mathverify`, a
 fallback that is flagged) and then compared the same way; numeric tasks (GSM8K, AIME) have
@@ -41,6 +53,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Literal
 
+from proctor.extract.code import code_only
 from proctor.extract.maths import (
     MATHS_RULES,
     find_maths_answer,
@@ -48,11 +61,18 @@ from proctor.extract.maths import (
     target_boxed,
     visible_reply,
 )
-from proctor.extract.maths_form import AnswerForm, canonical, read_form
+from proctor.extract.maths_form import (
+    AnswerForm,
+    Structure,
+    canonical,
+    read_form,
+    solution_groups,
+    structure,
+)
 from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
 from proctor.extract.numerals import CN_NUMERAL_CHARS, CN_SCALE_CHARS, ENGLISH_NUMBER
 from proctor.extract.quantity_match import read_answer
-from proctor.extract.stated import hedge, rejected, signed, spaced_thousands
+from proctor.extract.stated import hedge, in_detail, rejected, signed, spaced_thousands
 from proctor.extract.units import AMBIGUOUS_SCALES, scale_named
 from proctor.score.compare import float_artefact
 from proctor.score.failed import CALL_FAILED_RULE
@@ -84,6 +104,13 @@ EQUIVALENCE_RULES: dict[str, str] = {
     " exactly; a range, bound, hedge or several values is not the number.",
     "decimal_comma": "A comma between digits that is not a thousands separator (1000,99) is a"
     " decimal comma when the other side is a decimal number.",
+    "malformed": "The answer is LaTeX written wrongly in a way that cannot be"
+    " read as meant (unbalanced, an empty argument, a command LaTeX lacks), so it is not scored:"
+    " never read with a part dropped (\\sqrt(2) and \\frac(1)(2) are read as meant).",
+    "solution_set": "Solutions listed as assignments (x = 3 or x = 5; p=5,q=2;p=7,q=2) are a set"
+    " of solutions, compared with the target's group by group in any order (never a hedge).",
+    "structure": "A sequence (terms and an ellipsis: 1, 3, 5, \\ldots, 2n-1) or a ratio chain"
+    " (1:4:9) is compared with the target term by term, never read as one number.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
     " interval or expression (decimals taken as exact fractions).",
 }
@@ -193,6 +220,19 @@ _ASKS_PERCENT = re.compile(
 )
 
 
+_QUESTION_SENTENCE = re.compile(r"(?:[^.?!。？！]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Prof|vs|etc)\.)*[?？]")
+_PERCENT_ASKED = re.compile(r"(?<![\d\s])\s*\bpercent(?:age)?\b|百分比|百分之几", re.IGNORECASE)
+"""The word percent(age) in a question sentence, not after a number ("2 percent of it" is data)."""
+
+
+def _asks_percent(question: str) -> bool:
+    """Whether the question asks for a percent: "what percent …", "as a percent", or a question
+    sentence about a percentage in any wording ("What is the percentage discount?")."""
+    if _ASKS_PERCENT.search(question):
+        return True
+    return any(_PERCENT_ASKED.search(m.group()) for m in _QUESTION_SENTENCE.finditer(question))
+
+
 def _compare_numbers(
     a: AnswerForm, a_num: NumberToken, t: AnswerForm, t_num: NumberToken, question: str
 ) -> Equivalence:
@@ -206,7 +246,7 @@ def _compare_numbers(
     whole = a_num.value == t_num.value and a_num.value.denominator == 1
     if whole and t.percent and not a.percent:
         return Equivalence("equal", "exact_number", spell)
-    if whole and a.percent and not t.percent and _ASKS_PERCENT.search(question):
+    if whole and a.percent and not t.percent and _asks_percent(question):
         return Equivalence("equal", "exact_number", spell)
     if not a.percent and not t.percent and float_artefact(a_num, t_num.value):
         return Equivalence("equal", "float_artefact", _spell(t_num.value))
@@ -234,11 +274,14 @@ def _unit_equivalence(found: tuple[str, str]) -> Equivalence:
 def stated_number(text: str) -> tuple[NumberToken | None, str]:
     """The one number an answer in words states ("18 dollars", "Jane started 3 hours ago"), or
     None and why not: no number, several different ones, a hedge ("18 or 19"), a rejected value
-    ("not 18")."""
+    ("not 18"); a number in a time or place phrase ("in 12 months") is a detail when the answer
+    states another."""
     cleaned = signed(clean_text(text))
     numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
     if not numbers:
         return None, "no number"
+    stated = [n for n in numbers if not in_detail(cleaned, n[0])]
+    numbers = stated or numbers  # "220 $ d'ici 12 mois": 12 months is a detail of the answer
     offered = hedge(cleaned, numbers)
     if offered is not None:
         return None, f"a hedge between two values ({offered!r})"
@@ -283,11 +326,20 @@ def equivalent(
 ) -> Equivalence:
     """Whether `answer` is `target` for `question` (see the module docstring for the order of
     the checks)."""
-    answer, target = _strip_assignment(answer, _prepared(target))
+    target = _prepared(target)
+    listed = _solution_lists(answer, target, question=question, timeout_s=timeout_s)
+    if listed is not None:
+        return listed
+    answer, target = _strip_assignment(answer, target)
     a, t = read_form(answer), read_form(target)
     for side, form in (("answer", a), ("target", t)):
         if form.ambiguity:
             return Equivalence("ambiguous", "ambiguous", None, f"the {side} {form.ambiguity}")
+    if a.malformed:  # a target is the dataset's own writing, read as it is
+        return Equivalence("ambiguous", "malformed", None, f"the answer {a.malformed}")
+    shapes = structure(a.expression), structure(t.expression)
+    if shapes != (None, None):
+        return _compare_structures(*shapes, question=question, timeout_s=timeout_s)
     if a.scale and re.search(rf"\b{re.escape(a.scale)}s?\b", question, re.IGNORECASE):
         a = replace(a, scale="", unit=a.scale)  # "7 dozen" answers "how many dozens?"
     conflict = _unit_conflict(a, t, question)
@@ -322,6 +374,92 @@ def equivalent(
     if comma is not None:
         return comma
     return _symbolic(_for_sympy(a), _for_sympy(t), timeout_s)
+
+
+def _compare_structures(
+    a: Structure | None, t: Structure | None, *, question: str, timeout_s: float
+) -> Equivalence:
+    """A sequence or ratio chain against the target, term by term: never one number."""
+    if a is None or t is None or a.kind != t.kind:
+        said = {"": "one value", "sequence": "a sequence", "ratio": "a ratio chain"}
+        why = f"the answer is {said[a.kind if a else '']}, the target {said[t.kind if t else '']}"
+        return Equivalence("different", "structure", None, why)
+    if len(a.terms) != len(t.terms) or [x == "…" for x in a.terms] != [x == "…" for x in t.terms]:
+        why = f"the {a.kind}s have different terms ({len(a.terms)} against {len(t.terms)})"
+        return Equivalence("different", "structure", None, why)
+    for x, y in zip(a.terms, t.terms, strict=True):
+        if x == "…":
+            continue
+        eq = equivalent(x, y, question=question, timeout_s=timeout_s)
+        if eq.verdict != "equal":
+            proportional = eq.verdict == "different" and _same_ratio(a, t)
+            if proportional:
+                why = "the same ratio in other terms: whether lowest terms were asked is not known"
+                return Equivalence("ambiguous", "ambiguous", None, why)
+            why = f"term {x!r} against {y!r}: {eq.detail or eq.verdict}"
+            rule = "structure" if eq.verdict == "different" else eq.rule
+            return Equivalence(eq.verdict, rule, None, why)
+    return Equivalence("equal", "structure", ", ".join(a.terms))
+
+
+def _solution_lists(
+    answer: str, target: str, *, question: str, timeout_s: float
+) -> Equivalence | None:
+    """Solutions listed as assignments ("x = 3 or x = 5", "p=5,q=2;p=7,q=2"): a set of solutions,
+    not a hedge. Against a plain list ("3, 5") the values of one variable are compared as that
+    list; against another list of assignments, group by group in any order. None when neither
+    side has two groups or more (the other rules decide)."""
+    a = solution_groups(read_form(answer).expression)
+    t = solution_groups(read_form(target).expression)
+    if (a is None or len(a) < 2) and (t is None or len(t) < 2):
+        return None
+    if a is not None and t is None:
+        names = {name for group in a for name, _ in group}
+        if len(names) != 1 or any(len(group) != 1 for group in a):
+            return None
+        values = ", ".join(value for group in a for _, value in group)
+        return equivalent(values, target, question=question, timeout_s=timeout_s)
+    if a is None or t is None:
+        return None
+    if len(a) != len(t):
+        why = f"{len(a)} solutions against {len(t)}"
+        return Equivalence("different", "solution_set", None, why)
+    unmatched = list(t)
+    for group in a:
+        match = next((g for g in unmatched if _same_group(group, g, question, timeout_s)), None)
+        if match is None:
+            why = f"no solution of the target is {', '.join(f'{n} = {v}' for n, v in group)}"
+            return Equivalence("different", "solution_set", None, why)
+        unmatched.remove(match)
+    return Equivalence(
+        "equal", "solution_set", "; ".join(", ".join(f"{n}={v}" for n, v in g) for g in a)
+    )
+
+
+def _same_group(
+    a: tuple[tuple[str, str], ...], t: tuple[tuple[str, str], ...], question: str, timeout_s: float
+) -> bool:
+    values, targets = dict(a), dict(t)
+    if set(values) != set(targets) or len(values) != len(a):
+        return False
+    return all(
+        canonical(values[n]) == canonical(targets[n])
+        or equivalent(values[n], targets[n], question=question, timeout_s=timeout_s).verdict
+        == "equal"
+        for n in values
+    )
+
+
+def _same_ratio(a: Structure, t: Structure) -> bool:
+    """Whether two ratio chains of plain numbers are proportional (2:8:18 and 1:4:9)."""
+    if a.kind != "ratio":
+        return False
+    numbers = [parse_number(x) for x in (*a.terms, *t.terms) if x != "…"]
+    if any(n is None or n.value == 0 for n in numbers):
+        return False
+    values = [n.value for n in numbers if n is not None]
+    half = len(values) // 2
+    return len({x / y for x, y in zip(values[:half], values[half:], strict=True)}) == 1
 
 
 _CN_NUMERAL = re.compile("[" + CN_NUMERAL_CHARS + "]")
@@ -413,13 +551,22 @@ def grade_maths(
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Score:
     """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
+    program = code_only(visible_reply(text))
+    if program is not None:
+        if finish_reason == "length":
+            return Score("truncated", "truncated", RULES["truncated"])
+        return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({program})")
     found = find_maths_answer(text, asked=asked, numeric=numeric)
-    if finish_reason == "length" and (found.at_end or found.rule in ("none", "last_number")):
+    cut_short = found.rule in ("none", "last_number", "retracted")
+    if finish_reason == "length" and (found.at_end or cut_short):
         return Score("truncated", "truncated", RULES["truncated"], extracted=found.value)
+    if found.rule == "retracted":
+        why = f"{RULES['retracted']} ({found.note})"
+        return Score("unscored", "retracted", why, extracted=found.withdrawn)
     rule, value, note = found.rule, found.value, found.note
     readable = fallback_text(visible_reply(text))
     if readable is None and rule in ("none", "last_number"):
-        why = "the reply is program code, which no fallback reads"
+        why = "the reply writes program code, which no fallback reads"
         return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({why})")
     if value is None and numeric:
         return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({found.note})")

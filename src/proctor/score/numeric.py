@@ -3,7 +3,8 @@
 A failed call never reaches a scorer (the grading room grades it `call_failed`, never wrong).
 Order: code or a tool is `violation`; a reply cut
 off by max_tokens is `truncated` unless it had already given a final-answer line (then it is
-graded on that line); no answer found is `no_answer`; otherwise the answer is compared with the
+graded on that line); an answer the reply takes back afterwards is `unscored` (`retracted`); no
+answer found is `no_answer`; otherwise the answer is compared with the
 target by the sample's answer type.
 
 Rule names (`Score.rule`): an outcome rule alone ("call_failed", "violation", "truncated",
@@ -134,6 +135,8 @@ def grade(
         extraction.rule not in ("final_answer_line", "answer_line") or last_marker_is_cut(text)
     ):
         return Score("truncated", "truncated", RULES["truncated"], extracted=extraction.value)
+    if extraction.rule == "retracted":
+        return Score("unscored", "retracted", f"{RULES['retracted']} ({extraction.note})")
     if extraction.value is None:
         why = f" ({extraction.note})" if extraction.note else ""
         return Score("no_answer", "no_answer", RULES["no_answer"] + why)
