@@ -61,7 +61,8 @@ _EMPTY_ARGUMENT = re.compile(
     r"\\(?:sqrt|[dtc]?frac|binom|dbinom|tbinom|text|mathrm|mathbf|operatorname)\s*"
     r"(?:\[[^\]]*\]\s*)?\{\s*\}|\\[dtc]?frac\s*\{[^{}]*\}\s*\{\s*\}|\\(?:sqrt|[dtc]?frac)\s*$"
 )
-_DANGLING = re.compile(r"(?:[-+*/^_=]|\\(?:cdot|times|div|pm|mp|frac|sqrt))\s*$")
+# An operator with nothing after it; "**" and "__" closing Markdown emphasis ("**20**") are not.
+_DANGLING = re.compile(r"(?:(?<![*_])[-+*/^_=]|\\(?:cdot|times|div|pm|mp|frac|sqrt))\s*$")
 _PAREN_ROOT = re.compile(r"\\sqrt\s*(\[[^\[\]]*\])?\s*\(")
 _PAREN_FRAC = re.compile(r"\\([dtc]?frac)\s*\(")
 
