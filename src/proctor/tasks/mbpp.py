@@ -39,7 +39,7 @@ LIMITS = REFERENCE
 FEW_SHOT_IDS = ("mbpp-2", "mbpp-3", "mbpp-4")
 
 
-def _with_entry_point(sample: Sample) -> Sample:
+def with_entry_point(sample: Sample) -> Sample:
     """The function the asserts call, so code extraction can prefer the block defining it."""
     tests = json.loads(sample.metadata["test_list"])
     called = re.search(
@@ -60,13 +60,13 @@ def _with_entry_point(sample: Sample) -> Sample:
 
 
 def load(seed: int | None, n: int | None) -> Dataset:
-    samples = tuple(_with_entry_point(s) for s in benchmarks.mbpp("test")[:n])
+    samples = tuple(with_entry_point(s) for s in benchmarks.mbpp("test")[:n])
     return Dataset(samples, content_hash(samples), "mbpp-test", SOURCE)
 
 
 def load_file(path: Path, seed: int | None) -> Dataset:
     """Your own MBPP-style file (JSONL/CSV with test_list, as JSON, in its metadata)."""
-    samples = tuple(_with_entry_point(s) for s in load_samples(path))
+    samples = tuple(with_entry_point(s) for s in load_samples(path))
     return Dataset(samples, content_hash(samples), "file", str(path))
 
 
