@@ -69,7 +69,7 @@ req = urllib.request.Request(sys.argv[1] + "/chat/completions", data=body,
 urllib.request.urlopen(req).read()
 """
 TARGETS = {"help": 0.15, "first_request": 0.3}
-LIBRARIES = "import typer._adapters, rich.progress, aiohttp, aiolimiter, sqlite3"
+LIBRARIES = "import typer._adapters, rich.progress, aiohttp, sqlite3"
 """What a run must import before its first request that is not proctor's: typer with the pydantic
 adapters it converts every option with, rich's progress display, the aiohttp client (its import
 loads the system's certificates twice), the rate limiter and SQLite: the floor of the first

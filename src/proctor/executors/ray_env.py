@@ -24,7 +24,7 @@ from typing import Any
 import proctor
 from proctor.errors import ConfigError
 
-WORKER_DISTRIBUTIONS = ("aiohttp", "aiolimiter", "httpx", "pydantic")
+WORKER_DISTRIBUTIONS = ("aiohttp", "httpx", "pydantic")
 """What a worker imports besides proctor and the standard library: the providers' wire (aiohttp,
 httpx), the calling layer's rate limiter, and the tasks' data types. A test walks the worker's
 real imports and fails if one is missing here."""
