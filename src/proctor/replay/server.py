@@ -15,7 +15,7 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
@@ -28,8 +28,8 @@ __all__ = ["ReplayServer", "serve_replies"]
 _MAX_BODY = 64 * 1024 * 1024
 
 
-class _BadRequest(Exception):
-    pass
+class BadRequest(Exception):
+    """A request no OpenAI-compatible server would answer; its message says why (HTTP 400)."""
 
 
 class ReplayServer(ThreadingHTTPServer):
@@ -92,7 +92,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         try:
             body = self._read_body()
-        except _BadRequest as e:
+        except BadRequest as e:
             self.close_connection = True
             self._send_error(400, str(e))
             return
@@ -100,21 +100,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(404, f"no route POST {self.path}")
             return
         try:
-            request, prompt = _parse_request(body)
-        except _BadRequest as e:
+            request, prompt = parse_chat_request(body)
+        except BadRequest as e:
             self._send_error(400, str(e))
             return
         self._complete(request, prompt)
 
     def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
-            raise _BadRequest("chunked request bodies are not supported: send Content-Length")
+            raise BadRequest("chunked request bodies are not supported: send Content-Length")
         try:
             length = int(self.headers.get("content-length", "0"))
         except ValueError:
-            raise _BadRequest("bad Content-Length") from None
+            raise BadRequest("bad Content-Length") from None
         if not 0 <= length <= _MAX_BODY:
-            raise _BadRequest(f"request body must be 0 to {_MAX_BODY} bytes")
+            raise BadRequest(f"request body must be 0 to {_MAX_BODY} bytes")
         return self.rfile.read(length)
 
     def _complete(self, request: dict[str, Any], prompt: str) -> None:
@@ -122,14 +122,14 @@ class _Handler(BaseHTTPRequestHandler):
         text = reply_for(self.server.replies, prompt)
         finish = "stop"
         max_tokens = request.get("max_tokens")
-        completion_tokens = _tokens(text)
+        completion_tokens = estimate_tokens(text)
         if isinstance(max_tokens, int) and 0 < max_tokens < completion_tokens:
             text, finish, completion_tokens = text[: max_tokens * 4], "length", max_tokens
         completion_id = f"chatcmpl-replay-{self.server.next_id()}"
         usage = {
-            "prompt_tokens": _tokens(prompt),
+            "prompt_tokens": estimate_tokens(prompt),
             "completion_tokens": completion_tokens,
-            "total_tokens": _tokens(prompt) + completion_tokens,
+            "total_tokens": estimate_tokens(prompt) + completion_tokens,
         }
         if request.get("stream") is True:
             self._send_stream(completion_id, model, text, finish, usage)
@@ -216,25 +216,29 @@ def _dumps(document: Any) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _tokens(text: str) -> int:
+def estimate_tokens(text: str) -> int:
+    """Tokens reported for `text`: one per four characters, at least one."""
     return max(1, len(text) // 4)
 
 
-def _parse_request(body: bytes) -> tuple[dict[str, Any], str]:
-    """The request and the text of its last user message (what the markers are looked for in)."""
+def parse_chat_request(
+    body: bytes, loads: Callable[[bytes], Any] = json.loads
+) -> tuple[dict[str, Any], str]:
+    """The chat request in `body` and the text of its last user message (what the markers are
+    looked for in); BadRequest says what is wrong with it."""
     try:
-        request = json.loads(body)
+        request = loads(body)
     except ValueError as e:
-        raise _BadRequest(f"request body is not JSON: {e}") from None
+        raise BadRequest(f"request body is not JSON: {e}") from None
     if not isinstance(request, dict):
-        raise _BadRequest("request body must be a JSON object")
+        raise BadRequest("request body must be a JSON object")
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise _BadRequest("'messages' must be a non-empty list")
+        raise BadRequest("'messages' must be a non-empty list")
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
             return request, _content_text(message.get("content"))
-    raise _BadRequest("no user message")
+    raise BadRequest("no user message")
 
 
 def _content_text(content: object) -> str:
@@ -243,4 +247,4 @@ def _content_text(content: object) -> str:
     if isinstance(content, list):
         parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
         return "".join(p for p in parts if isinstance(p, str))
-    raise _BadRequest("message content must be text or a list of text parts")
+    raise BadRequest("message content must be text or a list of text parts")

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from proctor.replay.server import BadRequest, estimate_tokens, parse_chat_request
 from support.stub.answers import off_by_one, solve
 from support.stub.config import REPLY_FAULTS, AnyFault, FaultKind, ReplyFault, StubConfig
 from support.stub.hostile import send_reply_fault
@@ -185,10 +186,6 @@ class StubStats:
         )
 
 
-class _BadRequest(Exception):
-    pass
-
-
 class StubApp:
     """The ASGI callable. `close()` (thread-safe) ends hanging requests so shutdown is quick."""
 
@@ -286,8 +283,8 @@ class StubApp:
                 await _send_error(send, 401, "Incorrect API key provided (stub)")
                 return
             try:
-                request, prompt = _parse_request(body)
-            except _BadRequest as e:
+                request, prompt = parse_chat_request(body, _loads)
+            except BadRequest as e:
                 await _send_error(send, 400, str(e))
                 return
             if self.config.refuse_tools and request.get("tools"):
@@ -320,7 +317,7 @@ class StubApp:
         text = self._reply_text(prompt)
         finish = "stop"
         max_tokens = request.get("max_tokens")
-        completion_tokens = _tokens(text)
+        completion_tokens = estimate_tokens(text)
         if isinstance(max_tokens, int) and 0 < max_tokens < completion_tokens:
             text, finish, completion_tokens = text[: max_tokens * 4], "length", max_tokens
         with self._lock:
@@ -330,9 +327,9 @@ class StubApp:
             self._completions += 0 if truncate else 1
         completion_id = f"chatcmpl-stub-{n}"
         usage = {
-            "prompt_tokens": _tokens(prompt),
+            "prompt_tokens": estimate_tokens(prompt),
             "completion_tokens": completion_tokens,
-            "total_tokens": _tokens(prompt) + completion_tokens,
+            "total_tokens": estimate_tokens(prompt) + completion_tokens,
         }
         if request.get("stream") is True:
             await _send_stream(
@@ -474,35 +471,6 @@ class StubApp:
                     return "closing"
         finally:
             gone.cancel()
-
-
-def _tokens(text: str) -> int:
-    return max(1, len(text) // 4)
-
-
-def _parse_request(body: bytes) -> tuple[dict[str, Any], str]:
-    try:
-        request = _loads(body)
-    except ValueError as e:
-        raise _BadRequest(f"request body is not JSON: {e}") from None
-    if not isinstance(request, dict):
-        raise _BadRequest("request body must be a JSON object")
-    messages = request.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise _BadRequest("'messages' must be a non-empty list")
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return request, _content_text(message.get("content"))
-    raise _BadRequest("no user message")
-
-
-def _content_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
-        return "".join(p for p in parts if isinstance(p, str))
-    raise _BadRequest("message content must be text or a list of text parts")
 
 
 async def _read_body(receive: Receive) -> bytes | None:

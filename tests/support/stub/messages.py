@@ -20,7 +20,8 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 async def messages_route(app: StubApp, scope: Scope, receive: Receive, send: Send) -> None:
-    from support.stub.app import _loads, _read_body, _send_json, _tokens
+    from proctor.replay.server import estimate_tokens as _tokens
+    from support.stub.app import _loads, _read_body, _send_json
 
     body = await _read_body(receive)
     if body is None:

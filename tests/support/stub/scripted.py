@@ -27,12 +27,11 @@ from typing import Any
 
 import uvicorn
 
+from proctor.replay.server import BadRequest, parse_chat_request
 from support.stub.app import (
     Receive,
     Scope,
     Send,
-    _BadRequest,
-    _parse_request,
     _read_body,
     _send_error,
     _send_json,
@@ -80,8 +79,8 @@ class ScriptedApp:
         if body is None:
             return
         try:
-            request, prompt = _parse_request(body)
-        except _BadRequest as e:
+            request, prompt = parse_chat_request(body)
+        except BadRequest as e:
             await _send_error(send, 400, str(e))
             return
         with self.lock:
