@@ -4,34 +4,20 @@ files never said that its calls had failed, why, or how to retry them)."""
 
 from __future__ import annotations
 
-import http.client
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 from proctor.runs.state import EXIT_CALLS_FAILED
 from proctor.store import RunStore
-from proctor.viewer import HOST, ViewerServer
+from support.viewer_http import get, serving
 
 
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _get(viewer: ViewerServer, path: str) -> str:
-    conn = http.client.HTTPConnection(HOST, viewer.port, timeout=30)
-    try:
-        conn.request("GET", path, headers={"Host": f"{HOST}:{viewer.port}"})
-        response = conn.getresponse()
-        body = response.read().decode("utf-8")
-        assert response.status == 200, (path, response.status, body[:300])
-        return body
-    finally:
-        conn.close()
 
 
 def test_a_run_whose_calls_failed_says_so_in_its_files_and_the_viewer(tmp_path: Path) -> None:
@@ -53,14 +39,8 @@ def test_a_run_whose_calls_failed_says_so_in_its_files_and_the_viewer(tmp_path: 
     assert "connection refused" in summary and retry in summary
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert 'id="state"' in html and "3 of 3 calls failed" in html and retry in html
-    viewer = ViewerServer(tmp_path, 0, quiet=True)
-    thread = threading.Thread(target=viewer.serve_forever, daemon=True)
-    thread.start()
-    try:
-        listing = _get(viewer, "/")
+    with serving(tmp_path) as viewer:
+        listing = get(viewer, "/")
         assert "calls failed (3)" in listing and retry in listing, listing
-        page = _get(viewer, f"/runs/{run.run_id}")
+        page = get(viewer, f"/runs/{run.run_id}")
         assert "3 of 3 calls failed" in page and retry in page
-    finally:
-        viewer.shutdown()
-        thread.join(timeout=10)

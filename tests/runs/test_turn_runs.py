@@ -5,7 +5,6 @@ grades the stored turns again; `proctor run --resume RUN` goes on with an unfini
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 from collections.abc import Iterator
@@ -20,8 +19,9 @@ from proctor.cli.app import app
 from proctor.cli.dialogue import read_tree
 from proctor.errors import ConfigError
 from proctor.store import RunStore
-from proctor.viewer import HOST, ViewerServer
+from proctor.viewer import ViewerServer
 from support.stub.scripted import Scripted, ScriptedServer, run_scripted
+from support.viewer_http import get
 
 ACME = read_tree("esg-acme-en")
 FLOW = Path(__file__).parents[1] / "workflow" / "cases" / "review.json"
@@ -195,31 +195,19 @@ def test_the_viewer_lists_them_and_shows_their_turns(
     thread = threading.Thread(target=viewer.serve_forever, daemon=True)
     thread.start()
     try:
-        listing = _get(viewer, "/")
+        listing = get(viewer, "/")
         for kind, run_id in runs.items():
             assert run_id in listing and kind in listing
-            page = _get(viewer, f"/runs/{run_id}")
+            page = get(viewer, f"/runs/{run_id}")
             assert f'<section id="{kind}-scores"' in page
             assert f'<section id="{kind}-turns"' in page
             assert f"stored grades ({kind}/1)" in page
-        assert "recommend" in _get(viewer, f"/runs/{runs['dialogue']}")  # a stage of its path
-        assert "summary" in _get(viewer, f"/runs/{runs['workflow']}")  # a step
+        assert "recommend" in get(viewer, f"/runs/{runs['dialogue']}")  # a stage of its path
+        assert "summary" in get(viewer, f"/runs/{runs['workflow']}")  # a step
     finally:
         viewer.shutdown()
         viewer.server_close()
         thread.join(5)
-
-
-def _get(viewer: ViewerServer, path: str) -> str:
-    conn = http.client.HTTPConnection(HOST, viewer.port, timeout=30)
-    try:
-        conn.request("GET", path, headers={"Host": f"{HOST}:{viewer.port}"})
-        response = conn.getresponse()
-        body = response.read().decode("utf-8")
-        assert response.status == 200, (path, response.status, body[:300])
-        return body
-    finally:
-        conn.close()
 
 
 # kind → (a requirement its grade meets, one it does not)
