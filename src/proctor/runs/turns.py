@@ -119,6 +119,13 @@ def open_turn_run(
 R = TypeVar("R")
 
 
+def _grade_and_write(results_dir: Path, run_id: str, scores: TurnScores) -> list[Path]:
+    """Store a turn run's grade and write its files (results.json, summary.md, report.html)."""
+    with RunStore.open(results_dir) as store:
+        store_turn_grade(store, run_id, scores)
+        return write_report(store, run_statistics(store, run_id, None))
+
+
 @dataclass(frozen=True)
 class TurnRunDone(Generic[R]):
     """A dialogue or workflow run that this command asked (or resumed) and ended."""
@@ -227,9 +234,7 @@ async def run_dialogue_in_store(
         settings={"max_tokens": params.max_tokens, "temperature": params.temperature},
         resume=resume,
     )
-    with RunStore.open(results_dir) as store:
-        store_turn_grade(store, done.run_id, dialogue_scores(done.result))
-        return done, write_report(store, run_statistics(store, done.run_id, None))
+    return done, _grade_and_write(results_dir, done.run_id, dialogue_scores(done.result))
 
 
 def regrade_dialogue(store: RunStore, run_id: str) -> DialogueResult:
@@ -310,9 +315,7 @@ async def run_workflow_in_store(
         # `proctor run --resume RUN` finds the recording without the workflow's file
         noted={"recording": str(tools.recording.resolve())} if tools.recording else None,
     )
-    with RunStore.open(results_dir) as store:
-        store_turn_grade(store, done.run_id, workflow_scores(done.result))
-        return done, write_report(store, run_statistics(store, done.run_id, None))
+    return done, _grade_and_write(results_dir, done.run_id, workflow_scores(done.result))
 
 
 def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
