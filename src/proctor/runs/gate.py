@@ -33,6 +33,7 @@ from proctor.runs.state import (
 from proctor.runs.turns import TurnKind, turn_kind
 from proctor.stats.completeness import Completeness, completeness
 from proctor.stats.gates import (
+    OPS,
     GateRow,
     JudgeKappa,
     evaluate,
@@ -204,13 +205,6 @@ def baseline_rows(
 _TURN_REQUIREMENT = re.compile(
     r"\s*(?P<metric>[A-Za-z_ ]+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<value>[-+]?\d+(?:\.\d+)?)\s*\Z"
 )
-_OPS = {
-    ">=": lambda v, t: v >= t - 1e-12,
-    "<=": lambda v, t: v <= t + 1e-12,
-    ">": lambda v, t: v > t,
-    "<": lambda v, t: v < t,
-    "==": lambda v, t: abs(v - t) <= 1e-12,
-}
 
 
 def _turn_metrics(scores: TurnScores) -> dict[str, float | None]:
@@ -276,7 +270,7 @@ def _turn_row(text: str, model: str, metrics: Mapping[str, float | None]) -> Gat
     target = float(match.group("value"))
     if value is None:
         return GateRow(text, model, metric, None, 1, False, "not measured: a gate never passes it")
-    return GateRow(text, model, metric, value, 1, bool(_OPS[match.group("op")](value, target)))
+    return GateRow(text, model, metric, value, 1, OPS[match.group("op")](value, target))
 
 
 def _judge_kappa(run_dir: Path, judge: str | None) -> JudgeKappa:

@@ -44,7 +44,8 @@ METRICS: dict[str, str] = {
     "n": "number of scored replies",
 }
 
-_OPS: dict[str, Callable[[float, float], bool]] = {
+OPS: dict[str, Callable[[float, float], bool]] = {
+    # how a requirement's operator compares a value with its threshold (shares within 1e-12)
     ">=": lambda v, t: v >= t - 1e-12,
     "<=": lambda v, t: v <= t + 1e-12,
     ">": lambda v, t: v > t,
@@ -184,7 +185,7 @@ def evaluate(
                 value, n, note = _kappa_of(kappa or {}, model)
             else:
                 value, n, note = measure(req.metric, _selected(mine, req.filters), judge or {})
-            passed = value is not None and _OPS[req.op](value, req.threshold)
+            passed = value is not None and OPS[req.op](value, req.threshold)
             rows.append(GateRow(req.text, model, req.metric, value, n, passed, note))
     return rows
 
