@@ -91,14 +91,13 @@ def state_exit(
     what this session saw, e.g. the deadline) and which command finishes it (None when it
     succeeded). The one decision of `run`, `score`, `report`, `gate` and `proctor.testing`: the
     run's state comes first; then a `gate` (the suite's own, or the one asked) that failed."""
+    from proctor.report.text import finishing_command
+
     if state.incomplete:
-        # Calls a breaker stopped are stored (as failed): --retry-errors asks them, and what
-        # is missing too; --resume asks only what is missing.
-        again = "--retry-errors" if any(m.not_asked for m in state.models) else "--resume"
         return EXIT_INCOMPLETE, (
             f"[red]run {run_id} is incomplete:[/] not every call was asked"
             f"{f' ({plain(why)})' if why else ''}; what is stored is kept. "
-            f"`proctor run {again} {run_id}` finishes it"
+            f"`{finishing_command(run_id, state)}` finishes it"
         )
     if state.calls_failed:
         failed = sum(m.failed for m in state.models)
