@@ -28,10 +28,10 @@ from proctor.errors import ConfigError
 from proctor.providers.base import Provider
 from proctor.runs.ask import execute
 from proctor.runs.plan import Asking, Paper, build_plan
-from proctor.runs.report import run_statistics, write_report
+from proctor.runs.rereport import load_reported
+from proctor.runs.stored import has_store
 from proctor.stats.completeness import Completeness
 from proctor.stats.metrics import ModelMetrics, RunMetrics
-from proctor.store import RunStore
 from proctor.tasks.base import Task
 from proctor.tasks.registry import (
     get_task,
@@ -175,27 +175,21 @@ def load_run(
     where = Path(results_dir) if results_dir is not None else DEFAULT_RESULTS
     if results_dir is None and folder.is_dir() and folder.parent.name == "runs":
         where = folder.parent.parent
-    if not (where / "proctor.db").exists():
+    if not has_store(where):
         raise ConfigError(f"no run store in {where} (give results_dir=)")
     return _graded(where, str(run), task, save=False)
 
 
 def _graded(results_dir: Path, ref: str, task: Task | None, *, save: bool) -> Run:
-    """The run with its stored grades (graded once, as `execute` stored each answer) and its
-    statistics; with `save`, its files written, as `proctor run` writes them."""
-    with RunStore.open(results_dir) as store:
-        run_id = store.resolve(ref)
-        info = store.run_info(run_id)
-        chosen = task if task is not None else get_task(info.task)
-        stats = run_statistics(store, run_id, chosen)
-        if save:
-            write_report(store, stats)
-        run_dir = store.run_dir(run_id)
+    """The run with its stored grades and statistics (`proctor.runs.rereport.load_reported`);
+    with `save`, its files written."""
+    chosen, reported = load_reported(results_dir, ref, task, save=save)
+    stats = reported.stats
     return Run(
-        id=run_id,
-        folder=run_dir,
+        id=reported.run_id,
+        folder=reported.run_dir,
         results_dir=results_dir,
-        info=info,
+        info=stats.info,
         task=chosen,
         items=stats.items,
         statistics=stats.metrics,

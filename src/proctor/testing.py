@@ -17,11 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proctor.api import Run, load_run
 from proctor.report.text import gate_value
 from proctor.runs.gate import DEFAULT_ALPHA, baseline_rows, gate_of
-from proctor.stats.gates import GateRow, evaluate, parse_requirement
+from proctor.runs.gate_items import gate_items
+
+if TYPE_CHECKING:  # the rows' type, for annotations only
+    from proctor.stats.gates import GateRow
 
 __all__ = ["assert_run", "gate_rows"]
 
@@ -66,9 +70,8 @@ def gate_rows(
     """One row per requirement and model, then one per model against the baseline."""
     if not requirements and baseline is None:
         raise ValueError('nothing to check: give a requirement ("accuracy>=0.9") or a baseline')
-    parsed = [parse_requirement(r) for r in requirements]
     items = list(run.items)
-    rows = evaluate(parsed, items, run.models)
+    rows = gate_items(requirements, items, run.models)
     if baseline is None:
         return rows
     base = (

@@ -16,14 +16,12 @@ import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.plain_help import command_group
-from proctor.errors import ConfigError
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from rich.console import Console
 
     from proctor.calling.cache_key import CachePolicy
     from proctor.runs.plan import RunOutcome
-    from proctor.store import RunStore
 
 ResultsDir = Annotated[
     Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
@@ -64,14 +62,6 @@ def print_reused(outcome: RunOutcome, console: Console) -> None:
             console.print(Text(f"{model}: {n:,} answers reused from the response cache"))
 
 
-def _open(results_dir: Path) -> RunStore:
-    from proctor.store import RunStore
-
-    if not (results_dir / "proctor.db").exists():
-        raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
-    return RunStore.open(results_dir)
-
-
 @cache_app.command("stats")
 def stats_cmd(results_dir: ResultsDir = DEFAULT_RESULTS) -> None:
     """How many answers the cache holds, the tokens they took, and how often they were reused."""
@@ -79,10 +69,9 @@ def stats_cmd(results_dir: ResultsDir = DEFAULT_RESULTS) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from proctor.store import response_cache
+    from proctor.runs.cache import cache_stats
 
-    with _open(results_dir) as store:
-        s = response_cache.stats(store)
+    s = cache_stats(results_dir)
     console = Console(highlight=False)
     console.print(
         f"response cache of {results_dir}: {s.entries:,} answers ({s.owners} key "
@@ -110,13 +99,11 @@ def prune_cmd(
     """Forget cached answers not used (written or reused) for longer than --older-than."""
     from rich.console import Console
 
-    from proctor.store import response_cache
+    from proctor.runs.cache import prune_cache
 
     cutoff = datetime.now(UTC) - parse_age(older_than)
-    with _open(results_dir) as store:
-        gone = response_cache.prune(store, cutoff)
-        left = response_cache.stats(store).entries
+    pruned = prune_cache(results_dir, cutoff)
     Console(highlight=False).print(
-        f"pruned {gone:,} cached answers not used since {cutoff.isoformat(timespec='seconds')};"
-        f" {left:,} left"
+        f"pruned {pruned.gone:,} cached answers not used since"
+        f" {cutoff.isoformat(timespec='seconds')}; {pruned.left:,} left"
     )

@@ -20,18 +20,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.turns import ask_or_interrupted, print_run_end
+from proctor.cli.turns import ask_turn_run
 from proctor.errors import ConfigError
-from proctor.runs.state import (
-    EXIT_OK,
-)
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from proctor.dialogue.loop import DialogueResult
     from proctor.dialogue.tree import DialogueTree
-    from proctor.runs.turns import TurnRunDone
     from proctor.types import GenerationParams
 
 BUILTIN = ("esg-acme-en", "lithium-zh")
@@ -84,58 +77,7 @@ def ask_dialogue(
     results_dir: Path,
 ) -> None:
     """Ask (or resume) the dialogue, print it, and exit with its outcome's code."""
-    from proctor.calling.caller import ModelCaller
-    from proctor.calling.retry import RetryPolicy
-    from proctor.cli.console import SafeConsole
-    from proctor.providers.registry import make_provider
-    from proctor.runs.turns import TURN_KINDS, run_dialogue_in_store
+    from proctor.runs.turns import DIALOGUE, TURN_KINDS, dialogue_start
 
-    async def go(started: list[str]) -> tuple[TurnRunDone[DialogueResult], list[Path]]:
-        provider = make_provider(model)
-        caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
-        try:
-            return await run_dialogue_in_store(
-                tree,
-                caller,
-                params,
-                results_dir,
-                model=model,
-                resume=resume,
-                on_run=started.append,
-            )
-        finally:
-            await provider.aclose()
-
-    done, written = ask_or_interrupted("dialogue", results_dir, go)
-    console = SafeConsole()
-    if done.resumed:
-        console.print(f"resumed run {done.run_id}: {done.resumed} turns from the store")
-    print_result(console, done.result)
-    print_run_end(
-        console, done.run_id, written, failed="turn" if done.result.status == "call_failed" else ""
-    )
-    code = TURN_KINDS["dialogue"].exit_code(done.result.status)
-    if code != EXIT_OK:
-        raise typer.Exit(code)
-
-
-def print_result(console: Console, result: DialogueResult) -> None:
-    console.print(f"{result.tree} · {result.model} · {result.status} {result.reason}", markup=False)
-    for t in result.turns:
-        score = "—" if t.score is None else f"{t.score:.2f}"
-        if t.finish_reason == "length":
-            score += " (reply cut at max_tokens)"
-        console.print(
-            f"  turn {t.turn} [{t.stage}] score {score} → {t.next} ({t.why_next})", markup=False
-        )
-        if t.unscored:
-            console.print(f"    unscored: {t.unscored}", markup=False)
-        for line in (*t.missed, *t.contradictions):
-            console.print(f"    {line}", markup=False)
-    mean = "—" if result.stage_mean is None else f"{result.stage_mean:.2f}"
-    consistency = "unscored" if result.consistency is None else f"{result.consistency:.2f}"
-    console.print(f"stage mean {mean} · consistency {consistency}")
-    for c in result.contradictions:
-        console.print(f"  contradiction: {c}", markup=False)
-    for why in result.consistency_unscored:
-        console.print(f"  consistency unscored: {why}", markup=False)
+    start = dialogue_start(tree, params, results_dir, model=model, resume=resume)
+    ask_turn_run(TURN_KINDS[DIALOGUE], results_dir, model, max_attempts, start)

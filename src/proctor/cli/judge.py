@@ -16,13 +16,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.keys import ApiKeyEnv
-from proctor.errors import ConfigError
+
+if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
+    from rich.console import Console
+
+    from proctor.runs.judge import JudgePlan
+    from proctor.runs.judge_report import Judged, JudgeTarget
 
 
 def judge_cmd(
@@ -77,85 +82,79 @@ def judge_cmd(
     (A typer command: each parameter is one option of `proctor judge`, hence their number.)
     """
     from proctor.cli.console import SafeConsole
-    from proctor.cli.judge_report import print_validation, write_validation
     from proctor.cli.suite import run_judge_phase
-    from proctor.providers.keys import parse_key_env
-    from proctor.providers.registry import key_sources
-    from proctor.report import sections
-    from proctor.report.terminal import render_sections
-    from proctor.runs.gate import suite_info
-    from proctor.runs.judge import JudgePlan
-    from proctor.runs.report import run_statistics, write_report
-    from proctor.store import RunStore
-    from proctor.tasks.registry import TASKS
-    from proctor.types import GenerationParams
+    from proctor.runs.judge_report import ValidationAsk, judge_target, report_judged
 
     console = SafeConsole()
-    if not (results_dir / "proctor.db").exists():
-        raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
+    target = judge_target(results_dir, run_ref)
     if parse_retries < 0:
         raise typer.BadParameter("--parse-retries must be 0 or more")
-    with RunStore.open(results_dir) as store:
-        run_id = store.resolve(run_ref)
-        info = suite_info(store.run_config(run_id))
-    kinds = tuple(kind) if kind else _stored_kinds(info)
-    stored_max = info.get("judge_max_tokens")
-    plan = JudgePlan(
+    plan = _plan(
+        judge, target, kind, max_tokens, parse_retries, timeout, pairwise, models, concurrency,
+        api_key_env,
+    )  # fmt: skip
+    if repeats < 1 or not 1 <= pass_score <= 10 or temperature < 0:
+        raise typer.BadParameter(
+            "--repeats must be at least 1, --pass-score 1 to 10, --temperature 0 or more"
+        )
+    ask = None
+    if against is not None:
+        from proctor.datasets.labels import load_labels
+
+        labels = load_labels(against, pairwise=pairwise)  # read before any judge call
+        ask = ValidationAsk(labels, str(against), pairwise, pass_score, repeats)
+    if temperature:
+        plan = replace(plan, params=replace(plan.params, temperature=temperature))
+    outcome = run_judge_phase(results_dir, target.run_id, plan, console)
+    for r in range(2, repeats + 1):
+        again = replace(plan, label=f"{judge}#{r}", params=replace(plan.params, seed=r))
+        run_judge_phase(results_dir, target.run_id, again, console)
+    judged = report_judged(results_dir, target.run_id, judge, ask)
+    _print_judged(judged, outcome.run_id, console)
+
+
+def _plan(
+    judge: str,
+    target: JudgeTarget,
+    kind: list[str] | None,
+    max_tokens: int | None,
+    parse_retries: int,
+    timeout: float,
+    pairwise: bool,
+    models: tuple[str, str] | None,
+    concurrency: int | None,
+    api_key_env: list[str] | None,
+) -> JudgePlan:
+    """The judge phase as the options (and, where they say nothing, the suite) ask it."""
+    from proctor.providers.keys import parse_key_env
+    from proctor.providers.registry import key_sources
+    from proctor.runs.judge import JudgePlan
+    from proctor.types import GenerationParams
+
+    return JudgePlan(
         judge=judge,
         params=GenerationParams(
-            max_tokens=max_tokens or (stored_max if isinstance(stored_max, int) else 256),
+            max_tokens=max_tokens or (256 if target.max_tokens is None else target.max_tokens),
             timeout_s=timeout,
         ),
         parse_retries=parse_retries,
-        kinds=kinds,
+        kinds=tuple(kind) if kind else target.kinds,
         pairwise=pairwise,
         pair=models,
         concurrency=concurrency,
         key=key_sources([judge], parse_key_env(api_key_env or []))[judge],
     )
-    if repeats < 1 or not 1 <= pass_score <= 10 or temperature < 0:
-        raise typer.BadParameter(
-            "--repeats must be at least 1, --pass-score 1 to 10, --temperature 0 or more"
-        )
-    labels = None
-    if against is not None:
-        from proctor.datasets.labels import load_labels
 
-        labels = load_labels(against, pairwise=pairwise)  # read before any judge call
-    if temperature:
-        plan = replace(plan, params=replace(plan.params, temperature=temperature))
-    outcome = run_judge_phase(results_dir, run_id, plan, console)
-    for r in range(2, repeats + 1):
-        again = replace(plan, label=f"{judge}#{r}", params=replace(plan.params, seed=r))
-        run_judge_phase(results_dir, run_id, again, console)
-    with RunStore.open(results_dir) as store:
-        stats = run_statistics(store, outcome.run_id, TASKS.get(store.run_info(run_id).task))
-        written = write_report(store, stats)
-        validation = None
-        if labels is not None and against is not None:
-            from proctor.audit.judge_validation import validate
 
-            validation = validate(
-                store,
-                run_id,
-                judge,
-                labels,
-                labels_file=str(against),
-                pairwise=pairwise,
-                pass_score=pass_score,
-                repeats=repeats,
-            )
-            written.append(write_validation(store.run_dir(run_id), validation))
+def _print_judged(judged: Judged, run_id: str, console: Console) -> None:
+    from proctor.cli.judge_report import print_validation
+    from proctor.report import sections
+    from proctor.report.terminal import render_sections
+
+    stats = judged.stats
     render_sections([*sections.consistency(stats), *sections.judges(stats)], console)
-    if validation is not None:
-        print_validation(validation, console)
-    console.print(f"run {outcome.run_id}: its files now hold the verdicts", markup=False)
-    for path in written:
+    if judged.validation is not None:
+        print_validation(judged.validation, console)
+    console.print(f"run {run_id}: its files now hold the verdicts", markup=False)
+    for path in judged.written:
         console.print(f"  {path}", markup=False, highlight=False)
-
-
-def _stored_kinds(info: object) -> tuple[str, ...] | None:
-    kinds = info.get("judge_kinds") if isinstance(info, dict) else None
-    if isinstance(kinds, list) and kinds:
-        return tuple(str(k) for k in kinds)
-    return None

@@ -1,30 +1,27 @@
-"""How `proctor judge --against` shows and keeps a judge's validation: a few lines in the
-terminal and `judge_validation.json` in the run folder (what `proctor gate` reads for
-`judge_kappa`; one entry per judge, the last validation of each)."""
+"""How `proctor judge --against` shows a judge's validation: a few lines in the terminal (its
+`judge_validation.json` is written by `proctor.runs.judge_report`)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
-from proctor.audit.judge_validation import FILE, JudgeValidation
-from proctor.report.atomic import write_text_atomic
-from proctor.stats.agreement import Agreement
+if TYPE_CHECKING:  # annotations only
+    from proctor.audit.judge_validation import JudgeValidation
 
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
-def _kappa(a: Agreement) -> str:
-    if a.kappa is None:
+def _kappa(kappa: float | None, low: float | None, high: float | None) -> str:
+    if kappa is None:
         return "undefined (one label on both sides)"
-    if a.kappa_low is None or a.kappa_high is None:
-        return f"{a.kappa:.3f}"
-    return f"{a.kappa:.3f} (95 % interval {a.kappa_low:.3f} to {a.kappa_high:.3f})"
+    if low is None or high is None:
+        return f"{kappa:.3f}"
+    return f"{kappa:.3f} (95 % interval {low:.3f} to {high:.3f})"
 
 
 def print_validation(v: JudgeValidation, console: Console) -> None:
@@ -38,15 +35,15 @@ def print_validation(v: JudgeValidation, console: Console) -> None:
         )
     )
     positive = "a" if v.pairwise else "pass"
-    console.print(
-        Text(f"  agreement {_pct(o.share)} ({o.agree} of {o.n}); Cohen's kappa {_kappa(o)}")
-    )
+    kappa = _kappa(o.kappa, o.kappa_low, o.kappa_high)
+    console.print(Text(f"  agreement {_pct(o.share)} ({o.agree} of {o.n}); Cohen's kappa {kappa}"))
     console.print(
         Text(f"  base rate ({positive}): judge {_pct(o.judge_rate)}, humans {_pct(o.human_rate)}")
     )
     if len(v.per_model) > 1:
         for model, a in v.per_model.items():
-            console.print(Text(f"  {model}: agreement {_pct(a.share)} of {a.n}, kappa {_kappa(a)}"))
+            kappa = _kappa(a.kappa, a.kappa_low, a.kappa_high)
+            console.print(Text(f"  {model}: agreement {_pct(a.share)} of {a.n}, kappa {kappa}"))
     if v.pairwise:
         console.print(
             Text(
@@ -61,22 +58,3 @@ def print_validation(v: JudgeValidation, console: Console) -> None:
                 f" {v.consistency_items} answers got the same verdict every time"
             )
         )
-
-
-def write_validation(run_dir: Path, v: JudgeValidation) -> Path:
-    path = run_dir / FILE
-    judges: dict[str, object] = {}
-    if path.is_file():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            old = {}
-        if isinstance(old, dict) and isinstance(old.get("judges"), dict):
-            judges = dict(old["judges"])
-    judges[v.judge] = v.as_json()
-    document = {
-        "about": "proctor judge --against: the last validation of each judge",
-        "judges": judges,
-    }
-    write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
-    return path

@@ -17,13 +17,14 @@ from proctor.cli.options import (
     results_dir_of,
     terminal,
 )
-from proctor.errors import ProctorError, StoreError
+from proctor.errors import StoreError
 
-if TYPE_CHECKING:
-    from proctor.runs.turns import TurnKind
+if TYPE_CHECKING:  # annotations only: the statistics are `proctor.runs.rereport`'s
+    from rich.console import Console
+
+    from proctor.runs.rereport import Reported
     from proctor.stats.completeness import Completeness
     from proctor.stats.run_statistics import GateReport
-    from proctor.store import RunStore
     from proctor.tasks.base import Task
 
 
@@ -76,29 +77,26 @@ def _report_and_exit(
     """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
     written (a full disk) leaves it incomplete (3); then the run's own state decides."""
     from proctor.cli.run_state import exit_for, say_store_failed
+    from proctor.runs.rereport import find_run, report_turn_run
     from proctor.runs.state import EXIT_INCOMPLETE
-    from proctor.runs.turns import turn_kind
-    from proctor.store import RunStore
 
-    if not (results_dir / "proctor.db").exists():
-        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
-    with RunStore.open(results_dir) as store:
-        run_id = store.resolve(run_ref)
-        kind = turn_kind(store.run_info(run_id).task)
-        if kind is not None:
-            code = _regrade_turns(store, run_id, kind, regrade=regrade)
-            if code:
-                raise typer.Exit(code)
-            return
+    run = find_run(results_dir, run_ref)
+    if run.turns:
+        shown = report_turn_run(results_dir, run.run_id, regrade=regrade)
+        how = "re-graded from the store" if regrade else "its stored grade"
+        _print_report(shown, f"run [bold]{shown.run_id}[/] · {how}", terminal())
+        if shown.exit_code:
+            raise typer.Exit(shown.exit_code)
+        return
     try:
         state, gate = grade_and_report(
-            run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
+            run.run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
         )
     except StoreError as e:
         err_console = terminal(stderr=True)
-        say_store_failed(err_console, e, results_dir, run_id, f"proctor report {run_id}")
+        say_store_failed(err_console, e, results_dir, run.run_id, f"proctor report {run.run_id}")
         raise typer.Exit(EXIT_INCOMPLETE) from None
-    exit_for(terminal(stderr=True), run_id, state, gate=gate)
+    exit_for(terminal(stderr=True), run.run_id, state, gate=gate)
 
 
 def grade_and_report(
@@ -114,32 +112,15 @@ def grade_and_report(
     the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
     else under the limits of its last grading (named in its grader version, e.g.
     "humaneval/2+strict"), else the reference's."""
-    from rich.text import Text
-
-    from proctor.cli.console import plain
-    from proctor.report.terminal import render_report
-    from proctor.runs.grade import grade_run
-    from proctor.runs.report import run_statistics, write_report
+    from proctor.runs.rereport import report_run
     from proctor.runs.state import state_lines
-    from proctor.stats.cost import load_price_table
-    from proctor.store import RunStore
     from proctor.tasks.registry import get_task
 
-    if not (results_dir / "proctor.db").exists():
-        raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
-    table = load_price_table(prices)
-    with RunStore.open(results_dir) as store:
-        run_id = store.resolve(run_ref)
-        info = store.run_info(run_id)
-        version = store.grader_version(run_id) or ""
-        stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
-        task = with_sandbox_limits(get_task(info.task), sandbox_limits or stored or None)
-        if regrade:
-            grade_run(store, run_id, task, keep_items=False, workers=None)
-        stats = run_statistics(store, run_id, task, prices=table)
-        written = write_report(store, stats)
-        run_dir = store.run_dir(run_id)
-    state = stats.completeness
+    def task_for(name: str, stored_limits: str) -> Task:
+        return with_sandbox_limits(get_task(name), sandbox_limits or stored_limits or None)
+
+    shown = report_run(results_dir, run_ref, prices, task_for, regrade=regrade)
+    run_id, state = shown.run_id, shown.stats.completeness
     console = terminal()
     lines = state_lines(run_id, state)
     if lines:
@@ -147,48 +128,29 @@ def grade_and_report(
         console.print(f"[bold red]run {run_id} {kind}:[/]")
         for line in lines:
             console.print(f"  {line}")
-    render_report(stats, console)
-    console.print(f"run [bold]{run_id}[/] · folder {plain(run_dir)}")
-    for path in written:
+    _print_report(shown, f"run [bold]{run_id}[/]", console)
+    return state, shown.stats.gate
+
+
+def _print_report(shown: Reported, head: str, console: Console) -> None:
+    """The report, then `head` with the run's folder, then the files written."""
+    from rich.text import Text
+
+    from proctor.cli.console import plain
+    from proctor.report.terminal import render_report
+
+    render_report(shown.stats, console)
+    console.print(f"{head} · folder {plain(shown.run_dir)}")
+    for path in shown.written:
         console.print(Text(f"  {path}"))
-    return state, stats.gate
 
 
 def turn_run_kind(results_dir: Path, ref: str) -> tuple[str, str]:
     """(its kind, its id) when `ref` names a turn run (dialogue, workflow) in the store, else
     ("", "")."""
-    from proctor.runs.turns import turn_kind
-    from proctor.store import RunStore
+    from proctor.runs.rereport import turn_run_of
 
-    with RunStore.open(results_dir) as store:
-        try:
-            run_id = store.resolve(ref)
-            task = store.run_info(run_id).task
-        except ProctorError:
-            return "", ""  # not a run here: `proctor run` says so itself
-    return (task, run_id) if turn_kind(task) is not None else ("", "")
-
-
-def _regrade_turns(store: RunStore, run_id: str, kind: TurnKind, *, regrade: bool) -> int:
-    """Show (and with `regrade`, grade again with the current rules, calling nothing) a stored
-    turn run, writing its files; the exit code its own command gives it."""
-    from rich.text import Text
-
-    from proctor.cli.console import plain
-    from proctor.report.terminal import render_report
-    from proctor.runs.report import run_statistics, turn_scores, write_report
-
-    if regrade or not turn_scores(store, run_id):
-        kind.regrade(store, run_id)
-    stats = run_statistics(store, run_id, None)
-    written = write_report(store, stats)
-    console = terminal()
-    render_report(stats, console)
-    how = "re-graded from the store" if regrade else "its stored grade"
-    console.print(f"run [bold]{run_id}[/] · {how} · folder {plain(store.run_dir(run_id))}")
-    for path in written:
-        console.print(Text(f"  {path}"))
-    return kind.exit_code(stats.turns[0].outcome) if stats.turns else 0
+    return turn_run_of(results_dir, ref)
 
 
 def with_sandbox_limits(task: Task, profile: str | None) -> Task:

@@ -15,7 +15,7 @@ from proctor.cli.console import plain
 from proctor.errors import StoreError
 from proctor.runs.state import state_exit
 
-if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
+if TYPE_CHECKING:  # kept out of `proctor --help`'s imports; annotations only
     from proctor.stats.completeness import Completeness
     from proctor.stats.run_statistics import GateReport
 
@@ -40,13 +40,9 @@ def say_interrupted(err_console: Console, results_dir: Path, run_id: str | None)
     if run_id is None:
         err_console.print(f"{interrupted_by()} before a run began: nothing was asked or stored")
         return
-    from proctor.store import RunStore
+    from proctor.runs.stored import stored_answers
 
-    with RunStore.open(results_dir) as store:
-        stored = sum(store.count_records(run_id).values())
-        info = store.run_info(run_id)
-        epochs = store.run_config(run_id).get("epochs", 1)
-    expected = info.dataset_size * len(info.models) * (epochs if isinstance(epochs, int) else 1)
+    stored, expected = stored_answers(results_dir, run_id)
     err_console.print(
         f"[yellow]{interrupted_by()}:[/] run {run_id} keeps the {stored:,} of {expected:,} "
         f"answers stored; `proctor run --resume {run_id}` asks the rest",

@@ -17,12 +17,8 @@ from proctor.errors import ConfigError
 from proctor.providers.keys import KeySource
 from proctor.runs.judge import JudgeOutcome, JudgePlan, judge_run
 from proctor.runs.plan import OnPlan
-from proctor.store import RunStore
-from proctor.store.run_store import Judgement
+from proctor.runs.suites import record_suite
 from proctor.types import GenerationParams
-
-SUITE_KEY = "suite"
-"""The run config key that holds the suite's version, path, gates and judge settings."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +45,7 @@ class SuiteRun:
         run keeps the version it began with)."""
 
         def record(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
-            with RunStore.open(results_dir) as store:
-                store.add_run_config(run_id, {SUITE_KEY: self.suite.run_config()})
+            record_suite(results_dir, run_id, self.suite.run_config())
             inner(run_id, counts)
 
         return record
@@ -70,7 +65,7 @@ def run_judge_phase(
     """The judge phase with a line of progress per verdict count, and its summary line."""
     done = {"n": 0}
 
-    def on_judged(_: Judgement) -> None:
+    def on_judged(_: object) -> None:
         done["n"] += 1
         if done["n"] % 10 == 0:
             console.print(f"  judged {done['n']}…")

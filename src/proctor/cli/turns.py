@@ -1,10 +1,10 @@
-"""What `proctor dialogue` and `proctor workflow` share: asking under Ctrl-C (exit 130 with the run
-to resume) and the closing lines of a run."""
+"""What `proctor dialogue` and `proctor workflow` share, and `proctor run --resume` of their runs:
+asking with a caller of the model, under Ctrl-C (exit 130 with the run to resume), printing
+the run as its kind (`proctor.runs.turns.TURN_KINDS`) says, its closing lines and exit code."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -14,6 +14,9 @@ from proctor.cli.stop_signals import interrupted_by, interrupted_exit_code
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from proctor.runs.turn_lifecycle import TurnRunDone
+    from proctor.runs.turns import TurnKind, TurnStart
 
 R = TypeVar("R")
 
@@ -60,45 +63,53 @@ def ask_or_interrupted(
         raise typer.Exit(interrupted_exit_code()) from None
 
 
+def ask_turn_run(
+    kind: TurnKind,
+    results_dir: Path,
+    model: str,
+    max_attempts: int,
+    start: TurnStart,
+    tools: str = "",
+) -> None:
+    """Ask (or resume) a dialogue or workflow run with a caller of `model`, print it as its kind
+    says, and exit with its outcome's code; on Ctrl-C, say what was kept and exit 130."""
+    from proctor.calling.caller import ModelCaller
+    from proctor.calling.retry import RetryPolicy
+    from proctor.cli.console import SafeConsole
+    from proctor.providers.registry import make_provider
+
+    async def go(started: list[str]) -> tuple[TurnRunDone[Any], list[Path]]:
+        provider = make_provider(model)
+        caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
+        try:
+            return await start(caller, started.append)
+        finally:
+            await provider.aclose()
+
+    done, written = ask_or_interrupted(kind.name, results_dir, go)
+    console = SafeConsole()
+    if done.resumed:
+        console.print(f"resumed run {done.run_id}: {done.resumed} {kind.noun}s from the store")
+    for line in kind.lines(done.result, tools):
+        console.print(line, markup=False)
+    outcome = kind.outcome(done.result)
+    print_run_end(
+        console, done.run_id, written, failed=kind.noun if outcome == "call_failed" else ""
+    )
+    code = kind.exit_code(outcome)
+    if code:
+        raise typer.Exit(code)
+
+
 def resume_turn_run(
     results_dir: Path, run_id: str, kind: str, *, timeout: float, max_attempts: int
 ) -> None:
     """`proctor run --resume RUN` of a dialogue or workflow run: go on as its own command would,
     with the tree or workflow, model and settings the run began with (from the store)."""
-    from proctor.errors import ConfigError
-    from proctor.store import RunStore
+    from proctor.runs import turns
 
-    with RunStore.open(results_dir) as store:
-        config = store.run_config(run_id)
-        info = store.run_info(run_id)
-    (model,) = info.models
-    params = replace(info.params, timeout_s=timeout)
-    if kind == "dialogue":
-        from proctor.cli.dialogue import ask_dialogue
-        from proctor.dialogue.tree import DialogueTree
-
-        tree = DialogueTree.model_validate(config["spec"])
-        ask_dialogue(tree, model, params, max_attempts, run_id, results_dir)
-        return
-    from proctor.cli.workflow import ask_workflow
-    from proctor.tools.toolbox import ToolBox, ToolMode, standard_tools
-    from proctor.workflow.spec import Workflow
-
-    flow = Workflow.model_validate(config["spec"])
-    mode = config.get("tools")
-    recording = config.get("recording")
-    if mode not in ("live", "record", "replay"):
-        raise ConfigError(f"workflow run {run_id} does not say how its tools were run")
-    if mode != "live" and not isinstance(recording, str):
-        raise ConfigError(
-            f"workflow run {run_id} does not say where its tool recording is: resume it with "
-            f"`proctor workflow FILE --{mode} --resume {run_id}`"
-        )
-    tool_mode: ToolMode = mode
-    tools = ToolBox(
-        tool_mode,
-        standard_tools(flow.documents),
-        Path(recording) if isinstance(recording, str) else None,
-    )
-    require_usage = bool(config.get("require_usage"))
-    ask_workflow(flow, tools, model, params, max_attempts, require_usage, run_id, results_dir)
+    resumed = turns.resume_turn_run(results_dir, run_id, kind, timeout)
+    ask_turn_run(
+        turns.TURN_KINDS[kind], results_dir, resumed.model, max_attempts, resumed.start,
+        resumed.tools,
+    )  # fmt: skip

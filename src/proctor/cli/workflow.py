@@ -24,19 +24,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.turns import ask_or_interrupted, print_run_end
+from proctor.cli.turns import ask_turn_run
 from proctor.errors import ConfigError
-from proctor.runs.state import (
-    EXIT_OK,
-)
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from proctor.runs.turns import TurnRunDone
     from proctor.tools.toolbox import ToolBox
     from proctor.types import GenerationParams
-    from proctor.workflow.loop import WorkflowResult
     from proctor.workflow.spec import Workflow
 
 BUILTIN = ("contract-review-en", "market-brief-zh")
@@ -110,62 +103,9 @@ def ask_workflow(
     results_dir: Path,
 ) -> None:
     """Ask (or resume) the workflow, print it, and exit with its outcome's code."""
-    from proctor.calling.caller import ModelCaller
-    from proctor.calling.retry import RetryPolicy
-    from proctor.cli.console import SafeConsole
-    from proctor.providers.registry import make_provider
-    from proctor.runs.turns import TURN_KINDS, run_workflow_in_store
+    from proctor.runs.turns import TURN_KINDS, WORKFLOW, workflow_start
 
-    mode = tools.mode
-
-    async def go(started: list[str]) -> tuple[TurnRunDone[WorkflowResult], list[Path]]:
-        provider = make_provider(model)
-        caller = ModelCaller(provider, policy=RetryPolicy(max_attempts=max_attempts))
-        try:
-            return await run_workflow_in_store(
-                flow,
-                caller,
-                tools,
-                params,
-                results_dir,
-                model=model,
-                require_usage=require_usage,
-                resume=resume,
-                on_run=started.append,
-            )
-        finally:
-            await provider.aclose()
-
-    done, written = ask_or_interrupted("workflow", results_dir, go)
-    console = SafeConsole()
-    if done.resumed:
-        console.print(f"resumed run {done.run_id}: {done.resumed} steps from the store")
-    print_workflow(console, done.result, mode)
-    print_run_end(
-        console, done.run_id, written, failed="step" if done.result.outcome == "call_failed" else ""
+    start = workflow_start(
+        flow, tools, params, results_dir, model=model, require_usage=require_usage, resume=resume
     )
-    code = TURN_KINDS["workflow"].exit_code(done.result.outcome)
-    if code != EXIT_OK:
-        raise typer.Exit(code)
-
-
-def print_workflow(console: Console, result: WorkflowResult, mode: str = "") -> None:
-    score = "—" if result.score is None else f"{result.score:.0f}"
-    tokens = f"{result.tokens} tokens"
-    if result.tokens_estimated:
-        tokens += f" ({result.tokens_estimated} estimated: the server reported no usage)"
-    console.print(
-        f"{result.workflow} · {result.model} · {mode + ' · ' if mode else ''}{result.outcome}"
-        f" · score {score} · {len(result.steps)}/{result.steps_total} steps · {tokens}"
-        f" · {result.tool_calls} tool calls · {result.wall_s:.1f} s",
-        markup=False,
-    )
-    for s in result.steps:
-        est = " estimated" if s.tokens_estimated else ""
-        console.print(
-            f"  {s.step} ({s.kind}, {s.tokens} tokens{est}, {s.seconds:.1f} s)", markup=False
-        )
-    if result.reason:
-        console.print(f"  stopped: {result.reason}", markup=False)
-    for problem in result.failed_checks:
-        console.print(f"  failed check: {problem}", markup=False)
+    ask_turn_run(TURN_KINDS[WORKFLOW], results_dir, model, max_attempts, start, tools.mode)

@@ -1,12 +1,11 @@
-"""Turn runs: dialogues and workflows, two kinds of one lifecycle through the run store.
-
-    open (or find, or resume) the run → ask its turns, each committed as it is answered →
-    mark it complete or interrupted → store its grade (table `turn_grades`) → write its files
-    (results.json, summary.md, report.html) like any run's
+"""Turn runs: dialogues and workflows, two kinds of one lifecycle through the run store
+(`proctor.runs.turn_lifecycle`: open or resume the run, ask its turns, each committed as it is
+answered, mark it, store its grade, write its files like any run's)
 
 and the re-grade of a stored turn run (`proctor score`), which calls nothing. What differs
 between the kinds is a row of `TURN_KINDS` (its grader version, how a stored run is graded again,
-and the exit code each outcome gives), never a check of a task's name elsewhere.
+the exit code each outcome gives, how its command prints it and how `proctor run --resume`
+goes on with it), never a check of a task's name elsewhere.
 
 A run stopped by a failed call (or interrupted) stays unfinished, so the same command (or
 `--resume RUN`) asks again from the first turn without an answer. A dialogue that reached its
@@ -16,19 +15,18 @@ outcome)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from proctor.calling.caller import ModelCaller
+from proctor.dialogue.lines import dialogue_lines
 from proctor.dialogue.loop import DialogueResult, grade_dialogue, run_dialogue
 from proctor.dialogue.tree import DialogueTree
 from proctor.errors import ConfigError
-from proctor.runs.report import run_statistics, store_turn_grade, write_report
+from proctor.runs.report import store_turn_grade
 from proctor.runs.state import (
     EXIT_BUDGET,
     EXIT_CALLS_FAILED,
@@ -36,12 +34,13 @@ from proctor.runs.state import (
     EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
+from proctor.runs.turn_lifecycle import TurnRunDone, ask_in_store, grade_and_write
 from proctor.stats.turn_scores import TurnRow, TurnScores
 from proctor.store import RunStore
-from proctor.store.run_ids import new_run_id
-from proctor.store.turn_log import StoredTurns, TurnLog
-from proctor.tools.toolbox import ToolBox
-from proctor.types import GenerationParams, RunInfo, Sample
+from proctor.store.turn_log import TurnLog
+from proctor.tools.toolbox import ToolBox, ToolMode, standard_tools
+from proctor.types import GenerationParams
+from proctor.workflow.lines import workflow_lines
 from proctor.workflow.loop import WorkflowResult, grade_workflow, run_workflow
 from proctor.workflow.spec import Workflow
 
@@ -51,122 +50,6 @@ DIALOGUE_GRADER = "dialogue/1"
 WORKFLOW = "workflow"
 WORKFLOW_GRADER = "workflow/1"
 """The rules of `grade_workflow` (budget limits, output checks); raise on a change."""
-
-
-@dataclass(frozen=True)
-class TurnRun:
-    """A dialogue or workflow run in the store: its id, and whether it was found unfinished."""
-
-    run_id: str
-    resumed: bool
-
-
-def open_turn_run(
-    store: RunStore,
-    *,
-    kind: str,
-    spec: Mapping[str, Any],
-    model: str,
-    lang: str,
-    stages: Sequence[tuple[str, str]],
-    params: GenerationParams,
-    settings: Mapping[str, object],
-    resume: str | None = None,
-) -> TurnRun:
-    """The run to ask `spec` (a dialogue tree or a workflow, as JSON) of `model` in: `resume`
-    when named, else the newest unfinished run of the same spec, model and `settings`, else a
-    new one (task `kind`, one sample per stage or step: (id, text))."""
-    spec_json = json.dumps(dict(spec), ensure_ascii=False, sort_keys=True)
-    spec_hash = hashlib.sha256(spec_json.encode("utf-8")).hexdigest()
-    identity = {"kind": kind, "spec": spec_hash, "model": model, **settings}
-    fingerprint = hashlib.sha256(
-        json.dumps(identity, sort_keys=True, default=str).encode("utf-8")
-    ).hexdigest()[:32]
-    if resume is not None:
-        run_id = store.resolve(resume)
-        config = store.run_config(run_id)
-        if config.get("kind") != kind:
-            raise ConfigError(f"run {run_id} is not a {kind} run")
-        if config.get("spec") != json.loads(spec_json):
-            raise ConfigError(
-                f"run {run_id} was asked with another version of {kind} {spec.get('id', '')!r}: "
-                "resume it with the file it began with, or start a new run"
-            )
-        if store.run_info(run_id).models != (model,):
-            raise ConfigError(f"run {run_id} asked {store.run_info(run_id).models[0]}, not {model}")
-        return TurnRun(run_id, True)
-    found = store.find_resumable(fingerprint)
-    if found is not None:
-        return TurnRun(found, True)
-    run_id = new_run_id(f"{kind}-{spec.get('id', '')}")
-    info = RunInfo(
-        run_id=run_id,
-        task=kind,
-        models=(model,),
-        dataset_hash=f"sha256:{spec_hash}",
-        dataset_size=len(stages),
-        generator_version=f"{kind}:{spec.get('id', '')}",
-        prompt_variant=kind,
-        lang=lang,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        params=params,
-    )
-    samples = [Sample(id=i, input=text, target="", answer_type="text") for i, text in stages]
-    store.create_run(info, samples, fingerprint, {"kind": kind, "spec": dict(spec), **settings})
-    return TurnRun(run_id, False)
-
-
-R = TypeVar("R")
-
-
-def _grade_and_write(results_dir: Path, run_id: str, scores: TurnScores) -> list[Path]:
-    """Store a turn run's grade and write its files (results.json, summary.md, report.html)."""
-    with RunStore.open(results_dir) as store:
-        store_turn_grade(store, run_id, scores)
-        return write_report(store, run_statistics(store, run_id, None))
-
-
-@dataclass(frozen=True)
-class TurnRunDone(Generic[R]):
-    """A dialogue or workflow run that this command asked (or resumed) and ended."""
-
-    run_id: str
-    run_dir: Path
-    resumed: int
-    """Turns taken from the store instead of being asked again."""
-    result: R
-
-
-async def ask_in_store(
-    results_dir: Path,
-    ask: Callable[[TurnLog], Awaitable[R]],
-    finished: Callable[[R], bool],
-    *,
-    on_run: Callable[[str], None] | None = None,
-    noted: Mapping[str, object] | None = None,
-    **opening: Any,
-) -> TurnRunDone[R]:
-    """Open (or find, see `open_turn_run`) the run, note `noted` in its config (what a resume
-    needs that is no part of the run's identity; a key already there keeps its value), `ask` it
-    with its stored turns as the log,
-    and mark it complete when `finished(result)`, else interrupted (resumable); interrupted too
-    when `ask` is stopped by anything."""
-    with RunStore.open(results_dir) as store:
-        run = open_turn_run(store, **opening)
-        if noted:
-            store.add_run_config(run.run_id, noted)
-        if on_run is not None:
-            on_run(run.run_id)  # so that an interrupted command can say which run to resume
-        log = StoredTurns(store, run.run_id, str(opening["model"]))
-        resumed = len(log.answered())
-        store.set_status(run.run_id, "running")
-        try:
-            result = await ask(log)
-        except BaseException:
-            store.set_status(run.run_id, "interrupted")
-            raise
-        store.set_status(run.run_id, "complete" if finished(result) else "interrupted")
-        return TurnRunDone(run.run_id, store.run_dir(run.run_id), resumed, result)
 
 
 def _score(value: float | None) -> str:
@@ -234,7 +117,7 @@ async def run_dialogue_in_store(
         settings={"max_tokens": params.max_tokens, "temperature": params.temperature},
         resume=resume,
     )
-    return done, _grade_and_write(results_dir, done.run_id, dialogue_scores(done.result))
+    return done, grade_and_write(results_dir, done.run_id, dialogue_scores(done.result))
 
 
 def regrade_dialogue(store: RunStore, run_id: str) -> DialogueResult:
@@ -315,7 +198,7 @@ async def run_workflow_in_store(
         # `proctor run --resume RUN` finds the recording without the workflow's file
         noted={"recording": str(tools.recording.resolve())} if tools.recording else None,
     )
-    return done, _grade_and_write(results_dir, done.run_id, workflow_scores(done.result))
+    return done, grade_and_write(results_dir, done.run_id, workflow_scores(done.result))
 
 
 def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
@@ -327,9 +210,98 @@ def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
     return result
 
 
+TurnStart = Callable[
+    [ModelCaller, Callable[[str], None]], Awaitable[tuple["TurnRunDone[Any]", list[Path]]]
+]
+"""Ask a turn run with this caller, telling `on_run` its id as soon as it has one; the run and
+the files written in its folder."""
+
+
+@dataclass(frozen=True)
+class TurnResume:
+    """A stored turn run, ready to be asked again from its first turn without an answer."""
+
+    model: str
+    tools: str
+    """How a workflow's tools run (live, record, replay); "" for a dialogue."""
+    start: TurnStart
+
+
+def _stored_spec(store: RunStore, run_id: str, timeout: float) -> tuple[Any, str, Any]:
+    """(the run's config, its one model, its generation settings with `timeout`)."""
+    info = store.run_info(run_id)
+    (model,) = info.models
+    return store.run_config(run_id), model, replace(info.params, timeout_s=timeout)
+
+
+def dialogue_start(
+    tree: DialogueTree,
+    params: GenerationParams,
+    results_dir: Path,
+    *,
+    model: str,
+    resume: str | None,
+) -> TurnStart:
+    """`run_dialogue_in_store` of these, once given a caller (`proctor dialogue`, and
+    `proctor run --resume` of a dialogue run)."""
+    return lambda caller, on_run: run_dialogue_in_store(
+        tree, caller, params, results_dir, model=model, resume=resume, on_run=on_run
+    )
+
+
+def workflow_start(
+    flow: Workflow,
+    tools: ToolBox,
+    params: GenerationParams,
+    results_dir: Path,
+    *,
+    model: str,
+    require_usage: bool,
+    resume: str | None,
+) -> TurnStart:
+    """`run_workflow_in_store` of these, once given a caller (`proctor workflow`, and
+    `proctor run --resume` of a workflow run)."""
+    return lambda caller, on_run: run_workflow_in_store(
+        flow, caller, tools, params, results_dir, model=model, require_usage=require_usage,
+        resume=resume, on_run=on_run,
+    )  # fmt: skip
+
+
+def resume_dialogue(store: RunStore, run_id: str, timeout: float) -> TurnResume:
+    """Go on with a stored dialogue run: the tree, model and settings it began with."""
+    config, model, params = _stored_spec(store, run_id, timeout)
+    tree = DialogueTree.model_validate(config["spec"])
+    start = dialogue_start(tree, params, store.results_dir, model=model, resume=run_id)
+    return TurnResume(model, "", start)
+
+
+def resume_workflow(store: RunStore, run_id: str, timeout: float) -> TurnResume:
+    """Go on with a stored workflow run: the workflow, model, settings and tool recording it
+    began with."""
+    config, model, params = _stored_spec(store, run_id, timeout)
+    flow = Workflow.model_validate(config["spec"])
+    mode, recording = config.get("tools"), config.get("recording")
+    if mode not in ("live", "record", "replay"):
+        raise ConfigError(f"workflow run {run_id} does not say how its tools were run")
+    if mode != "live" and not isinstance(recording, str):
+        raise ConfigError(
+            f"workflow run {run_id} does not say where its tool recording is: resume it with "
+            f"`proctor workflow FILE --{mode} --resume {run_id}`"
+        )
+    tool_mode: ToolMode = mode
+    where = Path(recording) if isinstance(recording, str) else None
+    tools = ToolBox(tool_mode, standard_tools(flow.documents), where)
+    start = workflow_start(
+        flow, tools, params, store.results_dir, model=model,
+        require_usage=bool(config.get("require_usage")), resume=run_id,
+    )  # fmt: skip
+    return TurnResume(model, tool_mode, start)
+
+
 @dataclass(frozen=True)
 class TurnKind:
-    """One kind of turn run: what `proctor score`, `report` and `gate` need of it."""
+    """One kind of turn run: what `proctor score`, `report`, `gate`, `run --resume` and its own
+    command need of it."""
 
     name: str
     grader_version: str
@@ -337,6 +309,14 @@ class TurnKind:
     """Grade a stored run again with the current rules (calling nothing) and store the grade."""
     exit_codes: Mapping[str, int]
     """The exit code of each outcome (`TurnScores.outcome`); one not named exits 0."""
+    noun: str
+    """What one of its turns is called ("turn", "step")."""
+    outcome: Callable[[Any], str]
+    """A result's outcome (a key of `exit_codes`)."""
+    lines: Callable[[Any, str], list[str]]
+    """A result as its command prints it (given how its tools ran, "" for none)."""
+    resume: Callable[[RunStore, str, float], TurnResume]
+    """A stored run, ready to go on (`proctor run --resume RUN`), under a new request timeout."""
 
     def exit_code(self, outcome: str) -> int:
         return self.exit_codes.get(outcome, EXIT_OK)
@@ -353,6 +333,10 @@ TURN_KINDS: Mapping[str, TurnKind] = {
             "stopped": EXIT_INVALID_OUTPUT,
             "unfinished": EXIT_INCOMPLETE,
         },
+        noun="turn",
+        outcome=lambda result: str(result.status),
+        lines=dialogue_lines,
+        resume=resume_dialogue,
     ),
     WORKFLOW: TurnKind(
         WORKFLOW,
@@ -364,6 +348,10 @@ TURN_KINDS: Mapping[str, TurnKind] = {
             "incomplete": EXIT_BUDGET,
             "invalid_output": EXIT_INVALID_OUTPUT,
         },
+        noun="step",
+        outcome=lambda result: str(result.outcome),
+        lines=workflow_lines,
+        resume=resume_workflow,
     ),
 }
 
@@ -371,3 +359,12 @@ TURN_KINDS: Mapping[str, TurnKind] = {
 def turn_kind(task: str) -> TurnKind | None:
     """The kind of turn run a stored run's task names, or None for a run of samples."""
     return TURN_KINDS.get(task)
+
+
+def resume_turn_run(results_dir: Path, run_id: str, kind: str, timeout: float) -> TurnResume:
+    """The stored turn run `run_id` of `kind`, ready to go on as its own command would."""
+    found = turn_kind(kind)
+    if found is None:
+        raise ConfigError(f"run {run_id} is not a dialogue or workflow run")
+    with RunStore.open(results_dir) as store:
+        return found.resume(store, run_id, timeout)

@@ -1,0 +1,121 @@
+"""A stored run reported again (`proctor score`, `proctor report`, and the report at the end of
+`proctor run`): its grades (graded again with `regrade`), its statistics built once, its files
+written; what the CLI prints, returned as data.
+
+A turn run (dialogue, workflow) is reported by its own kind's rules (`TURN_KINDS`): its grade is
+its outcome, and its exit code the one its kind gives that outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from proctor.errors import ProctorError
+from proctor.runs.grade import grade_run
+from proctor.runs.report import run_statistics, turn_scores, write_report
+from proctor.runs.stored import open_existing
+from proctor.runs.turns import turn_kind
+from proctor.stats.cost import load_price_table
+from proctor.stats.run_statistics import RunStatistics
+from proctor.store import RunStore
+from proctor.tasks.base import Task
+from proctor.tasks.registry import get_task
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A stored run's report, written: its statistics, the files and the folder they are in."""
+
+    run_id: str
+    stats: RunStatistics
+    written: list[Path]
+    run_dir: Path
+    exit_code: int = 0
+    """A turn run's: the code its kind gives its outcome (a run of samples: see `stats`)."""
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """Which run a RUN argument names, and what kind of run it is."""
+
+    run_id: str
+    task: str
+    turns: bool
+    """A dialogue or workflow run (`TURN_KINDS`)."""
+
+
+def find_run(results_dir: Path, run_ref: str) -> StoredRun:
+    """The run `run_ref` names (an id, a prefix, a folder, latest); ConfigError when the folder
+    holds no store, ProctorError when no such run is there."""
+    with open_existing(results_dir) as store:
+        run_id = store.resolve(run_ref)
+        task = store.run_info(run_id).task
+    return StoredRun(run_id, task, turn_kind(task) is not None)
+
+
+def turn_run_of(results_dir: Path, ref: str) -> tuple[str, str]:
+    """(its kind, its id) when `ref` names a turn run (dialogue, workflow) in the store, else
+    ("", "")."""
+    with RunStore.open(results_dir) as store:
+        try:
+            run_id = store.resolve(ref)
+            task = store.run_info(run_id).task
+        except ProctorError:
+            return "", ""  # not a run here: `proctor run` says so itself
+    return (task, run_id) if turn_kind(task) is not None else ("", "")
+
+
+def report_run(
+    results_dir: Path,
+    run_ref: str,
+    prices: Path | None,
+    task_for: Callable[[str, str], Task],
+    *,
+    regrade: bool,
+) -> Reported:
+    """Write the report of a run of samples from its stored grades, after grading every answer
+    again (saving the grades) when `regrade`. `task_for(task name, the sandbox limits of its
+    last grading or "")`: the Task it is graded and reported with (the limits are named in its
+    grader version, e.g. "humaneval/2+strict")."""
+    with open_existing(results_dir) as store:
+        table = load_price_table(prices)
+        run_id = store.resolve(run_ref)
+        info = store.run_info(run_id)
+        version = store.grader_version(run_id) or ""
+        stored = version.partition("+")[2] if version.startswith(f"{info.task}/") else ""
+        task = task_for(info.task, stored)
+        if regrade:
+            grade_run(store, run_id, task, keep_items=False, workers=None)
+        stats = run_statistics(store, run_id, task, prices=table)
+        written = write_report(store, stats)
+        return Reported(run_id, stats, written, store.run_dir(run_id))
+
+
+def report_turn_run(results_dir: Path, run_id: str, *, regrade: bool) -> Reported:
+    """Write the report (and with `regrade`, grade again with the current rules, calling
+    nothing) of a stored turn run; the exit code its own command gives it."""
+    with open_existing(results_dir) as store:
+        kind = turn_kind(store.run_info(run_id).task)
+        if kind is None:
+            raise ProctorError(f"run {run_id} is not a dialogue or workflow run")
+        if regrade or not turn_scores(store, run_id):
+            kind.regrade(store, run_id)
+        stats = run_statistics(store, run_id, None)
+        written = write_report(store, stats)
+        code = kind.exit_code(stats.turns[0].outcome) if stats.turns else 0
+        return Reported(run_id, stats, written, store.run_dir(run_id), code)
+
+
+def load_reported(
+    results_dir: Path, ref: str, task: Task | None, *, save: bool
+) -> tuple[Task, Reported]:
+    """A stored run with its stored grades (graded once, as `execute` stored each answer) and
+    its statistics, for `proctor.load_run` and `proctor.evaluate`; with `save`, its files
+    written, as `proctor run` writes them. `task` None: the task its runs store names."""
+    with RunStore.open(results_dir) as store:
+        run_id = store.resolve(ref)
+        chosen = task if task is not None else get_task(store.run_info(run_id).task)
+        stats = run_statistics(store, run_id, chosen)
+        written = write_report(store, stats) if save else []
+        return chosen, Reported(run_id, stats, written, store.run_dir(run_id))
