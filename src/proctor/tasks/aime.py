@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.prompts.maths import ZERO_SHOT, aime_prompt
 from proctor.score.maths import RULES, grade_maths
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, Task, benchmark_task
 from proctor.types import Record, Sample, Score
 
 VERSION = "3"
@@ -34,7 +33,7 @@ def _loader(years: tuple[int, ...]) -> Callable[[int | None, int | None], Datase
     def load(seed: int | None, n: int | None) -> Dataset:
         samples = benchmarks.aime(years)[:n]
         name = "aime-" + "-".join(map(str, years))
-        return Dataset(samples, content_hash(samples), name, SOURCE)
+        return Dataset.of(samples, name, SOURCE)
 
     return load
 
@@ -50,17 +49,16 @@ def grade_record(record: Record, sample: Sample) -> Score:
 
 
 def _task(name: str, years: tuple[int, ...], description: str) -> Task:
-    return Task(
-        name=name,
-        version=VERSION,
-        description=description,
-        load=_loader(years),
-        build_prompt=aime_prompt,
-        grade=grade_record,
-        rules=RULES,
-        default_variant=ZERO_SHOT,
+    return benchmark_task(
+        name,
+        VERSION,
+        description,
+        _loader(years),
+        aime_prompt,
+        grade_record,
+        RULES,
         variants=(ZERO_SHOT,),
-        max_tokens={ZERO_SHOT: 2048},
+        max_tokens=2048,
     )
 
 

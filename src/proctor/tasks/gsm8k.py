@@ -21,12 +21,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.extract.lmeval import lmeval_exact_match, lmeval_filters
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, gsm8k_prompt
 from proctor.score.maths import RULES as MATHS_RULES
 from proctor.score.maths import grade_maths
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, benchmark_task
 from proctor.types import GradedItem, Record, Sample, Score
 
 VERSION = "3"
@@ -41,7 +40,7 @@ RULES: dict[str, str] = {
 
 def load(seed: int | None, n: int | None) -> Dataset:
     samples = benchmarks.gsm8k()[:n]
-    return Dataset(samples, content_hash(samples), "gsm8k-test", SOURCE)
+    return Dataset.of(samples, "gsm8k-test", SOURCE)
 
 
 def _lmeval_note(text: str, target: str) -> str:
@@ -95,16 +94,15 @@ def lmeval_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, flo
     }
 
 
-TASK = Task(
-    name="gsm8k",
-    version=VERSION,
-    description="GSM8K test (1,319 word problems); exact number; lm-eval filters shown beside.",
-    load=load,
-    build_prompt=gsm8k_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
+TASK = benchmark_task(
+    "gsm8k",
+    VERSION,
+    "GSM8K test (1,319 word problems); exact number; lm-eval filters shown beside.",
+    load,
+    gsm8k_prompt,
+    grade_record,
+    RULES,
     variants=(ZERO_SHOT, FEW_SHOT),
-    max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
+    max_tokens=512,
     metrics=lmeval_metrics,
 )

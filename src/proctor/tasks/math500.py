@@ -20,10 +20,9 @@ version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are 
 from __future__ import annotations
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, boxed_prompt
 from proctor.score.maths import RULES, grade_maths
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, benchmark_task
 from proctor.types import Record, Sample, Score
 
 VERSION = "3"
@@ -32,7 +31,7 @@ SOURCE = "builtin/math500/test.jsonl (openai/prm800k test split)"
 
 def load(seed: int | None, n: int | None) -> Dataset:
     samples = benchmarks.math500()[:n]
-    return Dataset(samples, content_hash(samples), "math500", SOURCE)
+    return Dataset.of(samples, "math500", SOURCE)
 
 
 def grade_record(record: Record, sample: Sample) -> Score:
@@ -46,15 +45,14 @@ def grade_record(record: Record, sample: Sample) -> Score:
     )
 
 
-TASK = Task(
-    name="math500",
-    version=VERSION,
-    description="MATH-500 (500 competition problems); symbolic equivalence via math-verify.",
-    load=load,
-    build_prompt=boxed_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
+TASK = benchmark_task(
+    "math500",
+    VERSION,
+    "MATH-500 (500 competition problems); symbolic equivalence via math-verify.",
+    load,
+    boxed_prompt,
+    grade_record,
+    RULES,
     variants=(ZERO_SHOT, FEW_SHOT),
-    max_tokens={ZERO_SHOT: 1024, FEW_SHOT: 1024},
+    max_tokens=1024,
 )
