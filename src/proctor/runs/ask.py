@@ -290,8 +290,12 @@ def _checked_providers(
     keys: Mapping[str, KeySource],
     asks_here: bool,
 ) -> dict[str, Provider]:
-    """The providers that ask, each checked able to do the run (and to batch, with --batch)."""
-    built = _providers(plan, given, own, keys, asks_here)
+    """The providers that ask, per model, each checked able to do the run (and to batch, with
+    --batch); only those handed in when the executor's workers make their own."""
+    if asks_here:
+        built = {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
+    else:
+        built = dict(given)
     check_capabilities(built)
     if plan.batch is not None:
         check_batchable(built)
@@ -426,19 +430,6 @@ def run_keys(
     their maker's business); ConfigError, before any call, when the key rule refuses."""
     models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
     return key_sources(models, plan.api_key_env, check_set=check_set)
-
-
-def _providers(
-    plan: RunPlan,
-    given: Mapping[str, Provider],
-    own: list[Provider],
-    keys: Mapping[str, KeySource],
-    asks_here: bool,
-) -> dict[str, Provider]:
-    """The providers that ask, per model; none when the executor's workers make their own."""
-    if not asks_here:
-        return dict(given)
-    return {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
 
 
 def _own(own: list[Provider], model: str, key: KeySource) -> Provider:
