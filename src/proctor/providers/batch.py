@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from proctor.errors import ProviderError, Transient
-from proctor.providers.http import HttpReply, JsonClient, redacted
+from proctor.providers.http import HttpReply, HttpRequest, JsonClient, redacted
 from proctor.types import Completion, GenerationParams, Prompt
 
 BATCH_TIMEOUT_S = 120.0
@@ -119,9 +119,8 @@ async def batch_call(
     """One request of a batch API: the reply's JSON (its text with `text`), errors classified by
     the adapter's `check` and the key redacted from them."""
     try:
-        resp = await client.send(
-            method, path, content, content_type, BATCH_TIMEOUT_S, BATCH_MAX_BYTES
-        )
+        request = HttpRequest(method, path, content, content_type)
+        resp = await client.send(request, BATCH_TIMEOUT_S, BATCH_MAX_BYTES)
         check(resp)
     except ProviderError as e:
         raise redacted(e, secret) from e.__cause__
