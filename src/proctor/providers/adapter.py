@@ -6,7 +6,7 @@ the status, read the reply."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from proctor._util.redact import register_secret
@@ -27,14 +27,27 @@ ReadReply = Callable[[object, str, float, str], Completion]
 reply."""
 
 
+@dataclass(frozen=True)
+class ChatApi:
+    """How one API is spoken: where a chat request goes, how an error status is classified
+    (raising), how a reply's JSON reads (a live reply's body, or a batch result's)."""
+
+    path: str
+    check: Callable[[HttpReply], None]
+    read: ReadReply
+
+
 class HttpAdapter(Named):
-    """The subclass sets `_client` (its headers carry the key) and says how its API is asked
-    (`request_body`, `_complete`)."""
+    """The subclass sets `_client` (its headers carry the key) and makes the request body
+    (`request_body`); `api` says how its API is spoken."""
 
     _client: JsonClient
 
-    def __init__(self, name: str, model: str, api_key: str | None, max_concurrency: int) -> None:
+    def __init__(
+        self, name: str, model: str, api_key: str | None, max_concurrency: int, api: ChatApi
+    ) -> None:
         super().__init__(name, max_concurrency)
+        self._api = api
         self._model = model
         self._secret = api_key or ""
         register_secret(api_key)  # scrubbed from every reply and line printed from now on
@@ -48,29 +61,19 @@ class HttpAdapter(Named):
         except ProviderError as e:
             raise self._clean(e) from e.__cause__
 
-    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
-        raise NotImplementedError
-
     def _clean(self, error: ProviderError) -> ProviderError:
         """The error as the user reads it: the key redacted (servers echo what they got)."""
         return redacted(error, self._secret)
 
-    async def _ask(
-        self,
-        path: str,
-        prompt: Prompt,
-        params: GenerationParams,
-        check: Callable[[HttpReply], None],
-        read: ReadReply,
-    ) -> Completion:
-        """POST the request body to `path`; `check` raises for an error status, `read` reads
-        the reply's JSON."""
+    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
+        """POST the request body; an error status raises, the reply's JSON is read."""
         body = self.request_body(prompt, params)
         resp, latency = await post_json(
-            self._client, path, body, params.timeout_s, params.max_reply_bytes
+            self._client, self._api.path, body, params.timeout_s, params.max_reply_bytes
         )
-        check(resp)
-        completion = read(parse_json_reply(resp), self._model, latency, f"HTTP {resp.status_code}")
+        self._api.check(resp)
+        where = f"HTTP {resp.status_code}"
+        completion = self._api.read(parse_json_reply(resp), self._model, latency, where)
         return replace(completion, notes=reply_notes(resp))
 
     async def aclose(self) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from proctor.errors import AuthError, BadRequest, RateLimited, Transient
-from proctor.providers.adapter import HttpAdapter
+from proctor.providers.adapter import ChatApi, HttpAdapter
 from proctor.providers.http import (
     _RAW,
     HttpReply,
@@ -61,7 +61,7 @@ class AnthropicProvider(HttpAdapter):
         max_concurrency: int = 8,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        super().__init__(name, model, api_key, max_concurrency)
+        super().__init__(name, model, api_key, max_concurrency, API)
         headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
@@ -74,9 +74,6 @@ class AnthropicProvider(HttpAdapter):
         if prompt.tools:
             raise BadRequest("this provider does not support tool calls")
         return await super().complete(prompt, params)
-
-    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
-        return await self._ask("messages", prompt, params, raise_for_status, parse_message)
 
     def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
         """The Messages API body of one request (a batch request's `params` too)."""
@@ -99,7 +96,9 @@ class AnthropicProvider(HttpAdapter):
         """Anthropic's Message Batches API, for `proctor run --batch`."""
         from proctor.providers.anthropic_batch import AnthropicBatches
 
-        return AnthropicBatches(self._client, self._model, self._secret, self.request_body)
+        return AnthropicBatches(
+            self._client, self._model, self._secret, self.request_body, self._api
+        )
 
 
 def _error(resp: HttpReply) -> tuple[str, str]:
@@ -146,3 +145,7 @@ def parse_message(data: object, model: str, latency: float, where: str) -> Compl
         model=data["model"] if isinstance(data.get("model"), str) and data["model"] else model,
         latency_s=latency,
     )
+
+
+API = ChatApi("messages", raise_for_status, parse_message)
+"""Where a chat request goes, how an error status and a reply read."""

@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
-from proctor.providers.adapter import HttpAdapter
+from proctor.providers.adapter import ChatApi, HttpAdapter
 from proctor.providers.http import (
     _RAW,
     HttpReply,
@@ -73,7 +73,7 @@ class OpenAICompatProvider(HttpAdapter):
         transport: httpx.AsyncBaseTransport | None = None,
         auth_hint: str = "",
     ) -> None:
-        super().__init__(name, model, api_key, max_concurrency)
+        super().__init__(name, model, api_key, max_concurrency, API)
         self._auth_hint = auth_hint  # added to an authentication error: how to give a key
         headers = {"Content-Type": "application/json"}
         if api_key:
@@ -91,11 +91,6 @@ class OpenAICompatProvider(HttpAdapter):
             # after the cut of the server's text, so the hint is always read
             return AuthError(f"{clean}; {self._auth_hint}", status=error.status)
         return clean
-
-    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
-        return await self._ask(
-            "chat/completions", prompt, params, raise_for_status, parse_completion
-        )
 
     def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
         """The chat/completions body of one request (a batch line's `body` too)."""
@@ -119,7 +114,9 @@ class OpenAICompatProvider(HttpAdapter):
         """This endpoint's Batch API (files upload, /batches), for `proctor run --batch`."""
         from proctor.providers.openai_batch import OpenAIBatches
 
-        return OpenAIBatches(self._client, self._model, self._secret, self.request_body)
+        return OpenAIBatches(
+            self._client, self._model, self._secret, self.request_body, self._api
+        )
 
 
 def wire_message(m: Message) -> dict[str, Any]:
@@ -219,3 +216,7 @@ def parse_completion(data: object, model: str, latency: float, where: str) -> Co
 def _reported_model(value: object, asked: str) -> str:
     """The model the server says answered; the one asked for when it names none in text."""
     return value if isinstance(value, str) and value else asked
+
+
+API = ChatApi("chat/completions", raise_for_status, parse_completion)
+"""Where a chat request goes, how an error status and a reply read."""
