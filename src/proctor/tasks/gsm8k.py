@@ -9,11 +9,7 @@ score    exact number (big integers compared exactly), symbolic only for an expr
 metrics  accuracy by our extraction; beside it, on the same raw replies, accuracy under
          lm-evaluation-harness's strict-match and flexible-extract filters (`lmeval_metrics`,
          and each score's explanation says what those filters took)
-version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are never
-         read as plain numbers; float artefacts; a truncated last answer line is truncated;
-         2 → 3: units compared by the one unit table (cents are not dollars, tons against
-         tonnes and 兆 unscored, mL = cm³), number words and Chinese numerals read by the
-         shared number reader)
+version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations
@@ -26,9 +22,9 @@ from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, gsm8k_prompt
 from proctor.score.maths import RULES as MATHS_RULES
 from proctor.score.maths import grade_maths
 from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.maths_version import VERSION
 from proctor.types import GradedItem, Record, Sample, Score
 
-VERSION = "3"
 SOURCE = "builtin/gsm8k/test.jsonl (openai/grade-school-math@3101c7d)"
 
 RULES: dict[str, str] = {

@@ -10,11 +10,7 @@ score    ambiguous forms unscored; scale words and units respected; same text af
          normalisation; exact number; then math-verify (sympy) in a helper process with a 10 s
          deadline (decimals exact): a timeout is unscored
 metrics  accuracy by subject and level
-version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are never
-         read as plain numbers; float artefacts; a truncated last answer line is truncated;
-         2 → 3: units compared by the one unit table (cents are not dollars, tons against
-         tonnes and 兆 unscored, mL = cm³), number words and Chinese numerals read by the
-         shared number reader)
+version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations
@@ -23,9 +19,9 @@ from proctor.datasets import benchmarks
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, boxed_prompt
 from proctor.score.maths import RULES, grade_maths
 from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.maths_version import VERSION
 from proctor.types import Record, Sample, Score
 
-VERSION = "3"
 SOURCE = "builtin/math500/test.jsonl (openai/prm800k test split)"
 
 
