@@ -17,6 +17,7 @@ kept on its first repeat), and tasks proctor has no grader for unless `--task` n
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,45 @@ def read_lm_eval(path: Path, results: Path | None = None) -> ForeignRun:
     """The run in an lm-eval samples file (and its results file, found beside it or given)."""
     name = _NAME.search(path.name)
     task = name["task"] if name else ""
+    by_doc, graders = _read_samples(path)
+    results_path = results or _results_file(path, task)
+    notes: list[str] = []
+    if results_path is not None:
+        told = _read_results(results_path, task)
+    else:
+        told = _Told("", "", task, {})
+        notes.append("no results file beside the samples: lm-eval's reported accuracy unknown")
+    answers = []
+    for doc_id in sorted(by_doc):
+        entry = by_doc[doc_id]
+        sample = _sample(told.task, entry["number"], entry["line"], path)
+        for epoch, text in enumerate(entry["outputs"]):
+            answers.append(
+                ForeignAnswer(
+                    sample=sample,
+                    epoch=epoch,
+                    text=text,
+                    usage=Usage(None, None),  # lm-eval logs no token counts: unknown, not 0
+                    verdicts=entry["verdicts"] if epoch == 0 else {},
+                )
+            )
+    return ForeignRun(
+        harness="lm-eval",
+        harness_version=told.version,
+        their_task=told.task,
+        model=told.model or "unknown",
+        source=str(path),
+        graders=_ordered(tuple(graders)),
+        answers=tuple(answers),
+        reported=told.reported,
+        proctor_task=proctor_task_for(told.task),
+        notes=tuple(notes),
+    )
+
+
+def _read_samples(path: Path) -> tuple[dict[int, dict[str, Any]], dict[str, None]]:
+    """Per document id, its first line's number, the line, its outputs and each grader's
+    verdict; and the graders ("lm-eval <filter> <metric>") in the order first met."""
     by_doc: dict[int, dict[str, Any]] = {}
     graders: dict[str, None] = {}
     for number, line in jsonl_objects(path):
@@ -141,58 +181,42 @@ def read_lm_eval(path: Path, results: Path | None = None) -> ForeignRun:
         raise DatasetError(str(path), None, None, "no samples in the file")
     if -1 in by_doc:
         raise DatasetError(str(path), by_doc[-1]["number"], "doc_id", "expected an integer")
-    results_path = results or _results_file(path, task)
-    version, model, reported = "", "", {}
-    notes: list[str] = []
-    if results_path is not None:
-        check_size(results_path)
-        try:
-            data = read_json(results_path, results_path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError as e:
-            raise DatasetError(
-                str(results_path), None, None, f"not UTF-8 (byte {e.start})"
-            ) from None
-        if not isinstance(data, dict):
-            raise DatasetError(str(results_path), None, None, "expected a JSON object")
-        version = str(data.get("lm_eval_version") or "")
-        config = obj(data.get("config"))
-        model = "/".join(str(x) for x in (config.get("model"), data.get("model_name")) if x)
-        if not task:
-            found = list((data.get("results") or {}).keys())
-            task = found[0] if len(found) == 1 else ""
-        per_task = (data.get("results") or {}).get(task) or {}
-        for key, value in per_task.items():
-            metric, _, filt = str(key).partition(",")
-            if filt and not metric.endswith("_stderr") and isinstance(value, int | float):
-                reported[f"lm-eval {filt} {metric}"] = float(value)
-    else:
-        notes.append("no results file beside the samples: lm-eval's reported accuracy unknown")
-    answers = []
-    for doc_id in sorted(by_doc):
-        entry = by_doc[doc_id]
-        sample = _sample(task, entry["number"], entry["line"], path)
-        for epoch, text in enumerate(entry["outputs"]):
-            answers.append(
-                ForeignAnswer(
-                    sample=sample,
-                    epoch=epoch,
-                    text=text,
-                    usage=Usage(None, None),  # lm-eval logs no token counts: unknown, not 0
-                    verdicts=entry["verdicts"] if epoch == 0 else {},
-                )
-            )
-    return ForeignRun(
-        harness="lm-eval",
-        harness_version=version,
-        their_task=task,
-        model=model or "unknown",
-        source=str(path),
-        graders=_ordered(tuple(graders)),
-        answers=tuple(answers),
-        reported=reported,
-        proctor_task=proctor_task_for(task),
-        notes=tuple(notes),
-    )
+    return by_doc, graders
+
+
+@dataclass(frozen=True)
+class _Told:
+    """What a results file tells: lm-eval's version, the model, the task and its accuracy."""
+
+    version: str
+    model: str
+    task: str
+    reported: dict[str, float]
+
+
+def _read_results(results_path: Path, task: str) -> _Told:
+    """The results file's version, model and reported metrics of `task` (the file's only task
+    when the samples file's name gave none)."""
+    check_size(results_path)
+    try:
+        data = read_json(results_path, results_path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise DatasetError(str(results_path), None, None, f"not UTF-8 (byte {e.start})") from None
+    if not isinstance(data, dict):
+        raise DatasetError(str(results_path), None, None, "expected a JSON object")
+    version = str(data.get("lm_eval_version") or "")
+    config = obj(data.get("config"))
+    model = "/".join(str(x) for x in (config.get("model"), data.get("model_name")) if x)
+    if not task:
+        found = list((data.get("results") or {}).keys())
+        task = found[0] if len(found) == 1 else ""
+    reported: dict[str, float] = {}
+    per_task = (data.get("results") or {}).get(task) or {}
+    for key, value in per_task.items():
+        metric, _, filt = str(key).partition(",")
+        if filt and not metric.endswith("_stderr") and isinstance(value, int | float):
+            reported[f"lm-eval {filt} {metric}"] = float(value)
+    return _Told(version, model, task, reported)
 
 
 def _ordered(graders: tuple[str, ...]) -> tuple[str, ...]:

@@ -15,23 +15,18 @@ ours; nothing else. System messages go to the top-level `system` field, as the A
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from proctor._util.redact import register_secret
-from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
+from proctor.errors import AuthError, BadRequest, RateLimited, Transient
+from proctor.providers.adapter import ChatApi, HttpAdapter
 from proctor.providers.http import (
     _RAW,
     HttpReply,
     is_loopback,
     json_client,
-    parse_json_reply,
     parse_retry_after,
     parse_usage,
-    post_json,
     raise_for_redirect,
-    redacted,
-    reply_notes,
 )
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt
 
@@ -52,7 +47,7 @@ _STOP: dict[str, FinishReason] = {
 }
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpAdapter):
     supports_tools = False
     """Anthropic tool use is not wired yet."""
 
@@ -66,11 +61,7 @@ class AnthropicProvider:
         max_concurrency: int = 8,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self._name = name
-        self._model = model
-        self._max_concurrency = max_concurrency
-        self._secret = api_key or ""
-        register_secret(api_key)  # scrubbed from every reply and line printed from now on
+        super().__init__(name, model, api_key, max_concurrency, API)
         headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
@@ -79,29 +70,10 @@ class AnthropicProvider:
             max_connections=max_concurrency * 2,
         )  # fmt: skip
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def max_concurrency(self) -> int:
-        return self._max_concurrency
-
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         if prompt.tools:
             raise BadRequest("this provider does not support tool calls")
-        try:
-            return await self._complete(prompt, params)
-        except ProviderError as e:
-            raise redacted(e, self._secret) from e.__cause__
-
-    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
-        body = self.request_body(prompt, params)
-        resp, latency = await post_json(
-            self._client, "messages", body, params.timeout_s, params.max_reply_bytes
-        )
-        raise_for_status(resp)
-        return _parse(resp, self._model, latency)
+        return await super().complete(prompt, params)
 
     def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
         """The Messages API body of one request (a batch request's `params` too)."""
@@ -124,10 +96,9 @@ class AnthropicProvider:
         """Anthropic's Message Batches API, for `proctor run --batch`."""
         from proctor.providers.anthropic_batch import AnthropicBatches
 
-        return AnthropicBatches(self._client, self._model, self._secret, self.request_body)
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
+        return AnthropicBatches(
+            self._client, self._model, self._secret, self.request_body, self._api
+        )
 
 
 def _error(resp: HttpReply) -> tuple[str, str]:
@@ -158,11 +129,6 @@ def raise_for_status(resp: HttpReply) -> None:
     raise BadRequest(detail, status=code)
 
 
-def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    completion = parse_message(parse_json_reply(resp), model, latency, f"HTTP {resp.status_code}")
-    return replace(completion, notes=reply_notes(resp))
-
-
 def parse_message(data: object, model: str, latency: float, where: str) -> Completion:
     """A Messages API reply (a response body, or a batch result's `message`) as a Completion."""
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
@@ -179,3 +145,7 @@ def parse_message(data: object, model: str, latency: float, where: str) -> Compl
         model=data["model"] if isinstance(data.get("model"), str) and data["model"] else model,
         latency_s=latency,
     )
+
+
+API = ChatApi("messages", raise_for_status, parse_message)
+"""Where a chat request goes, how an error status and a reply read."""

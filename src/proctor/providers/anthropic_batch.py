@@ -9,19 +9,16 @@ so at most one was never heard back from). Translation and error classification 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from proctor.errors import ProviderError, Transient
-from proctor.providers.anthropic import parse_message, raise_for_status
+from proctor.errors import Transient
 from proctor.providers.batch import (
     BatchAdapter,
     BatchEnd,
     BatchRequest,
     BatchResult,
     BatchState,
-    batch_call,
     count,
     created_id,
     failure,
@@ -32,16 +29,7 @@ _LIST_PAGES = 20
 
 
 class AnthropicBatches(BatchAdapter):
-    async def _call(self, method: str, path: str, content: bytes | None = None) -> Any:
-        return await batch_call(
-            self._client,
-            self._secret,
-            raise_for_status,
-            method,
-            path,
-            content,
-            text=path.endswith("/results"),
-        )
+    TEXT_SUFFIX = "/results"
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
         body = {
@@ -103,23 +91,11 @@ class AnthropicBatches(BatchAdapter):
         text = await self._call("GET", f"messages/batches/{batch_id}/results")
         return [self._result(line) for line in str(text).splitlines() if line.strip()]
 
-    def _result(self, line: str) -> BatchResult:
-        try:
-            data = json.loads(line)
-        except ValueError:
-            return BatchResult("", None, "a result line is not JSON")
-        if not isinstance(data, dict):
-            return BatchResult("", None, "a result line is not an object")
-        custom_id = str(data.get("custom_id") or "")
+    def _read_result(self, custom_id: str, data: dict[str, Any]) -> BatchResult:
         result = json_object(data.get("result"))
         kind = str(result.get("type"))
         if kind == "succeeded":
-            try:
-                return BatchResult(
-                    custom_id, parse_message(result.get("message"), self._model, 0.0, "batch")
-                )
-            except ProviderError as e:
-                return BatchResult(custom_id, None, str(e))
+            return self._answered(custom_id, result.get("message"))
         if kind == "errored":
             outer = json_object(result.get("error"))
             inner = json_object(outer.get("error")) or outer

@@ -32,3 +32,20 @@ def supports_tools(provider: Provider) -> bool:
     with a `supports_tools = False` attribute; the run then refuses `M+calculator` before its
     first call, instead of failing every call."""
     return bool(getattr(provider, "supports_tools", True))
+
+
+class Named:
+    """A provider's name and default concurrency, as it was made with: what every built-in
+    provider answers `name` and `max_concurrency` from."""
+
+    def __init__(self, name: str, max_concurrency: int) -> None:
+        self._name = name
+        self._max_concurrency = max_concurrency
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def max_concurrency(self) -> int:
+        return self._max_concurrency

@@ -7,12 +7,14 @@ submit again: all of that is `proctor.calling.batching`, once, for both."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from proctor.errors import ProviderError, Transient
-from proctor.providers.http import HttpReply, JsonClient, redacted
+from proctor.providers.adapter import ChatApi
+from proctor.providers.http import HttpReply, HttpRequest, JsonClient, redacted
 from proctor.types import Completion, GenerationParams, Prompt
 
 BATCH_TIMEOUT_S = 120.0
@@ -91,13 +93,60 @@ BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
 
 
 class BatchAdapter:
-    """What both batch adapters hold: the live adapter's client, model, key and body maker."""
+    """What both batch adapters hold: the live adapter's client, model, key and body maker; and
+    what they do alike: one request of the API (`_call`), one line of a results file
+    (`_result`). A subclass says how its result line reads (`_read_result`) and which paths
+    answer text (`TEXT_SUFFIX`); `api` (the live adapter's) how a status and a reply read."""
 
-    def __init__(self, client: JsonClient, model: str, secret: str, body_of: BodyOf) -> None:
+    TEXT_SUFFIX: ClassVar[str]
+    """The paths ending so answer a results file's text (JSONL), not JSON."""
+
+    def __init__(
+        self, client: JsonClient, model: str, secret: str, body_of: BodyOf, api: ChatApi
+    ) -> None:
         self._client = client
         self._model = model
         self._secret = secret
         self._body_of = body_of
+        self._api = api
+
+    def _read_result(self, custom_id: str, data: dict[str, Any]) -> BatchResult:
+        raise NotImplementedError
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None = None,
+        content_type: str = "application/json",
+    ) -> Any:
+        return await batch_call(
+            self._client,
+            self._secret,
+            self._api.check,
+            method,
+            path,
+            content,
+            content_type,
+            text=path.endswith(self.TEXT_SUFFIX),
+        )
+
+    def _result(self, line: str) -> BatchResult:
+        """One line of a results file: its request's answer, or why there is none."""
+        try:
+            data = json.loads(line)
+        except ValueError:
+            return BatchResult("", None, "a result line is not JSON")
+        if not isinstance(data, dict):
+            return BatchResult("", None, "a result line is not an object")
+        return self._read_result(str(data.get("custom_id") or ""), data)
+
+    def _answered(self, custom_id: str, reply: object) -> BatchResult:
+        """A succeeded request's reply as its Completion (a reply that holds none: its error)."""
+        try:
+            return BatchResult(custom_id, self._api.read(reply, self._model, 0.0, "batch"))
+        except ProviderError as e:
+            return BatchResult(custom_id, None, str(e))
 
 
 @runtime_checkable
@@ -119,9 +168,8 @@ async def batch_call(
     """One request of a batch API: the reply's JSON (its text with `text`), errors classified by
     the adapter's `check` and the key redacted from them."""
     try:
-        resp = await client.send(
-            method, path, content, content_type, BATCH_TIMEOUT_S, BATCH_MAX_BYTES
-        )
+        request = HttpRequest(method, path, content, content_type)
+        resp = await client.send(request, BATCH_TIMEOUT_S, BATCH_MAX_BYTES)
         check(resp)
     except ProviderError as e:
         raise redacted(e, secret) from e.__cause__

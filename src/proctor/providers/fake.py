@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from proctor.errors import ProviderError
+from proctor.providers.base import Named
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt, ToolCall, Usage
 
 Reply = str | tuple[str, FinishReason] | ProviderError | ToolCall | tuple[ToolCall, ...]
@@ -14,7 +15,7 @@ Reply = str | tuple[str, FinishReason] | ProviderError | ToolCall | tuple[ToolCa
 Script = Callable[[Prompt], Reply]
 
 
-class FakeProvider:
+class FakeProvider(Named):
     """Answers each prompt with `script(prompt)`: a text, a (text, finish_reason) pair, a
     ProviderError to raise, or ToolCall(s) (a reply asking for tools, finish "tool_calls").
     Counts calls so tests can check what was asked."""
@@ -28,10 +29,9 @@ class FakeProvider:
         max_concurrency: int = 8,
         keep_prompts: bool = True,
     ) -> None:
-        self._name = name
+        super().__init__(name, max_concurrency)
         self._keep_prompts = keep_prompts
         self._delay_s = delay_s
-        self._max_concurrency = max_concurrency
         self._replies: list[Reply] | None = None
         if callable(script):
             self._script: Script = script
@@ -43,14 +43,6 @@ class FakeProvider:
             self._script = lambda _p: "unused"
         self.calls = 0
         self.prompts: list[Prompt] = []
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def max_concurrency(self) -> int:
-        return self._max_concurrency
 
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         self.calls += 1

@@ -68,21 +68,25 @@ class HttpReply:
         return decode_utf8(self.content)[1]
 
 
-class JsonClient(Protocol):
-    async def post(
-        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
-    ) -> HttpReply: ...
+@dataclass(frozen=True)
+class HttpRequest:
+    """One request to an API: a chat call's POST, a batch API's GET or file upload."""
 
-    async def send(
-        self,
-        method: str,
-        path: str,
-        content: bytes | None,
-        content_type: str,
-        timeout_s: float,
-        max_bytes: int,
-    ) -> HttpReply:
-        """Any request (a batch API's GET, a file upload); failures as `post`'s."""
+    method: str
+    path: str
+    content: bytes | None = None
+    content_type: str = "application/json"
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Content-Type": self.content_type} if self.content is not None else {}
+
+
+class JsonClient(Protocol):
+    async def send(self, request: HttpRequest, timeout_s: float, max_bytes: int) -> HttpReply:
+        """The whole reply to `request`. A request that never got a whole response (timeout,
+        refused or reset connection, undecodable body) is Transient; one whose body is larger
+        than `max_bytes` (as sent or inflated) is BadReply."""
         ...
 
     async def aclose(self) -> None: ...
@@ -114,29 +118,7 @@ def json_client(
     return HttpxJsonClient(root, headers, transport, trust_env, max_connections)
 
 
-class _PostsJson:
-    """`post` as a JSON `send`: what both clients share."""
-
-    async def send(
-        self,
-        method: str,
-        path: str,
-        content: bytes | None,
-        content_type: str,
-        timeout_s: float,
-        max_bytes: int,
-    ) -> HttpReply:
-        raise NotImplementedError
-
-    async def post(
-        self, path: str, body: dict[str, Any], timeout_s: float, max_bytes: int
-    ) -> HttpReply:
-        return await self.send(
-            "POST", path, encode_body(body), "application/json", timeout_s, max_bytes
-        )
-
-
-class AiohttpJsonClient(_PostsJson):
+class AiohttpJsonClient:
     """One aiohttp session per event loop, made on first use (a session belongs to its loop)."""
 
     def __init__(self, root: str, headers: dict[str, str], *, trust_env: bool, limit: int) -> None:
@@ -164,27 +146,18 @@ class AiohttpJsonClient(_PostsJson):
             self._loop = loop
         return self._session
 
-    async def send(
-        self,
-        method: str,
-        path: str,
-        content: bytes | None,
-        content_type: str,
-        timeout_s: float,
-        max_bytes: int,
-    ) -> HttpReply:
+    async def send(self, request: HttpRequest, timeout_s: float, max_bytes: int) -> HttpReply:
         import aiohttp
         from yarl import URL
 
         session = self._get_session()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
-        headers = {"Content-Type": content_type} if content is not None else {}
         try:
             async with session.request(
-                method,
-                URL(self._root + path, encoded=True),
-                data=content,
-                headers=headers,
+                request.method,
+                URL(self._root + request.path, encoded=True),
+                data=request.content,
+                headers=request.headers,
                 timeout=timeout,
                 allow_redirects=False,
             ) as resp:
@@ -216,7 +189,7 @@ def _https_context(trust_env: bool) -> ssl.SSLContext:
     return httpx.create_ssl_context(trust_env=trust_env)
 
 
-class HttpxJsonClient(_PostsJson):
+class HttpxJsonClient:
     def __init__(
         self,
         root: str,
@@ -239,26 +212,18 @@ class HttpxJsonClient(_PostsJson):
             trust_env=trust_env,
         )
 
-    async def send(
-        self,
-        method: str,
-        path: str,
-        content: bytes | None,
-        content_type: str,
-        timeout_s: float,
-        max_bytes: int,
-    ) -> HttpReply:
+    async def send(self, request: HttpRequest, timeout_s: float, max_bytes: int) -> HttpReply:
         import httpx
 
-        request = self._client.build_request(
-            method,
-            path,
-            content=content,
-            headers={"Content-Type": content_type} if content is not None else {},
+        built = self._client.build_request(
+            request.method,
+            request.path,
+            content=request.content,
+            headers=request.headers,
             timeout=httpx.Timeout(timeout_s),
         )
         try:
-            resp = await self._client.send(request, stream=True)
+            resp = await self._client.send(built, stream=True)
             try:
                 declared = resp.headers.get("content-length")
                 content = await read_capped(
@@ -296,7 +261,7 @@ async def post_json(
     whole response (timeout, refused or reset connection, undecodable body) is Transient; one
     whose body is larger than `max_bytes` (as sent or inflated) is BadReply."""
     start = time.perf_counter()
-    reply = await client.post(path, body, timeout_s, max_bytes)
+    reply = await client.send(HttpRequest("POST", path, encode_body(body)), timeout_s, max_bytes)
     return reply, time.perf_counter() - start
 
 

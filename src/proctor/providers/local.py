@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import BadRequest, ConfigError, Transient
+from proctor.providers.base import Named
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
 
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -45,12 +46,12 @@ def embedded_model_path() -> Path:
     return path
 
 
-class LocalProvider:
+class LocalProvider(Named):
     supports_tools = False
     """llama.cpp's chat template for SmolLM2 has no tool format."""
 
     def __init__(self, name: str, model_path: Path | None = None, *, n_ctx: int = 2048) -> None:
-        self._name = name
+        super().__init__(name, max_concurrency=1)  # one model in this process: one call at a time
         self._path = model_path or embedded_model_path()
         if not self._path.is_file():
             raise ConfigError(f"no GGUF model file at {self._path}")
@@ -61,14 +62,6 @@ class LocalProvider:
         self._lock = threading.Lock()
         # The one thread that runs the model (see the module docstring); made on first use.
         self._executor: ThreadPoolExecutor | None = None
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def max_concurrency(self) -> int:
-        return 1
 
     @property
     def reported_model(self) -> str:

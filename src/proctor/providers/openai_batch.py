@@ -6,25 +6,22 @@ Translation and error classification only (see `proctor.providers.batch`)."""
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from proctor.errors import ProviderError, Transient
+from proctor.errors import Transient
 from proctor.providers.batch import (
     BatchAdapter,
     BatchEnd,
     BatchRequest,
     BatchResult,
     BatchState,
-    batch_call,
     count,
     created_id,
     failure,
 )
 from proctor.providers.http import encode_body, json_object
-from proctor.providers.openai_compat import parse_completion, raise_for_status
 
 TOKEN_KEY = "proctor_token"
 _ENDED: dict[str, BatchEnd] = {
@@ -37,23 +34,7 @@ _LIST_PAGES = 20
 
 
 class OpenAIBatches(BatchAdapter):
-    async def _call(
-        self,
-        method: str,
-        path: str,
-        content: bytes | None = None,
-        content_type: str = "application/json",
-    ) -> Any:
-        return await batch_call(
-            self._client,
-            self._secret,
-            raise_for_status,
-            method,
-            path,
-            content,
-            content_type,
-            text=path.endswith("/content"),
-        )
+    TEXT_SUFFIX = "/content"
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
         lines = [
@@ -139,23 +120,13 @@ class OpenAIBatches(BatchAdapter):
                     out.append(self._result(line))
         return out
 
-    def _result(self, line: str) -> BatchResult:
-        try:
-            data = json.loads(line)
-        except ValueError:
-            return BatchResult("", None, "a result line is not JSON")
-        if not isinstance(data, dict):
-            return BatchResult("", None, "a result line is not an object")
-        custom_id = str(data.get("custom_id") or "")
+    def _read_result(self, custom_id: str, data: dict[str, Any]) -> BatchResult:
         response = json_object(data.get("response"))
         error = data.get("error")
         status = response.get("status_code")
         body = response.get("body")
         if status == 200 and not error:
-            try:
-                return BatchResult(custom_id, parse_completion(body, self._model, 0.0, "batch"))
-            except ProviderError as e:
-                return BatchResult(custom_id, None, str(e))
+            return self._answered(custom_id, body)
         if isinstance(error, dict):
             reason = f"{error.get('code') or 'error'}: {error.get('message') or ''}".strip(": ")
         elif isinstance(body, dict) and isinstance(body.get("error"), dict):

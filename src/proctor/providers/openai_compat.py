@@ -7,23 +7,18 @@ request header: it never appears in a stored record or an error message."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from proctor._util.redact import register_secret
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
+from proctor.providers.adapter import ChatApi, HttpAdapter
 from proctor.providers.http import (
     _RAW,
     HttpReply,
     is_loopback,
     json_client,
-    parse_json_reply,
     parse_retry_after,
     parse_usage,
-    post_json,
     raise_for_redirect,
-    redacted,
-    reply_notes,
 )
 from proctor.types import (
     Completion,
@@ -66,7 +61,7 @@ TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(HttpAdapter):
     def __init__(
         self,
         name: str,
@@ -78,12 +73,8 @@ class OpenAICompatProvider:
         transport: httpx.AsyncBaseTransport | None = None,
         auth_hint: str = "",
     ) -> None:
-        self._name = name
+        super().__init__(name, model, api_key, max_concurrency, API)
         self._auth_hint = auth_hint  # added to an authentication error: how to give a key
-        self._model = model
-        self._max_concurrency = max_concurrency
-        self._secret = api_key or ""
-        register_secret(api_key)  # scrubbed from every reply and line printed from now on
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -94,33 +85,12 @@ class OpenAICompatProvider:
             base_url, headers, transport=transport, trust_env=not is_loopback(base_url)
         )
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def max_concurrency(self) -> int:
-        return self._max_concurrency
-
-    async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
-        try:
-            return await self._complete(prompt, params)
-        except AuthError as e:
-            if not self._auth_hint:
-                raise redacted(e, self._secret) from e.__cause__
+    def _clean(self, error: ProviderError) -> ProviderError:
+        clean = super()._clean(error)
+        if isinstance(error, AuthError) and self._auth_hint:
             # after the cut of the server's text, so the hint is always read
-            hinted = f"{redacted(e, self._secret)}; {self._auth_hint}"
-            raise AuthError(hinted, status=e.status) from e.__cause__
-        except ProviderError as e:
-            raise redacted(e, self._secret) from e.__cause__
-
-    async def _complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
-        body = self.request_body(prompt, params)
-        resp, latency = await post_json(
-            self._client, "chat/completions", body, params.timeout_s, params.max_reply_bytes
-        )
-        raise_for_status(resp)
-        return _parse(resp, self._model, latency)
+            return AuthError(f"{clean}; {self._auth_hint}", status=error.status)
+        return clean
 
     def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
         """The chat/completions body of one request (a batch line's `body` too)."""
@@ -144,10 +114,9 @@ class OpenAICompatProvider:
         """This endpoint's Batch API (files upload, /batches), for `proctor run --batch`."""
         from proctor.providers.openai_batch import OpenAIBatches
 
-        return OpenAIBatches(self._client, self._model, self._secret, self.request_body)
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
+        return OpenAIBatches(
+            self._client, self._model, self._secret, self.request_body, self._api
+        )
 
 
 def wire_message(m: Message) -> dict[str, Any]:
@@ -220,13 +189,6 @@ def _error_detail(resp: HttpReply) -> str:
     return str(data)[:_RAW]
 
 
-def _parse(resp: HttpReply, model: str, latency: float) -> Completion:
-    completion = parse_completion(
-        parse_json_reply(resp), model, latency, f"HTTP {resp.status_code}"
-    )
-    return replace(completion, notes=reply_notes(resp))
-
-
 def parse_completion(data: object, model: str, latency: float, where: str) -> Completion:
     """A chat completion document (a reply's body, or a batch result line's) as a Completion;
     Transient when it holds no reply."""
@@ -254,3 +216,7 @@ def parse_completion(data: object, model: str, latency: float, where: str) -> Co
 def _reported_model(value: object, asked: str) -> str:
     """The model the server says answered; the one asked for when it names none in text."""
     return value if isinstance(value, str) and value else asked
+
+
+API = ChatApi("chat/completions", raise_for_status, parse_completion)
+"""Where a chat request goes, how an error status and a reply read."""

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from proctor.calling.cache_key import ModelKeyer, cacheable, key_owner, reuses
@@ -42,9 +42,9 @@ from proctor.runs.plan import (
     open_or_create_run,
     plan_from_store,
 )
+from proctor.runs.writer import CacheKeys, GroupCommit
 from proctor.store import RunStore, response_cache
-from proctor.store.response_cache import CacheEntry
-from proctor.store.run_store import DB_NAME, ScoreRow
+from proctor.store.run_store import DB_NAME
 from proctor.types import Record, Sample, Usage
 
 if TYPE_CHECKING:  # `--batch` only: a run without it imports none of the batch machinery
@@ -130,106 +130,12 @@ def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Rec
     )  # fmt: skip
 
 
-class _GroupCommit:
-    """The run's store writer: one writer commits, in one transaction, every record (and every
-    grade) queued since its last commit, off the event loop; each `commit` returns once its
-    records are on disk.
-
-    So a run pays one SQLite commit per batch, not per answer, while an answer is still never
-    acknowledged (nor graded, nor its worker given a new item) before it is stored. The writer
-    only commits: grading is `RunGrader`'s, and its grades come back here to be stored."""
-
-    def __init__(self, store: RunStore, run_id: str, keys: _Keys | None = None) -> None:
-        self._store = store
-        self._run_id = run_id
-        self._keys = keys or {}
-        self._queue: list[tuple[_Batch, asyncio.Future[None]]] = []
-        self._wake = asyncio.Event()
-        self._writer: asyncio.Task[None] | None = None
-        self._closing = False
-
-    async def commit(self, batch: Sequence[tuple[Record, Sample]]) -> None:
-        if batch:
-            await self._queued(_Batch(records=[r for r, _ in batch]))
-
-    async def commit_scores(self, rows: Sequence[ScoreRow]) -> None:
-        if rows:
-            await self._queued(_Batch(scores=list(rows)))
-
-    async def _queued(self, rows: _Batch) -> None:
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append((rows, done))
-        self._wake.set()
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write_loop())
-        await done
-
-    async def close(self) -> None:
-        """Commit what is queued and stop the writer; waits for a write under way (the store's
-        connection must not be used from two threads at once)."""
-        self._closing = True
-        self._wake.set()
-        if self._writer is not None:
-            await asyncio.wait([self._writer])
-
-    async def _write_loop(self) -> None:
-        while True:
-            if not self._queue:
-                if self._closing:
-                    return
-                await self._wake.wait()
-                self._wake.clear()
-                continue
-            queued, self._queue = self._queue, []
-            try:
-                await asyncio.to_thread(self._write, [rows for rows, _ in queued])
-                failure: Exception | None = None
-            except Exception as e:
-                failure = e
-            for _, done in queued:
-                if not done.done():
-                    if failure is None:
-                        done.set_result(None)
-                    else:
-                        done.set_exception(failure)
-
-    def _write(self, queued: Sequence[_Batch]) -> None:
-        # Committed before it is graded: the raw answer is never lost to a grading bug.
-        records = [r for batch in queued for r in batch.records]
-        self._store.add_records(records)
-        if self._keys and records:
-            # After the records' own commit: a kill in between costs a cache entry, never an
-            # answer; so does a cache that cannot be written (a full disk says so at the next
-            # records' commit), which is then given up for the rest of the run.
-            try:
-                response_cache.remember(
-                    self._store,
-                    (CacheEntry(*self._keys[k], r) for r in records
-                     if (k := (r.model, r.sample_id, r.epoch)) in self._keys),
-                )  # fmt: skip
-            except StoreError:
-                self._keys = {}
-        self._store.add_scores(self._run_id, [s for batch in queued for s in batch.scores])
-
-
-@dataclass(frozen=True)
-class _Batch:
-    """What one `commit` hands the writer: answers to store, or their grades."""
-
-    records: list[Record] = field(default_factory=list)
-    scores: list[ScoreRow] = field(default_factory=list)
-
-
-_Keys = dict[tuple[str, str, int], tuple[str, str]]
-"""(model, sample id, epoch) → (response cache key, key owner) of each request to be asked."""
-
-
 def _cache_keys(
     settings: AskSettings,
     todo: Mapping[str, Sequence[tuple[Sample, int]]],
     sources: Mapping[str, KeySource],
-) -> _Keys:
-    keys: _Keys = {}
+) -> CacheKeys:
+    keys: CacheKeys = {}
     for model, items in todo.items():
         source = sources.get(model)
         secret = source.read() if source is not None else None
@@ -246,7 +152,7 @@ def _reuse_cached(
     store: RunStore,
     settings: AskSettings,
     todo: Mapping[str, list[tuple[Sample, int]]],
-    keys: _Keys,
+    keys: CacheKeys,
     any_owner: bool,
 ) -> tuple[dict[str, list[tuple[Sample, int]]], dict[str, int]]:
     """Store, as this run's records, the cached answer of every item the cache holds; what is
@@ -350,88 +256,21 @@ async def execute(
         if resume is None:
             # Every provider is built and checked before the store is opened: a bad model
             # string, a missing key or a model that cannot do the run writes nothing.
-            built = _providers(plan, given, own, keys, chosen.asks_here)
-            check_capabilities(built)
-            if plan.batch is not None:
-                check_batchable(built)
+            built = _checked_providers(plan, given, own, keys, chosen.asks_here)
         with RunStore.open(plan.results_dir) as store:
             run_id, resumed = open_or_create_run(store, plan, resume)
             if resumed:
                 plan = plan_from_store(store, run_id, plan)
             if resume is not None:
                 keys = run_keys(plan, given, check_set=check_set)
-                built = _providers(plan, given, own, keys, chosen.asks_here)
-                check_capabilities(built)
-                if plan.batch is not None:
-                    check_batchable(built)
+                built = _checked_providers(plan, given, own, keys, chosen.asks_here)
             todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
-            settings = AskSettings(
-                run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
-                params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
-                limits=plan.limits, breaker_threshold=plan.breaker_threshold,
-                keys={m: keys[m] for m in plan.models if m in keys},
-            )  # fmt: skip
-            cache_keys: _Keys = {}
-            reused: dict[str, int] = {}
-            if plan.cache != "off":
-                cache_keys = _cache_keys(settings, todo, keys)
-            if reuses(plan.cache, plan.params):
-                todo, reused = _reuse_cached(
-                    store, settings, todo, cache_keys, plan.cache_share_keys
-                )
-            counts = store.count_records(run_id)
+            settings = _settings(plan, run_id, keys)
+            todo, cache_keys, reused = _from_cache(store, plan, settings, todo, keys)
             if on_plan is not None:
-                on_plan(
-                    run_id,
-                    {m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m]))
-                     for m in plan.models},
-                )  # fmt: skip
-            grading.prepare(store, run_id, plan.task)
-            sink = _GroupCommit(store, run_id, cache_keys)
-            grader = grading.RunGrader(plan.task, sink.commit_scores, on_result)
-
-            async def commit(batch: Sequence[tuple[Record, Sample]]) -> None:
-                await sink.commit(batch)  # stored first: a grader bug never loses an answer
-                grader.submit(batch)
-
-            async def close() -> None:
-                try:
-                    await grader.close()
-                finally:
-                    await sink.close()
-
-            store.set_status(run_id, "running")
-            deadline_hit = False
-            calls: dict[str, ModelCalls] = {}
-            try:
-                if plan.batch is not None:
-                    work = _ask_in_batches(plan, settings, todo, built, commit)
-                else:
-                    work = chosen.run(settings, todo, built, commit)
-                remaining = None
-                if plan.deadline_s is not None:
-                    remaining = max(0.0, plan.deadline_s - (time.monotonic() - started))
-                calls = await asyncio.wait_for(work, timeout=remaining)
-                missing = sum(c.left_missing for c in calls.values())
-                asked = sum(len(t) for t in todo.values()) - missing
-                await close()
-                grading.grade_ungraded(store, run_id, plan.task)
-                store.set_status(run_id, "interrupted" if missing else "complete")
-            except TimeoutError:
-                await close()
-                grading.grade_ungraded(store, run_id, plan.task)
-                deadline_hit, asked = True, 0
-                store.set_status(run_id, "interrupted")
-            except BaseException as e:
-                # Stopped: the answers stored but not graded yet are graded when it resumes.
-                grader.abandon()
-                await sink.close()
-                with contextlib.suppress(StoreError):  # e.g. the disk is full: say the first
-                    store.set_status(run_id, "interrupted")
-                failure = first_proctor_error(e)
-                if failure is None:
-                    raise
-                raise failure from e
+                on_plan(run_id, _planned(store, run_id, plan.models, todo))
+            asking = _Asking(store, plan, settings, todo, cache_keys, built, started)
+            calls, asked, deadline_hit = await _ask_and_grade(asking, chosen, on_result)
             reports = tuple(
                 ModelReport(m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures))
                 for m, c in calls.items()
@@ -442,6 +281,133 @@ async def execute(
     finally:
         for p in own:
             await p.aclose()
+
+
+def _checked_providers(
+    plan: RunPlan,
+    given: Mapping[str, Provider],
+    own: list[Provider],
+    keys: Mapping[str, KeySource],
+    asks_here: bool,
+) -> dict[str, Provider]:
+    """The providers that ask, per model, each checked able to do the run (and to batch, with
+    --batch); only those handed in when the executor's workers make their own."""
+    if asks_here:
+        built = {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
+    else:
+        built = dict(given)
+    check_capabilities(built)
+    if plan.batch is not None:
+        check_batchable(built)
+    return built
+
+
+def _settings(plan: RunPlan, run_id: str, keys: Mapping[str, KeySource]) -> AskSettings:
+    return AskSettings(
+        run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
+        params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
+        limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+        keys={m: keys[m] for m in plan.models if m in keys},
+    )  # fmt: skip
+
+
+def _from_cache(
+    store: RunStore,
+    plan: RunPlan,
+    settings: AskSettings,
+    todo: dict[str, list[tuple[Sample, int]]],
+    keys: Mapping[str, KeySource],
+) -> tuple[dict[str, list[tuple[Sample, int]]], CacheKeys, dict[str, int]]:
+    """What is left to ask once the response cache's answers are stored, the cache key of each
+    request (for the writer to remember its answer) and per model how many were reused."""
+    cache_keys: CacheKeys = {}
+    reused: dict[str, int] = {}
+    if plan.cache != "off":
+        cache_keys = _cache_keys(settings, todo, keys)
+    if reuses(plan.cache, plan.params):
+        todo, reused = _reuse_cached(store, settings, todo, cache_keys, plan.cache_share_keys)
+    return todo, cache_keys, reused
+
+
+def _planned(
+    store: RunStore,
+    run_id: str,
+    models: Sequence[str],
+    todo: Mapping[str, Sequence[tuple[Sample, int]]],
+) -> dict[str, tuple[int, int]]:
+    """Per model, (answers stored and not asked again, answers to ask) for `on_plan`."""
+    counts = store.count_records(run_id)
+    return {
+        m: (counts.get(m, 0) - _redo(todo[m], store, run_id, m), len(todo[m])) for m in models
+    }
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """What one session of asking works on: the open store, the plan, what to ask and who asks."""
+
+    store: RunStore
+    plan: RunPlan
+    settings: AskSettings
+    todo: Mapping[str, list[tuple[Sample, int]]]
+    cache_keys: CacheKeys
+    providers: Mapping[str, Provider]
+    started: float
+    """time.monotonic() when the run started, for its deadline."""
+
+
+async def _ask_and_grade(
+    a: _Asking, chosen: Executor, on_result: OnResult | None
+) -> tuple[dict[str, ModelCalls], int, bool]:
+    """Ask every item to ask (through the batch APIs with --batch), each answer stored, then
+    graded as it comes, and set the run's status; (calls per model, how many were asked,
+    whether the deadline stopped it)."""
+    store, plan, run_id = a.store, a.plan, a.settings.run_id
+    grading.prepare(store, run_id, plan.task)
+    sink = GroupCommit(store, run_id, a.cache_keys)
+    grader = grading.RunGrader(plan.task, sink.commit_scores, on_result)
+
+    async def commit(batch: Sequence[tuple[Record, Sample]]) -> None:
+        await sink.commit(batch)  # stored first: a grader bug never loses an answer
+        grader.submit(batch)
+
+    async def close() -> None:
+        try:
+            await grader.close()
+        finally:
+            await sink.close()
+
+    store.set_status(run_id, "running")
+    try:
+        if plan.batch is not None:
+            work = _ask_in_batches(plan, a.settings, a.todo, a.providers, commit)
+        else:
+            work = chosen.run(a.settings, a.todo, a.providers, commit)
+        remaining = None
+        if plan.deadline_s is not None:
+            remaining = max(0.0, plan.deadline_s - (time.monotonic() - a.started))
+        calls = await asyncio.wait_for(work, timeout=remaining)
+        missing = sum(c.left_missing for c in calls.values())
+        asked = sum(len(t) for t in a.todo.values()) - missing
+        await close()
+        grading.grade_ungraded(store, run_id, plan.task)
+        store.set_status(run_id, "interrupted" if missing else "complete")
+        return calls, asked, False
+    except TimeoutError:
+        await close()
+        grading.grade_ungraded(store, run_id, plan.task)
+        store.set_status(run_id, "interrupted")
+        return {}, 0, True
+    except BaseException as e:
+        # Stopped: the answers stored but not graded yet are graded when it resumes.
+        grader.abandon()
+        await sink.close()
+        with contextlib.suppress(StoreError):  # e.g. the disk is full: say the first
+            store.set_status(run_id, "interrupted")
+        failure = first_proctor_error(e)
+        if failure is None:
+            raise
+        raise failure from e
 
 
 def first_proctor_error(error: BaseException) -> ProctorError | None:
@@ -464,19 +430,6 @@ def run_keys(
     their maker's business); ConfigError, before any call, when the key rule refuses."""
     models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
     return key_sources(models, plan.api_key_env, check_set=check_set)
-
-
-def _providers(
-    plan: RunPlan,
-    given: Mapping[str, Provider],
-    own: list[Provider],
-    keys: Mapping[str, KeySource],
-    asks_here: bool,
-) -> dict[str, Provider]:
-    """The providers that ask, per model; none when the executor's workers make their own."""
-    if not asks_here:
-        return dict(given)
-    return {m: given.get(m) or _own(own, m, keys[m]) for m in plan.models}
 
 
 def _own(own: list[Provider], model: str, key: KeySource) -> Provider:

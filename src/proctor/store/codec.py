@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, get_args
 
 from proctor._util.untrusted import repair_text
+from proctor.datasets.jsonl import sample_dict
 from proctor.errors import StoreError
 from proctor.types import (
     AnswerType,
@@ -66,17 +67,10 @@ def outcome_name(value: object) -> Outcome:
 
 
 def sample_to_json(sample: Sample) -> str:
+    """The sample's record (`sample_dict`), every key kept: decimals and metadata stored even
+    when None or empty."""
     return storable_dumps(
-        {
-            "id": sample.id,
-            "input": sample.input,
-            "target": sample.target,
-            "category": sample.category,
-            "difficulty": sample.difficulty,
-            "answer_type": sample.answer_type,
-            "decimals": sample.decimals,
-            "metadata": dict(sample.metadata),
-        }
+        {**sample_dict(sample), "decimals": sample.decimals, "metadata": dict(sample.metadata)}
     )
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from proctor.store import codec
-from proctor.store.tables import Transactions, now, require_run
+from proctor.store.tables import Transactions, now, require_run, upsert
 from proctor.types import Usage
 
 JudgementStatus = Literal["ok", "unscored", "call_failed"]
@@ -44,20 +44,16 @@ class Judgement:
 
 
 _COLUMNS = (
-    "run_id, model, sample_id, epoch, judge, ordering, status, reply, replies, prompt, rubric,"
-    " attempts, error, prompt_tokens, completion_tokens, latency_s, created_at"
-)
+    "run_id", "model", "sample_id", "epoch", "judge", "ordering", "status", "reply", "replies",
+    "prompt", "rubric", "attempts", "error", "prompt_tokens", "completion_tokens", "latency_s",
+    "created_at",
+)  # fmt: skip
 # Like records: a stored verdict (or unscored reading) stays; a failed call may be replaced.
-_UPSERT = (
-    f"INSERT INTO judgements ({_COLUMNS})"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (run_id, model, sample_id, epoch, judge, ordering) DO UPDATE SET"
-    " status = excluded.status, reply = excluded.reply, replies = excluded.replies,"
-    " prompt = excluded.prompt, rubric = excluded.rubric, attempts = excluded.attempts,"
-    " error = excluded.error, prompt_tokens = excluded.prompt_tokens,"
-    " completion_tokens = excluded.completion_tokens, latency_s = excluded.latency_s,"
-    " created_at = excluded.created_at"
-    " WHERE judgements.status = 'call_failed'"
+_UPSERT = upsert(
+    "judgements",
+    _COLUMNS,
+    ("run_id", "model", "sample_id", "epoch", "judge", "ordering"),
+    "judgements.status = 'call_failed'",
 )
 
 

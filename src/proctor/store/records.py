@@ -7,22 +7,19 @@ import json
 from collections.abc import Sequence
 
 from proctor.store import codec
-from proctor.store.tables import Transactions, now, require_run, tuples
+from proctor.store.tables import Transactions, now, require_run, tuples, upsert
 from proctor.types import Record
 
 READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
 """A record's columns as `codec.record_from_row` reads them, from `records r`."""
 
-_COLUMNS = ", ".join(codec.RECORD_COLUMNS)
-_PLACEHOLDERS = ", ".join("?" for _ in codec.RECORD_COLUMNS)
-_KEY = ("run_id", "model", "sample_id", "epoch")
-_UPDATES = ", ".join(f"{c} = excluded.{c}" for c in codec.RECORD_COLUMNS if c not in _KEY)
 # First "ok" wins: a stored failure may be replaced (by a success, or by a later failure), a
 # stored success never is.
-_UPSERT = (
-    f"INSERT INTO records ({_COLUMNS}) VALUES ({_PLACEHOLDERS}) "
-    f"ON CONFLICT (run_id, model, sample_id, epoch) DO UPDATE SET {_UPDATES} "
-    "WHERE records.status = 'call_failed'"
+_UPSERT = upsert(
+    "records",
+    codec.RECORD_COLUMNS,
+    ("run_id", "model", "sample_id", "epoch"),
+    "records.status = 'call_failed'",
 )
 
 

@@ -1,9 +1,11 @@
 """What every table module of the store shares: the store as it sees it (`Transactions`), the
-time stamp rows carry, plain-tuple reads, and the run every row belongs to."""
+time stamp rows carry, plain-tuple reads, the write that keeps a good row, and the run every row
+belongs to."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +28,17 @@ class Transactions(Protocol):
 
 def now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+def upsert(table: str, columns: Sequence[str], key: Sequence[str], replace_when: str) -> str:
+    """The INSERT of one row of `columns` into `table`; a row already there with the same `key`
+    has every other column replaced only WHERE `replace_when` (its call failed, say): how records,
+    judgements and turns keep the first good answer and ask a failed one again."""
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates} WHERE {replace_when}"
+    )
 
 
 def tuples(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:

@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from proctor.store import codec
 from proctor.store.codec import count_to_column, storable
-from proctor.store.tables import Transactions, now, require_run
+from proctor.store.tables import Transactions, now, require_run, upsert
 from proctor.types import FinishReason, Usage
 
 TurnKind = Literal["model", "tool"]
@@ -51,22 +51,11 @@ class Turn:
 
 
 COLUMNS = (
-    "run_id, model, position, step, kind, status, asked, bindings, text, finish_reason,"
-    " prompt_tokens, completion_tokens, usage_reported, latency_s, attempts, reported_model,"
-    " error, created_at"
-)
-UPSERT = (
-    f"INSERT INTO turns ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (run_id, model, position) DO UPDATE SET"
-    " step = excluded.step, kind = excluded.kind, status = excluded.status,"
-    " asked = excluded.asked, bindings = excluded.bindings, text = excluded.text,"
-    " finish_reason = excluded.finish_reason, prompt_tokens = excluded.prompt_tokens,"
-    " completion_tokens = excluded.completion_tokens, usage_reported = excluded.usage_reported,"
-    " latency_s = excluded.latency_s, attempts = excluded.attempts,"
-    " reported_model = excluded.reported_model, error = excluded.error,"
-    " created_at = excluded.created_at"
-    " WHERE turns.status <> 'ok'"
-)
+    "run_id", "model", "position", "step", "kind", "status", "asked", "bindings", "text",
+    "finish_reason", "prompt_tokens", "completion_tokens", "usage_reported", "latency_s",
+    "attempts", "reported_model", "error", "created_at",
+)  # fmt: skip
+UPSERT = upsert("turns", COLUMNS, ("run_id", "model", "position"), "turns.status <> 'ok'")
 
 
 def to_row(t: Turn, now: str) -> tuple[object, ...]:

@@ -8,11 +8,7 @@ extract  \\boxed{} → "final answer is" / "the answer is" / "Answer:" → "####
          (a flagged fallback); reasoning traces removed first
 score    exact integer; symbolic only if the answer is an expression
 metrics  accuracy by exam; pass@k and maj@N with --samples N (in the report)
-version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are never
-         read as plain numbers; float artefacts; a truncated last answer line is truncated;
-         2 → 3: units compared by the one unit table (cents are not dollars, tons against
-         tonnes and 兆 unscored, mL = cm³), number words and Chinese numerals read by the
-         shared number reader)
+version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations
@@ -20,13 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.prompts.maths import ZERO_SHOT, aime_prompt
 from proctor.score.maths import RULES, grade_maths
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, Task, benchmark_task
+from proctor.tasks.maths_version import VERSION
 from proctor.types import Record, Sample, Score
 
-VERSION = "3"
 SOURCE = "builtin/aime/aime_2024_2025_matharena.jsonl (eth-sri/matharena@81f103e)"
 
 
@@ -34,7 +29,7 @@ def _loader(years: tuple[int, ...]) -> Callable[[int | None, int | None], Datase
     def load(seed: int | None, n: int | None) -> Dataset:
         samples = benchmarks.aime(years)[:n]
         name = "aime-" + "-".join(map(str, years))
-        return Dataset(samples, content_hash(samples), name, SOURCE)
+        return Dataset.of(samples, name, SOURCE)
 
     return load
 
@@ -50,17 +45,16 @@ def grade_record(record: Record, sample: Sample) -> Score:
 
 
 def _task(name: str, years: tuple[int, ...], description: str) -> Task:
-    return Task(
-        name=name,
-        version=VERSION,
-        description=description,
-        load=_loader(years),
-        build_prompt=aime_prompt,
-        grade=grade_record,
-        rules=RULES,
-        default_variant=ZERO_SHOT,
+    return benchmark_task(
+        name,
+        VERSION,
+        description,
+        _loader(years),
+        aime_prompt,
+        grade_record,
+        RULES,
         variants=(ZERO_SHOT,),
-        max_tokens={ZERO_SHOT: 2048},
+        max_tokens=2048,
     )
 
 

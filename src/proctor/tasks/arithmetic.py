@@ -14,7 +14,6 @@ metrics  accuracy with Wilson interval, by category and difficulty, outcome coun
 from __future__ import annotations
 
 from proctor.datasets.arithmetic import GENERATOR_VERSION, generate
-from proctor.datasets.jsonl import content_hash
 from proctor.prompts.arithmetic import build_prompt
 from proctor.score.numeric import RULES, grade
 from proctor.stats.tiers import TIERS
@@ -29,7 +28,7 @@ DEFAULT_N = 50
 
 def load(seed: int | None, n: int | None) -> Dataset:
     samples = tuple(generate(DEFAULT_SEED if seed is None else seed, DEFAULT_N if n is None else n))
-    return Dataset(samples, content_hash(samples), GENERATOR_VERSION, "generator")
+    return Dataset.of(samples, GENERATOR_VERSION, "generator")
 
 
 def grade_record(record: Record, sample: Sample) -> Score:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict, Unpack
 
+from proctor.datasets.jsonl import content_hash
 from proctor.stats.tiers import Tier
 from proctor.types import GradedItem, Prompt, Record, Sample, Score
 
@@ -25,6 +27,12 @@ class Dataset:
     content_hash: str
     generator_version: str
     source: str
+
+    @classmethod
+    def of(cls, samples: Sequence[Sample], generator_version: str, source: str) -> Dataset:
+        """These samples with their content hash: the one place a loader's hash is taken."""
+        picked = tuple(samples)
+        return cls(picked, content_hash(picked), generator_version, source)
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,47 @@ class Task:
     confidence: Confidences | None = None
     """The confidences a task asks its replies to state, for the calibration section; None: the
     task asks for none."""
+
+
+class TaskExtras(TypedDict, total=False):
+    """The optional parts of a Task a built-in benchmark may add (see `Task` for each)."""
+
+    metrics: TaskMetrics
+    with_limits: Callable[[str], Task]
+    grading_note: Callable[[], str]
+    confidence: Confidences
+
+
+def benchmark_task(
+    name: str,
+    version: str,
+    description: str,
+    load: Callable[[int | None, int | None], Dataset],
+    build_prompt: Callable[[Sample, str, str], Prompt],
+    grade: Callable[[Record, Sample], Score],
+    rules: Mapping[str, str],
+    *,
+    variants: tuple[str, ...],
+    max_tokens: int,
+    load_file: Callable[[Path, int | None], Dataset] | None = None,
+    **extras: Unpack[TaskExtras],
+) -> Task:
+    """A built-in benchmark's task: the first of `variants` is the default, and every variant
+    gets the same `max_tokens`."""
+    return Task(
+        name,
+        version,
+        description,
+        load,
+        build_prompt,
+        grade,
+        rules,
+        default_variant=variants[0],
+        variants=variants,
+        max_tokens=dict.fromkeys(variants, max_tokens),
+        load_file=load_file,
+        **extras,
+    )
 
 
 NOT_GRADED_YET = Score(

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
 from proctor.plugins import SCORER_GROUP, PluginTable
@@ -60,7 +59,7 @@ def define_task(
         picked = _samples(name, samples)
         if n is not None:
             picked = picked[:n]
-        return Dataset(picked, content_hash(picked), f"{name}/{version}", _source(samples))
+        return Dataset.of(picked, f"{name}/{version}", _source(samples))
 
     def build_prompt(sample: Sample, variant: str, lang: str) -> Prompt:
         made = _render(prompt, sample)

@@ -20,12 +20,11 @@ import os
 from pathlib import Path
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.errors import ConfigError
 from proctor.prompts.choice import choice_prompt
 from proctor.prompts.maths import ZERO_SHOT
 from proctor.score.choice import RULES, grade_choice
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, benchmark_task
 from proctor.types import Record, Sample, Score
 
 VERSION = "1"
@@ -41,7 +40,7 @@ def load_file(path: Path | str, seed: int | None) -> Dataset:
         samples = benchmarks.gpqa_hf(where[len(HF_PREFIX) :] or "gpqa_diamond", seed=s)
     else:
         samples = benchmarks.gpqa_csv(path, seed=s)
-    return Dataset(samples, content_hash(samples), f"gpqa-shuffle-seed-{s}", where)
+    return Dataset.of(samples, f"gpqa-shuffle-seed-{s}", where)
 
 
 def load(seed: int | None, n: int | None) -> Dataset:
@@ -54,7 +53,7 @@ def load(seed: int | None, n: int | None) -> Dataset:
         )
     data = load_file(where, seed)
     samples = data.samples[:n]
-    return Dataset(samples, content_hash(samples), data.generator_version, data.source)
+    return Dataset.of(samples, data.generator_version, data.source)
 
 
 def grade_record(record: Record, sample: Sample) -> Score:
@@ -65,16 +64,15 @@ def grade_record(record: Record, sample: Sample) -> Score:
     )
 
 
-TASK = Task(
-    name="gpqa",
-    version=VERSION,
-    description="GPQA (your copy: CSV or gated HF dataset); 4 choices shuffled by seed.",
-    load=load,
-    build_prompt=choice_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
+TASK = benchmark_task(
+    "gpqa",
+    VERSION,
+    "GPQA (your copy: CSV or gated HF dataset); 4 choices shuffled by seed.",
+    load,
+    choice_prompt,
+    grade_record,
+    RULES,
     variants=(ZERO_SHOT,),
-    max_tokens={ZERO_SHOT: 1024},
+    max_tokens=1024,
     load_file=load_file,
 )

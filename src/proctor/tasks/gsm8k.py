@@ -9,11 +9,7 @@ score    exact number (big integers compared exactly), symbolic only for an expr
 metrics  accuracy by our extraction; beside it, on the same raw replies, accuracy under
          lm-evaluation-harness's strict-match and flexible-extract filters (`lmeval_metrics`,
          and each score's explanation says what those filters took)
-version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are never
-         read as plain numbers; float artefacts; a truncated last answer line is truncated;
-         2 → 3: units compared by the one unit table (cents are not dollars, tons against
-         tonnes and 兆 unscored, mL = cm³), number words and Chinese numerals read by the
-         shared number reader)
+version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations
@@ -21,15 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.extract.lmeval import lmeval_exact_match, lmeval_filters
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, gsm8k_prompt
 from proctor.score.maths import RULES as MATHS_RULES
 from proctor.score.maths import grade_maths
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.maths_version import VERSION
 from proctor.types import GradedItem, Record, Sample, Score
 
-VERSION = "3"
 SOURCE = "builtin/gsm8k/test.jsonl (openai/grade-school-math@3101c7d)"
 
 RULES: dict[str, str] = {
@@ -41,7 +36,7 @@ RULES: dict[str, str] = {
 
 def load(seed: int | None, n: int | None) -> Dataset:
     samples = benchmarks.gsm8k()[:n]
-    return Dataset(samples, content_hash(samples), "gsm8k-test", SOURCE)
+    return Dataset.of(samples, "gsm8k-test", SOURCE)
 
 
 def _lmeval_note(text: str, target: str) -> str:
@@ -95,16 +90,15 @@ def lmeval_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, flo
     }
 
 
-TASK = Task(
-    name="gsm8k",
-    version=VERSION,
-    description="GSM8K test (1,319 word problems); exact number; lm-eval filters shown beside.",
-    load=load,
-    build_prompt=gsm8k_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
+TASK = benchmark_task(
+    "gsm8k",
+    VERSION,
+    "GSM8K test (1,319 word problems); exact number; lm-eval filters shown beside.",
+    load,
+    gsm8k_prompt,
+    grade_record,
+    RULES,
     variants=(ZERO_SHOT, FEW_SHOT),
-    max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
+    max_tokens=512,
     metrics=lmeval_metrics,
 )

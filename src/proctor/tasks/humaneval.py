@@ -18,13 +18,13 @@ version  2 (1: tests in the same program as the code, 15 s)
 from __future__ import annotations
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.prompts.code import humaneval_prompt
 from proctor.prompts.maths import ZERO_SHOT
-from proctor.sandbox import PROFILES, REFERENCE, Job, Limits
-from proctor.score.code import RULES, grade_code, humaneval_program, sandbox_note
-from proctor.tasks.base import Dataset, Task
-from proctor.types import Record, Sample, Score
+from proctor.sandbox import REFERENCE, Job
+from proctor.score.code import humaneval_program
+from proctor.tasks.base import Dataset
+from proctor.tasks.code import sandboxed_task
+from proctor.types import Sample
 
 VERSION = "2"
 SOURCE = "builtin/humaneval/HumanEval.jsonl.gz (openai/human-eval@6d43fb9)"
@@ -33,7 +33,7 @@ LIMITS = REFERENCE
 
 def load(seed: int | None, n: int | None) -> Dataset:
     samples = benchmarks.humaneval()[:n]
-    return Dataset(samples, content_hash(samples), "humaneval", SOURCE)
+    return Dataset.of(samples, "humaneval", SOURCE)
 
 
 def program(code: str, sample: Sample) -> Job:
@@ -42,32 +42,14 @@ def program(code: str, sample: Sample) -> Job:
     )
 
 
-def grade_record(record: Record, sample: Sample, limits: Limits = LIMITS) -> Score:
-    return grade_code(
-        record.text,
-        record.finish_reason,
-        sample,
-        build=program,
-        limits=limits,
-    )
-
-
-def make_task(limits: Limits = LIMITS) -> Task:
-    """The task graded under `limits`; its version names them unless they are the reference."""
-    return Task(
-        name="humaneval",
-        version=VERSION if limits == REFERENCE else f"{VERSION}+{limits.name}",
-        description="HumanEval (164 Python functions); tests run in the sandbox.",
-        load=load,
-        build_prompt=humaneval_prompt,
-        grade=lambda record, sample: grade_record(record, sample, limits),
-        rules=RULES,
-        default_variant=ZERO_SHOT,
-        variants=(ZERO_SHOT,),
-        max_tokens={ZERO_SHOT: 512},
-        with_limits=lambda profile: make_task(PROFILES[profile]),
-        grading_note=lambda: sandbox_note(limits),
-    )
-
-
-TASK = make_task()
+TASK = sandboxed_task(
+    "humaneval",
+    VERSION,
+    "HumanEval (164 Python functions); tests run in the sandbox.",
+    load,
+    humaneval_prompt,
+    program,
+    variants=(ZERO_SHOT,),
+    max_tokens=512,
+    limits=LIMITS,
+)

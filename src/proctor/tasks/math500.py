@@ -10,29 +10,24 @@ score    ambiguous forms unscored; scale words and units respected; same text af
          normalisation; exact number; then math-verify (sympy) in a helper process with a 10 s
          deadline (decimals exact): a timeout is unscored
 metrics  accuracy by subject and level
-version  3 (1 → 2: mixed numbers, constants, lists, units and scale words are never
-         read as plain numbers; float artefacts; a truncated last answer line is truncated;
-         2 → 3: units compared by the one unit table (cents are not dollars, tons against
-         tonnes and 兆 unscored, mL = cm³), number words and Chinese numerals read by the
-         shared number reader)
+version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, boxed_prompt
 from proctor.score.maths import RULES, grade_maths
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.maths_version import VERSION
 from proctor.types import Record, Sample, Score
 
-VERSION = "3"
 SOURCE = "builtin/math500/test.jsonl (openai/prm800k test split)"
 
 
 def load(seed: int | None, n: int | None) -> Dataset:
     samples = benchmarks.math500()[:n]
-    return Dataset(samples, content_hash(samples), "math500", SOURCE)
+    return Dataset.of(samples, "math500", SOURCE)
 
 
 def grade_record(record: Record, sample: Sample) -> Score:
@@ -46,15 +41,14 @@ def grade_record(record: Record, sample: Sample) -> Score:
     )
 
 
-TASK = Task(
-    name="math500",
-    version=VERSION,
-    description="MATH-500 (500 competition problems); symbolic equivalence via math-verify.",
-    load=load,
-    build_prompt=boxed_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=ZERO_SHOT,
+TASK = benchmark_task(
+    "math500",
+    VERSION,
+    "MATH-500 (500 competition problems); symbolic equivalence via math-verify.",
+    load,
+    boxed_prompt,
+    grade_record,
+    RULES,
     variants=(ZERO_SHOT, FEW_SHOT),
-    max_tokens={ZERO_SHOT: 1024, FEW_SHOT: 1024},
+    max_tokens=1024,
 )

@@ -24,14 +24,14 @@ import re
 from pathlib import Path
 
 from proctor.datasets import benchmarks
-from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.prompts.code import MbppExample, mbpp_prompt
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT
-from proctor.sandbox import PROFILES, REFERENCE, Job, Limits
-from proctor.score.code import RULES, grade_code, mbpp_program, sandbox_note
-from proctor.tasks.base import Dataset, Task
-from proctor.types import Prompt, Record, Sample, Score
+from proctor.sandbox import REFERENCE, Job
+from proctor.score.code import mbpp_program
+from proctor.tasks.base import Dataset
+from proctor.tasks.code import sandboxed_task
+from proctor.types import Prompt, Sample
 
 VERSION = "2"
 SOURCE = "builtin/mbpp/mbpp.jsonl (google-research mbpp via FormulaMonks/llm-benchmarker-suite)"
@@ -61,13 +61,13 @@ def with_entry_point(sample: Sample) -> Sample:
 
 def load(seed: int | None, n: int | None) -> Dataset:
     samples = tuple(with_entry_point(s) for s in benchmarks.mbpp("test")[:n])
-    return Dataset(samples, content_hash(samples), "mbpp-test", SOURCE)
+    return Dataset.of(samples, "mbpp-test", SOURCE)
 
 
 def load_file(path: Path, seed: int | None) -> Dataset:
     """Your own MBPP-style file (JSONL/CSV with test_list, as JSON, in its metadata)."""
     samples = tuple(with_entry_point(s) for s in load_samples(path))
-    return Dataset(samples, content_hash(samples), "file", str(path))
+    return Dataset.of(samples, "file", str(path))
 
 
 @functools.cache
@@ -95,33 +95,15 @@ def program(code: str, sample: Sample) -> Job:
     )
 
 
-def grade_record(record: Record, sample: Sample, limits: Limits = LIMITS) -> Score:
-    return grade_code(
-        record.text,
-        record.finish_reason,
-        sample,
-        build=program,
-        limits=limits,
-    )
-
-
-def make_task(limits: Limits = LIMITS) -> Task:
-    """The task graded under `limits`; its version names them unless they are the reference."""
-    return Task(
-        name="mbpp",
-        version=VERSION if limits == REFERENCE else f"{VERSION}+{limits.name}",
-        description="MBPP test split (500 Python tasks, ids 11-510); asserts run in the sandbox.",
-        load=load,
-        load_file=load_file,
-        build_prompt=build_prompt,
-        grade=lambda record, sample: grade_record(record, sample, limits),
-        rules=RULES,
-        default_variant=ZERO_SHOT,
-        variants=(ZERO_SHOT, FEW_SHOT),
-        max_tokens={ZERO_SHOT: 512, FEW_SHOT: 512},
-        with_limits=lambda profile: make_task(PROFILES[profile]),
-        grading_note=lambda: sandbox_note(limits),
-    )
-
-
-TASK = make_task()
+TASK = sandboxed_task(
+    "mbpp",
+    VERSION,
+    "MBPP test split (500 Python tasks, ids 11-510); asserts run in the sandbox.",
+    load,
+    build_prompt,
+    program,
+    variants=(ZERO_SHOT, FEW_SHOT),
+    max_tokens=512,
+    limits=LIMITS,
+    load_file=load_file,
+)

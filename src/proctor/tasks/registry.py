@@ -7,7 +7,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
 from proctor.plugins import TASK_GROUP, PluginTable
@@ -152,4 +151,4 @@ def load_for_run(
         # the whole paper, in its order: every loader's hash is `content_hash` of exactly these
         # samples (hashing 100,000 samples again cost ~0.5 s of a run's start)
         return Dataset(picked, loaded.content_hash, version, source)
-    return Dataset(picked, content_hash(picked), version, source)
+    return Dataset.of(picked, version, source)

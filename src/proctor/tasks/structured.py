@@ -25,7 +25,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from proctor.datasets.benchmarks import builtin_bytes
-from proctor.datasets.jsonl import content_hash
 from proctor.datasets.perturb import perturb
 from proctor.datasets.records import checked_json, read_text
 from proctor.errors import ConfigError, DatasetError
@@ -38,7 +37,7 @@ from proctor.score.structured import (
 )
 from proctor.stats.calibration import brier_score, expected_calibration_error
 from proctor.stats.perturbation import accuracy_drop
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, benchmark_task
 from proctor.types import GradedItem, Message, Outcome, Prompt, Record, Sample, Score
 
 VERSION = "3"
@@ -158,12 +157,12 @@ def load(seed: int | None, n: int | None) -> Dataset:
     samples = read_items(builtin_bytes("structured", "items.jsonl").decode("utf-8"), SOURCE)
     if n is not None:
         samples = samples[:n]
-    return Dataset(samples, content_hash(samples), "structured-2", SOURCE)
+    return Dataset.of(samples, "structured-2", SOURCE)
 
 
 def load_file(path: Path, seed: int | None) -> Dataset:
     samples = read_items(read_text(path, str(path)), str(path))
-    return Dataset(samples, content_hash(samples), "file", str(path))
+    return Dataset.of(samples, "file", str(path))
 
 
 _SYSTEM = {
@@ -304,7 +303,7 @@ def load_perturbed(seed: int | None, n: int | None) -> Dataset:
     variants (seeded)."""
     base = load(None, n)
     samples = tuple(perturb(base.samples, seed=0 if seed is None else seed))
-    return Dataset(samples, content_hash(samples), "structured-2+perturb-1", SOURCE)
+    return Dataset.of(samples, "structured-2+perturb-1", SOURCE)
 
 
 def perturbed_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, float]]:
@@ -315,19 +314,18 @@ def perturbed_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, 
     return out
 
 
-TASK = Task(
-    name="structured",
-    version=VERSION,
-    description="Structured answers {answer, confidence, citations, valid_until} on three axes.",
-    load=load,
-    build_prompt=build_prompt,
-    grade=grade_record,
-    rules=RULES,
-    default_variant=VARIANT,
+TASK = benchmark_task(
+    "structured",
+    VERSION,
+    "Structured answers {answer, confidence, citations, valid_until} on three axes.",
+    load,
+    build_prompt,
+    grade_record,
+    RULES,
     variants=(VARIANT,),
-    max_tokens={VARIANT: 256},
-    metrics=structured_metrics,
+    max_tokens=256,
     load_file=load_file,
+    metrics=structured_metrics,
     confidence=confidence_pairs,
 )
 

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from proctor.datasets.jsonl import content_hash
 from proctor.datasets.suites.case import CaseSpec
 from proctor.datasets.suites.loader import load_suite
 from proctor.errors import ConfigError
@@ -32,7 +31,7 @@ from proctor.score.extraction import JsonFieldsMatch, MatchMode
 from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
 from proctor.score.rewrite import RewriteConstraints
 from proctor.score.summary import RequiredPoints
-from proctor.tasks.base import Dataset, Task
+from proctor.tasks.base import Dataset, benchmark_task
 from proctor.types import FinishReason, Message, Prompt, Record, Sample, Score
 
 VERSION = "3"
@@ -65,7 +64,7 @@ def load_file(path: Path, seed: int | None) -> Dataset:
     """The cases of a suite file; the version names its content hash and git commit."""
     suite = load_suite(path)
     version = f"{suite.name} {suite.version.describe()}"
-    return Dataset(suite.samples, content_hash(suite.samples), version, str(path))
+    return Dataset.of(suite.samples, version, str(path))
 
 
 def build_prompt(sample: Sample, variant: str, lang: str) -> Prompt:
@@ -114,16 +113,15 @@ def grade(record: Record, sample: Sample) -> Score:
     return scorer_for(spec)(record.text, record.finish_reason)
 
 
-TASK = Task(
-    name="suite",
-    version=VERSION,
-    description="Your own suite (--suite FILE): extraction, summary, rewrite and refusal cases.",
-    load=load,
-    build_prompt=build_prompt,
-    grade=grade,
-    rules=RULES,
-    default_variant=VARIANT,
+TASK = benchmark_task(
+    "suite",
+    VERSION,
+    "Your own suite (--suite FILE): extraction, summary, rewrite and refusal cases.",
+    load,
+    build_prompt,
+    grade,
+    RULES,
     variants=(VARIANT,),
-    max_tokens={VARIANT: DEFAULT_MAX_TOKENS},
+    max_tokens=DEFAULT_MAX_TOKENS,
     load_file=load_file,
 )

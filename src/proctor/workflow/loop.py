@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from proctor.calling.caller import CallFailure, ModelCaller
+from proctor.calling.caller import CallFailure, CallSuccess, ModelCaller
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.store.turn_log import MemoryTurns, TurnLog, answered_prefix
 from proctor.store.turns import Turn
@@ -267,18 +267,10 @@ class _Run:
             return
         except ToolFailed as e:
             seconds = self.meter.clock() - start
-            self.log.save(
-                self.turn(
-                    position,
-                    step,
-                    status="call_failed",
-                    asked=asked,
-                    text="",
-                    latency_s=seconds,
-                    error=str(e),
-                )
-            )
-            self.stop("call_failed", f"step {step.id!r}: tool failed: {e}")
+            self.failed_step(
+                position, step, f"tool failed: {e}", asked=asked, text="", latency_s=seconds,
+                error=str(e),
+            )  # fmt: skip
             return
         seconds = self.meter.clock() - start
         self.log.save(
@@ -286,6 +278,11 @@ class _Run:
         )
         self.outputs[step.output] = answer
         self.done.append(StepResult(step.id, "tool", answer, 0, args, seconds))
+
+    def failed_step(self, position: int, step: Step, why: str, **fields: Any) -> None:
+        """The step's call (or tool) failed: kept as a "call_failed" turn, and the run ends."""
+        self.log.save(self.turn(position, step, status="call_failed", **fields))
+        self.stop("call_failed", f"step {step.id!r}: {why}")
 
     async def model_step(
         self,
@@ -299,17 +296,12 @@ class _Run:
         if self.not_run(step, self.meter.before_model(prompt_tokens, step.max_tokens)):
             return
         left = self.meter.remaining_s()
-        # The request timeout is the time left, plus a hair: at the deadline it is the deadline
-        # that must end the attempt (a request timeout firing at the same instant would read as
-        # a failed call, not as the budget).
-        timeout = min(params.timeout_s, left + DEADLINE_SLACK_S)
-        step_params = replace(params, max_tokens=step.max_tokens, timeout_s=max(0.001, timeout))
         start = self.meter.clock()
         deadline = asyncio.timeout(left)
         try:
             async with deadline:
                 result = await caller.call(
-                    Prompt(messages, "workflow", self.flow.lang), step_params
+                    Prompt(messages, "workflow", self.flow.lang), _within(params, step, left)
                 )
         except TimeoutError:
             if not deadline.expired():
@@ -320,24 +312,27 @@ class _Run:
         if isinstance(result, CallFailure) and self.meter.remaining_s() <= DEADLINE_SLACK_S / 10:
             # its last attempt timed out with the deadline: the budget stopped it
             self.cancelled(position, step, text, seconds)
-            return
-        if isinstance(result, CallFailure):
-            self.log.save(
-                self.turn(
-                    position,
-                    step,
-                    status="call_failed",
-                    asked=text,
-                    text="",
-                    latency_s=seconds,
-                    attempts=result.attempts,
-                    error=f"{result.error_type}: {result.error}",
-                )
-            )
-            self.stop(
-                "call_failed", f"step {step.id!r}: call failed: {result.error_type}: {result.error}"
-            )
-            return
+        elif isinstance(result, CallFailure):
+            error = f"{result.error_type}: {result.error}"
+            self.failed_step(
+                position, step, f"call failed: {error}", asked=text, text="", latency_s=seconds,
+                attempts=result.attempts, error=error,
+            )  # fmt: skip
+        else:
+            self.answered(position, step, (text, messages), result, seconds, require_usage)
+
+    def answered(
+        self,
+        position: int,
+        step: Step,
+        asked: tuple[str, tuple[Message, ...]],
+        result: CallSuccess,
+        seconds: float,
+        require_usage: bool,
+    ) -> None:
+        """A model step's reply to `asked` (its text and messages): stored, its tokens counted
+        against the budget."""
+        text, messages = asked
         c = result.completion
         usage, reported = _counted(c.usage, messages, c.text)
         fields: dict[str, Any] = dict(
@@ -351,16 +346,7 @@ class _Run:
             reported_model=c.model,
         )
         if require_usage and not reported:
-            self.log.save(
-                self.turn(
-                    position,
-                    step,
-                    status="call_failed",
-                    error=NO_USAGE,
-                    **fields,
-                )
-            )
-            self.stop("call_failed", f"step {step.id!r}: call failed: {NO_USAGE}")
+            self.failed_step(position, step, f"call failed: {NO_USAGE}", error=NO_USAGE, **fields)
             return
         self.log.save(self.turn(position, step, status="ok", **fields))
         self.outputs[step.output] = c.text
@@ -376,6 +362,14 @@ class _Run:
                 f"step {step.id!r} went over the budget: {over[0]} limit: {over[1]}",
                 over[0],
             )
+
+
+def _within(params: GenerationParams, step: Step, left: float) -> GenerationParams:
+    """A model step's parameters: its own max_tokens, and a request timeout of the time left
+    plus a hair (at the deadline it is the deadline that must end the attempt: a request
+    timeout firing at the same instant would read as a failed call, not as the budget)."""
+    timeout = min(params.timeout_s, left + DEADLINE_SLACK_S)
+    return replace(params, max_tokens=step.max_tokens, timeout_s=max(0.001, timeout))
 
 
 async def run_workflow(
