@@ -56,8 +56,9 @@ def judge_cmd(
     against: Annotated[
         Path | None,
         typer.Option(
-            help="Human verdicts (CSV: id, label[, model, epoch]): report the judge's agreement "
-            "with them, Cohen's kappa, base rates, position bias, self-consistency."
+            help="Human verdicts (CSV: id, label[, model, epoch], or 'human': the verdicts stored "
+            "by proctor review): report the judge's agreement with them, Cohen's kappa, base "
+            "rates, position bias, self-consistency."
         ),
     ] = None,
     repeats: Annotated[
@@ -118,7 +119,14 @@ def judge_cmd(
             "--repeats must be at least 1, --pass-score 1 to 10, --temperature 0 or more"
         )
     labels = None
-    if against is not None:
+    if against is not None and str(against) == "human" and not against.exists():
+        from proctor.runs.review import stored_labels
+
+        if pairwise:
+            raise typer.BadParameter("--against human: people's verdicts are pointwise")
+        with RunStore.open(results_dir) as store:
+            labels = stored_labels(store, run_id)  # read before any judge call
+    elif against is not None:
         from proctor.datasets.labels import load_labels
 
         labels = load_labels(against, pairwise=pairwise)  # read before any judge call

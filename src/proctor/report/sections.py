@@ -129,6 +129,30 @@ def judges(stats: RunStatistics) -> list[Section]:
     return out
 
 
+def human(stats: RunStatistics) -> list[Section]:
+    """People's verdicts beside the rules': reviewed replies per model and kind, and how often
+    the rules agree; and which kinds the report counts by people's verdicts."""
+    h = stats.human
+    if h is None:
+        return []
+    rows = tuple(
+        (r.model, r.kind, str(r.reviewed), str(r.correct), str(r.wrong),
+         f"{pct(r.rules_agreement)} ({r.rules_agree} of {r.rules_scored})"
+         if r.rules_agreement is not None else NONE)
+        for r in h.rows
+    )  # fmt: skip
+    if not h.grade_by:
+        note = "Counted by the rules; people's verdicts are shown beside them."
+    else:
+        kinds = "every kind" if "*" in h.grade_by else "kinds " + ", ".join(h.grade_by)
+        note = (
+            f"Counted by people's verdicts where they exist for {kinds} (--grade-by human): "
+            f"{h.counted} grades taken from people, the rest from the rules."
+        )
+    head = ("model", "kind", "reviewed", "correct", "wrong", "rules agree")
+    return [Section("human", "Human verdicts", head, rows, note, frozenset({0, 1}))]
+
+
 def task_metrics(stats: RunStatistics) -> list[Section]:
     """The task's own metrics beyond accuracy (lm-eval's filters, structured axes…)."""
     t = stats.task_metrics
@@ -264,6 +288,7 @@ SECTIONS: tuple[Callable[[RunStatistics], list[Section]], ...] = (
     repeats,
     consistency,
     judges,
+    human,
     task_metrics,
     gate,
     calibration,

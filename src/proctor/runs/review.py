@@ -20,9 +20,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from proctor.datasets.labels import HumanLabel
 from proctor.datasets.records import csv_rows, read_text
-from proctor.errors import DatasetError
+from proctor.errors import ConfigError, DatasetError
 from proctor.report.atomic import write_text_atomic
+from proctor.stats.human import counting
 from proctor.store import RunStore
 from proctor.store.human_verdicts import (
     HUMAN_VERDICTS,
@@ -164,3 +166,23 @@ def import_file(store: RunStore, run_id: str, path: Path) -> tuple[int, int]:
     """Store the verdicts of a CSV (all or none); (rows read, verdicts new to the store)."""
     verdicts = read_csv(path, run_id, reply_hashes(store, run_id))
     return len(verdicts), store.add_human_verdicts(run_id, verdicts)
+
+
+HUMAN_LABELS = "human"
+"""`proctor judge --against human`: the run's stored verdicts are the labels."""
+
+
+def stored_labels(store: RunStore, run_id: str) -> list[HumanLabel]:
+    """The verdict that counts on each reviewed reply (the newest non-skip one), as labels a
+    judge is validated against: correct → pass, wrong → fail. ConfigError when there is none."""
+    from proctor.runs.report import human_verdicts
+
+    grades = counting(human_verdicts(store, run_id))
+    if not grades:
+        raise ConfigError(
+            f"run {run_id} has no human verdicts (proctor review import, or the viewer's review)"
+        )
+    return [
+        HumanLabel(g.sample_id, g.model, g.epoch, "pass" if g.verdict == "correct" else "fail", 0)
+        for g in grades.values()
+    ]
