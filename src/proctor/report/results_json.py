@@ -121,6 +121,12 @@ def human_json(h: HumanSummary) -> dict[str, Any]:
         "counted": h.counted,
         "rows": [{**asdict(r), "rules_agreement": r.rules_agreement} for r in h.rows],
         "verdicts": [asdict(g) for g in h.grades.values()],
+        "agreement": None
+        if h.drift is None
+        else [
+            {"who": r.who, "over": r.scope, **asdict(r.result), "share": r.result.share}
+            for r in (*h.drift.self_agreement, *h.drift.inter_rater)
+        ],
     }
 
 

@@ -17,6 +17,7 @@ from proctor.report.text import (
     interval,
     pct,
 )
+from proctor.stats.agreement import Agreement
 from proctor.stats.repeats import Estimate
 from proctor.stats.run_statistics import RunStatistics
 
@@ -150,7 +151,31 @@ def human(stats: RunStatistics) -> list[Section]:
             f"{h.counted} grades taken from people, the rest from the rules."
         )
     head = ("model", "kind", "reviewed", "correct", "wrong", "rules agree")
-    return [Section("human", "Human verdicts", head, rows, note, frozenset({0, 1}))]
+    out = [Section("human", "Human verdicts", head, rows, note, frozenset({0, 1}))]
+    if h.drift is not None:
+        agreements = tuple(
+            (r.who, r.scope, str(r.result.n), agreement_text(r.result))
+            for r in (*h.drift.self_agreement, *h.drift.inter_rater)
+        )
+        out.append(
+            Section("reviewer-agreement", "Reviewer agreement",
+                    ("reviewer", "over", "pairs", "agreement · Cohen's kappa (95 % interval)"),
+                    agreements, "A reviewer's blind re-grades against their own earlier verdicts"
+                    " (drift); two reviewers (A × B) on the replies both decided.",
+                    frozenset({0, 1}))
+        )  # fmt: skip
+    return out
+
+
+def agreement_text(a: Agreement) -> str:
+    """ "80.0% (4 of 5) · κ 0.62 [0.10, 1.00]"; κ "—" where undefined."""
+    share = NONE if a.share is None else f"{pct(a.share)} ({a.agree} of {a.n})"
+    if a.kappa is None:
+        return f"{share} · κ {NONE}"
+    kappa = f"κ {a.kappa:.2f}"
+    if a.kappa_low is not None and a.kappa_high is not None:
+        kappa += f" [{a.kappa_low:.2f}, {a.kappa_high:.2f}]"
+    return f"{share} · {kappa}"
 
 
 def task_metrics(stats: RunStatistics) -> list[Section]:

@@ -176,7 +176,9 @@ def run_statistics(
 def human_verdicts(store: RunStore, run_id: str) -> list[GivenVerdict]:
     """People's stored verdicts on the run, in stored order, as the statistics read them."""
     return [
-        GivenVerdict(v.model, v.sample_id, v.epoch, v.verdict, v.reviewer, v.note, v.reviewed_at)
+        GivenVerdict(
+            v.model, v.sample_id, v.epoch, v.verdict, v.reviewer, v.note, v.reviewed_at, v.blind
+        )
         for v in store.human_verdicts(run_id)
     ]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from proctor.stats.drift import Drift
 from proctor.types import GradedItem, Score
 
 ALL_KINDS = "*"
@@ -63,6 +64,8 @@ class HumanSummary:
     """The kinds the report counts by people's verdicts where they exist (`ALL_KINDS`: all)."""
     counted: int
     """Grades the report took from people instead of the rules."""
+    drift: Drift | None = None
+    """Reviewers' agreement with their own blind re-grades and with each other; None: none."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ class GivenVerdict:
     reviewer: str
     note: str
     reviewed_at: str
+    blind: bool = False
 
 
 def counting(verdicts: Sequence[GivenVerdict]) -> dict[tuple[str, str, int], HumanGrade]:

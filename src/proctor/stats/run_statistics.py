@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
 from proctor.stats.completeness import Completeness, completeness
 from proctor.stats.cost import ModelLedger, PriceTable, ledger
+from proctor.stats.drift import drift
 from proctor.stats.gates import GateRow, JudgeScores, evaluate, parse_requirement
 from proctor.stats.human import (
     GivenVerdict,
@@ -233,6 +234,10 @@ def build_statistics(
     number. `grade_by_human`: the kinds counted by people's verdicts where they exist."""
     grades = counting(human_verdicts)
     human = summarize_human(items, grades, grade_by_human)
+    if human is not None:
+        kinds = {i.sample.id: i.sample.category for i in items}
+        agreements = drift(human_verdicts, kinds)
+        human = replace(human, drift=None if agreements.empty else agreements)
     if human is not None and grade_by_human:
         items, counted = graded_by_human(items, grades, grade_by_human)
         human = replace(human, counted=counted)
