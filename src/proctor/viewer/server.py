@@ -299,7 +299,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", content_security_policy())
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("X-Frame-Options", "DENY")
-        self.send_header("Referrer-Policy", "no-referrer")
+        # A review page's form must carry its Origin (sent as "null" under no-referrer)
+        own = self.path.startswith("/review/")
+        self.send_header("Referrer-Policy", "same-origin" if own else "no-referrer")
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
         if send_body:

@@ -15,6 +15,9 @@ from proctor.report.sections import agreement_text
 from proctor.stats.drift import Drift
 
 _DATA = Markup('{"review": true}')
+_REFERRER = "same-origin"
+"""Not the other pages' no-referrer: under it a browser posts a form with `Origin: null`, and
+the viewer takes a verdict only from its own Origin."""
 """The page script is included with a data block; review pages need none but this mark."""
 
 
@@ -60,6 +63,7 @@ def review_html(
     """One reply to grade (None: the queue is done), with the queue's progress."""
     return render(
         "review.html.j2", title=f"proctor · review {run_id}", viewer=True, data=_DATA,
+        referrer=_REFERRER,
         run_id=run_id, reviewer=reviewer, card=card, token=token, back=back, reviewed=reviewed,
         total=total, filters=filters, blind=blind,
     )  # fmt: skip
@@ -77,6 +81,7 @@ def side_html(
     """Several models' replies to one item, names hidden, each with its own verdict form."""
     return render(
         "review_side.html.j2", title=f"proctor · blind review {run_id}", viewer=True,
+        referrer=_REFERRER,
         run_id=run_id, reviewer=reviewer, cards=list(zip(cards, given, strict=True)),
         first=cards[0], token=token, back=back,
     )  # fmt: skip
