@@ -64,6 +64,7 @@ def test_verdicts_stand_beside_the_rules_everywhere_and_survive_score(
     assert data["human"]["grade_by"] == [] and data["human"]["counted"] == 0
     assert "### Human verdicts" in md and "| fake/a | all | 4 | 3 | 1 |" in md
     assert "Human verdicts" in html and "Counted by the rules" in html
+    assert "wrong · ann: note on ref" in html  # beside the rules' grade in its sample browser
     with RunStore.open(results) as store:
         assert len(store.human_verdicts(run_id)) == 4  # score re-graded the rules, kept these
 

@@ -91,6 +91,8 @@ def test_a_verdict_posted_as_the_page_says_is_stored_and_the_queue_moves_on(
         (v,) = store.human_verdicts(run_id)
     assert (v.sample_id, v.verdict, v.reviewer, v.note) == (first, "wrong", "ann",
                                                            "off by one, <b>not</b> 7")  # fmt: skip
+    item = request(server, "GET", f"/runs/{run_id}/items/{first}")[2]
+    assert 'class="human">wrong · ann: off by one, &lt;b&gt;not&lt;/b&gt; 7<' in item
     after = review_page(server, run_id)
     assert "1 of 48 reviewed" in after and form_of(after)["sample"] != first
     assert "0 of 48 reviewed" in review_page(server, run_id, "reviewer=bob")  # each their own

@@ -34,6 +34,11 @@ class HumanGrade:
     note: str
     reviewed_at: str
 
+    @property
+    def words(self) -> str:
+        """ "wrong · ann: misses the refund", as pages show it beside the rules' grade."""
+        return f"{self.verdict} · {self.reviewer}" + (f": {self.note}" if self.note else "")
+
 
 @dataclass(frozen=True)
 class HumanRow:

@@ -182,11 +182,11 @@ def _regrade(store: RunStore, run_id: str, reviewer: str, query: Mapping[str, li
     )  # fmt: skip
 
 
-def side_order(items: Sequence[GradedItem], reviewer: str, run_id: str) -> list[GradedItem]:
-    """One item's replies in an order shuffled per reviewer and item (seeded: the same at every
-    request, another for another reviewer)."""
+def side_order(items: Sequence[GradedItem], reviewer: str) -> list[GradedItem]:
+    """One item's replies in an order shuffled per reviewer and item (seeded by their names: the
+    same at every request and in every run, another for another reviewer)."""
     ordered = sorted(items, key=lambda i: (i.record.model, i.record.epoch))
-    random.Random(f"side\x00{run_id}\x00{reviewer}\x00{ordered[0].sample.id}").shuffle(ordered)
+    random.Random(f"side\x00{reviewer}\x00{ordered[0].sample.id}").shuffle(ordered)
     return ordered
 
 
@@ -201,7 +201,7 @@ def _replies_of(store: RunStore, run_id: str, sample_id: str) -> list[GradedItem
 
 
 def _side(store: RunStore, run_id: str, sample_id: str, reviewer: str, token: str) -> str:
-    ordered = side_order(_replies_of(store, run_id, sample_id), reviewer, run_id)
+    ordered = side_order(_replies_of(store, run_id, sample_id), reviewer)
     back = review_href(run_id, "side/" + quote(sample_id, safe=""), reviewer=reviewer)
     mine = {v.key: v.verdict for v in store.human_verdicts(run_id) if v.reviewer == reviewer}
     cards = [_card(item, slot) for slot, item in enumerate(ordered, start=1)]
@@ -227,7 +227,7 @@ def take_verdict(store: RunStore, run_id: str, form: Form, token: str) -> str:
     model = form.get("model")
     slot = form.get("slot")
     if slot:
-        ordered = side_order(_replies_of(store, run_id, sample_id), reviewer, run_id)
+        ordered = side_order(_replies_of(store, run_id, sample_id), reviewer)
         if not slot.isdigit() or not 1 <= int(slot) <= len(ordered):
             raise Refused(400, "bad slot")
         model = ordered[int(slot) - 1].record.model

@@ -128,6 +128,7 @@
     field(dl, "rule", data.strings[r[R.rule]]);
     field(dl, "the rule says", data.strings[r[R.rule_text]]);
     field(dl, "why", data.strings[r[R.explanation]]);
+    if (data.strings[r[R.human]]) { field(dl, "people's verdict", data.strings[r[R.human]]); }
     field(dl, "finish reason", data.strings[r[R.finish]]);
     field(dl, "tokens", (r[R.prompt_tokens] ?? "unknown") + " prompt + " + (r[R.completion_tokens] ?? "unknown") + " completion");
     field(dl, "latency", r[R.latency_s] + " s, " + r[R.attempts] + " attempt(s)");
