@@ -43,7 +43,12 @@ def hand_csv(path: Path, rows: list[list[str]]) -> Path:
 
 
 def rows_for(model: str, replies: dict[str, str]) -> list[list[str]]:
-    notes = {"sum": '"says ""East"", fine,\nbut terse"', "rw": "语气诚恳"}
+    notes = {
+        "sum": '"says ""East"", fine,\nbut terse"',
+        "rw": "语气诚恳",
+        "ext": "=1+1",
+        "ref": "''as is",
+    }
     return [
         [
             model,
@@ -84,6 +89,11 @@ def test_export_import_export_is_byte_for_byte(
     exported = first.read_bytes()
     assert exported.count(b"\n") > 8 and "语气诚恳".encode() in exported
     assert b'"says ""East"", fine,\nbut terse"' in exported
+    # cells a spreadsheet could run get an apostrophe, taken off again on import
+    assert b",'=1+1," in exported and b",''as is," in exported
+    with RunStore.open(results) as store:
+        notes = {v.note for v in store.human_verdicts(run_id)}
+    assert {"=1+1", "'as is"} <= notes
     again = proctor("review", "import", run_id, first, "-r", results)
     assert again.returncode == 0 and "0 new" in again.stdout, again.stdout + again.stderr
     assert proctor("review", "import", run_id, first, "-r", twin).returncode == 0

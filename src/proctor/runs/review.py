@@ -34,6 +34,22 @@ from proctor.store.human_verdicts import (
 )
 from proctor.store.tables import now
 
+_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20", "'")
+"""What a spreadsheet may take for the start of a formula (as samples.csv's `inert`), and the
+apostrophe that marks a cell made inert: a text cell starting with one gets an apostrophe in
+front on export, and one leading apostrophe is taken off on import, so the round trip is exact."""
+TEXT = ("model", "id", "reviewer", "note")
+"""The columns of text from people or datasets (made inert); the others are written by proctor."""
+
+
+def _inert(cell: str) -> str:
+    return "'" + cell if cell.startswith(_FORMULA) else cell
+
+
+def _live(cell: str) -> str:
+    return cell[1:] if cell.startswith("'") else cell
+
+
 COLUMNS = (
     "model",
     "id",
@@ -63,17 +79,10 @@ def export_csv(verdicts: Sequence[HumanVerdict]) -> str:
     for v in verdicts:
         writer.writerow(
             [
-                v.model,
-                v.sample_id,
-                v.epoch,
-                v.reviewer,
-                v.verdict,
-                v.note,
-                v.reply_hash,
-                int(v.blind),
-                v.reviewed_at,
+                _inert(v.model), _inert(v.sample_id), v.epoch, _inert(v.reviewer), v.verdict,
+                _inert(v.note), v.reply_hash, int(v.blind), v.reviewed_at,
             ]
-        )
+        )  # fmt: skip
     return out.getvalue()
 
 
@@ -117,6 +126,7 @@ def read_csv(
     file = str(path)
     verdicts: list[HumanVerdict] = []
     for line, cells in csv_rows(read_text(path, file), file, _header):
+        cells.update({name: _live(cells[name]) for name in TEXT})
         model, sample_id = cells["model"], cells["id"]
         epoch_text = cells["epoch"].strip()
         if not epoch_text.isdigit():
