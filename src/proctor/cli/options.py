@@ -31,6 +31,7 @@ GradeBy = Annotated[
     list[str] | None,
     typer.Option(
         "--grade-by",
+        metavar="[KIND=]human",
         help="Count replies by people's verdicts where they exist (proctor review): 'human' for"
         " every kind, KIND=human for one kind (repeat); the report says so. Default: the rules.",
     ),

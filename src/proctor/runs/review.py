@@ -10,7 +10,9 @@ writes the stored reply's); `blind` 1 for a re-grade made without seeing the ear
 `reviewed_at` ISO 8601 (empty: the time of the import). An import checks every row before it
 stores any: a row whose hash is not the stored reply's is refused with the file, line and field,
 and nothing is stored. Importing a file a second time adds nothing (a row equal in every field
-to a stored verdict is already there), so export → import → export gives the same bytes."""
+to a stored verdict is already there), so export → import → export gives the same bytes. A text
+cell a spreadsheet could take for a formula (=, +, -, @ …) is written with an apostrophe in front,
+and a leading apostrophe is taken off on import."""
 
 from __future__ import annotations
 
