@@ -119,3 +119,36 @@ def test_judge_against_human_reads_the_stored_verdicts(
     assert done.returncode == 0, done.stderr
     # people: pass pass pass fail; judge: pass pass fail fail → 3 of 4, p_e = .5·.75 + .5·.25
     assert "agreement 75.0% (3 of 4); Cohen's kappa 0.5" in " ".join(done.stdout.split())
+
+
+def test_reports_show_a_reviewers_drift_and_two_reviewers_agreement(
+    tmp_path: Path, suite_path: Path, run_suite: RunSuite
+) -> None:
+    results = tmp_path / "results"
+    run_id = run_suite(suite_path, {"fake/a": REPLIES}, results)
+    review(results, run_id, VERDICTS)  # ann: c c c w
+    review(results, run_id, {"ext": "correct", "sum": "wrong", "rw": "correct", "ref": "wrong"},
+           reviewer="bob")  # fmt: skip
+    with RunStore.open(results) as store:  # ann, blind, months later: changes her mind on sum
+        store.add_human_verdicts(
+            run_id,
+            [
+                HumanVerdict(run_id, "fake/a", sid, 0, "ann", v, "", reply_hash(REPLIES[sid]),
+                             True, "2027-03-01T10:00:00+00:00")
+                for sid, v in (("ext", "correct"), ("sum", "wrong"), ("ref", "wrong"))
+            ],
+        )  # fmt: skip
+    assert proctor("report", run_id, "-r", results).returncode == 0
+    data, rows, md, html = files(results, run_id)
+    agreement = {(a["who"], a["over"]): a for a in data["human"]["agreement"]}
+    ann = agreement[("ann", "all")]
+    assert (ann["agree"], ann["n"]) == (2, 3)
+    # earlier c c w, again c w w: p_o 2/3, p_e = 2/3·1/3 + 1/3·2/3 = 4/9 → kappa 0.4
+    assert abs(ann["kappa"] - 0.4) < 1e-9
+    pair = agreement[("ann × bob", "all")]  # their latest non-blind verdicts: 3 of 4 agree
+    assert (pair["agree"], pair["n"]) == (3, 4)
+    for text in (md, html):
+        assert "Reviewer agreement" in text and "66.7 % (2 of 3) · κ 0.40" in text
+        assert "75.0 % (3 of 4)" in text
+    # counted: the newest decided verdict on each reply, whoever gave it
+    assert {r["sample_id"]: r["human_verdict"] for r in rows}["sum"] == "wrong"
