@@ -79,6 +79,9 @@ def test_a_verdict_posted_as_the_page_says_is_stored_and_the_queue_moves_on(
     server: ViewerServer, results: Results
 ) -> None:
     run_id = results.run_ids[0]
+    report = request(server, "GET", f"/runs/{run_id}")[2]
+    assert f'<a href="/review/{run_id}">review</a>' in report and "Human verdicts" not in report
+    assert 'name="reviewer"' in request(server, "GET", f"/review/{run_id}")[2]  # asks who
     page = review_page(server, run_id)
     assert "0 of 48 reviewed" in page
     fields = form_of(page)
@@ -91,6 +94,8 @@ def test_a_verdict_posted_as_the_page_says_is_stored_and_the_queue_moves_on(
         (v,) = store.human_verdicts(run_id)
     assert (v.sample_id, v.verdict, v.reviewer, v.note) == (first, "wrong", "ann",
                                                            "off by one, <b>not</b> 7")  # fmt: skip
+    report = request(server, "GET", f"/runs/{run_id}")[2]  # cached before; shown anew now
+    assert "Human verdicts" in report and "wrong · ann: off by one" in report
     item = request(server, "GET", f"/runs/{run_id}/items/{first}")[2]
     assert 'class="human">wrong · ann: off by one, &lt;b&gt;not&lt;/b&gt; 7<' in item
     after = review_page(server, run_id)

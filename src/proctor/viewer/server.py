@@ -169,6 +169,7 @@ class ViewerServer(ThreadingHTTPServer):
             report=run_href(run.info.run_id),
             samples=samples_href(run.info.run_id),
             note=f"graded with {run.graded_by}",
+            review=review.review_href(run.info.run_id),
         )
 
         def build() -> bytes:

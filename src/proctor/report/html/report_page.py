@@ -42,6 +42,8 @@ class Links:
     samples: str = ""
     note: str = ""
     """A line for the navigation bar, e.g. how the run was graded."""
+    review: str = ""
+    """The run's review pages (people grade its replies), or "" where there are none."""
 
 
 REPORT_ANSWERS = 5000
