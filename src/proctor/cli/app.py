@@ -36,6 +36,7 @@ from proctor.cli.report import (
     turn_run_kind,
     with_sandbox_limits,
 )
+from proctor.cli.review import review_app
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
@@ -443,6 +444,7 @@ app.command(name="view")(view_cmd)
 app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
 app.add_typer(new_app, name="new")
+app.add_typer(review_app, name="review")
 
 
 def main() -> None:

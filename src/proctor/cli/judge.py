@@ -61,8 +61,9 @@ def judge_cmd(
     against: Annotated[
         Path | None,
         typer.Option(
-            help="Human verdicts (CSV: id, label[, model, epoch]): report the judge's agreement "
-            "with them, Cohen's kappa, base rates, position bias, self-consistency."
+            help="Human verdicts (CSV: id, label[, model, epoch], or 'human': the verdicts stored "
+            "by proctor review): report the judge's agreement with them, Cohen's kappa, base "
+            "rates, position bias, self-consistency."
         ),
     ] = None,
     repeats: Annotated[
@@ -98,10 +99,17 @@ def judge_cmd(
             "--repeats must be at least 1, --pass-score 1 to 10, --temperature 0 or more"
         )
     ask = None
-    if against is not None:
-        from proctor.datasets.labels import load_labels
+    if against is not None:  # the labels are read before any judge call
+        if str(against) == "human" and not against.exists():
+            from proctor.runs.review import stored_human_labels
 
-        labels = load_labels(against, pairwise=pairwise)  # read before any judge call
+            if pairwise:
+                raise typer.BadParameter("--against human: people's verdicts are pointwise")
+            labels = stored_human_labels(results_dir, target.run_id)
+        else:
+            from proctor.datasets.labels import load_labels
+
+            labels = load_labels(against, pairwise=pairwise)
         ask = ValidationAsk(labels, str(against), pairwise, pass_score, repeats)
     if temperature:
         plan = replace(plan, params=replace(plan.params, temperature=temperature))

@@ -27,6 +27,29 @@ SandboxLimits = Annotated[
     ),
 ]
 
+GradeBy = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--grade-by",
+        metavar="[KIND=]human",
+        help="Count replies by people's verdicts where they exist (proctor review): 'human' for"
+        " every kind, KIND=human for one kind (repeat); the report says so. Default: the rules.",
+    ),
+]
+
+
+def grade_by_kinds(values: list[str] | None) -> tuple[str, ...]:
+    """The kinds `--grade-by` counts by people's verdicts ("*": every kind)."""
+    kinds: list[str] = []
+    for value in values or []:
+        kind, _, grader = value.rpartition("=")
+        if grader.strip() == "rules":
+            continue
+        if grader.strip() != "human":
+            raise typer.BadParameter(f"--grade-by {value!r}: use human, KIND=human or rules")
+        kinds.append(kind.strip() or "*")
+    return tuple(dict.fromkeys(kinds))
+
 
 def terminal(*, stderr: bool = False) -> SafeConsole:
     """The console a command prints to, made when it prints: `--help` imports no rich. A new

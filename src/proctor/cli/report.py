@@ -11,9 +11,11 @@ import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.options import (
+    GradeBy,
     PricesOption,
     ResultsDir,
     SandboxLimits,
+    grade_by_kinds,
     results_dir_of,
     terminal,
 )
@@ -37,14 +39,19 @@ def score_cmd(
         typer.Option(help="Print every verdict the re-grade flipped and a paired test old vs new."),
     ] = False,
     sandbox_limits: SandboxLimits = None,
+    grade_by: GradeBy = None,
 ) -> None:
-    """Re-grade a stored run with the current rules; never calls a model.
+    """Re-grade a stored run with the current rules (people's verdicts are kept as they are);
+    never calls a model.
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
     results_dir = results_dir_of(run_ref, results_dir)
+    human = grade_by_kinds(grade_by)
 
     def regrade() -> None:
-        _report_and_exit(run_ref, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits)
+        _report_and_exit(
+            run_ref, results_dir, prices, regrade=True, sandbox_limits=sandbox_limits, human=human
+        )
 
     if not diff:
         regrade()
@@ -58,12 +65,15 @@ def report_cmd(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
+    grade_by: GradeBy = None,
 ) -> None:
     """Print a run's report and rewrite its files, from its stored grades (`proctor score RUN`
     grades again with the current rules).
 
     Exits like the run: 3 when it is incomplete, 4 when calls failed."""
-    _report_and_exit(run_ref, results_dir_of(run_ref, results_dir), prices, regrade=False)
+    human = grade_by_kinds(grade_by)
+    results_dir = results_dir_of(run_ref, results_dir)
+    _report_and_exit(run_ref, results_dir, prices, regrade=False, human=human)
 
 
 def _report_and_exit(
@@ -73,6 +83,7 @@ def _report_and_exit(
     *,
     regrade: bool,
     sandbox_limits: str | None = None,
+    human: tuple[str, ...] = (),
 ) -> None:
     """`score` and `report`: an unknown run is a usage error (2); a report that cannot be
     written (a full disk) leaves it incomplete (3); then the run's own state decides."""
@@ -90,7 +101,12 @@ def _report_and_exit(
         return
     try:
         state, gate = grade_and_report(
-            run.run_id, results_dir, prices, regrade=regrade, sandbox_limits=sandbox_limits
+            run.run_id,
+            results_dir,
+            prices,
+            regrade=regrade,
+            sandbox_limits=sandbox_limits,
+            grade_by_human=human,
         )
     except StoreError as e:
         err_console = terminal(stderr=True)
@@ -106,6 +122,7 @@ def grade_and_report(
     *,
     regrade: bool = True,
     sandbox_limits: str | None = None,
+    grade_by_human: tuple[str, ...] = (),
 ) -> tuple[Completeness, GateReport | None]:
     """Print and write the report from the run's stored grades, after grading every answer
     again (saving the grades) when `regrade` (`proctor score`); the run's completeness, said at
@@ -119,7 +136,9 @@ def grade_and_report(
     def task_for(name: str, stored_limits: str) -> Task:
         return with_sandbox_limits(get_task(name), sandbox_limits or stored_limits or None)
 
-    shown = report_run(results_dir, run_ref, prices, task_for, regrade=regrade)
+    shown = report_run(
+        results_dir, run_ref, prices, task_for, regrade=regrade, grade_by_human=grade_by_human
+    )
     run_id, state = shown.run_id, shown.stats.completeness
     console = terminal()
     lines = state_lines(run_id, state)

@@ -24,7 +24,9 @@ def view(
 ) -> None:
     """Browse runs in a local web viewer: runs list, reports, samples, comparisons.
 
-    It listens on 127.0.0.1 only and never writes to the run store. Ctrl-C stops it.
+    It listens on 127.0.0.1 only; the one thing it writes to the run store is the verdicts people
+    give in its review pages (/review/RUN), each a POST checked for this viewer's Host, Origin
+    and session token. Ctrl-C stops it.
     """
     import webbrowser
 

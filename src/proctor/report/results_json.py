@@ -9,6 +9,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from proctor.stats.human import HumanSummary
 from proctor.stats.metrics import Cell, ModelMetrics
 from proctor.stats.repeats import Estimate
 from proctor.stats.run_statistics import RunStatistics
@@ -82,6 +83,8 @@ def _parts(stats: RunStatistics) -> dict[str, Any]:
         }  # fmt: skip
     if stats.judges:
         parts["judges"] = [asdict(j) for j in stats.judges]
+    if stats.human is not None:
+        parts["human"] = human_json(stats.human)
     if stats.task_metrics is not None:
         parts["task_metrics"] = {m: dict(v) for m, v in stats.task_metrics.values.items()}
     if stats.gate is not None:
@@ -108,6 +111,23 @@ def _parts(stats: RunStatistics) -> dict[str, Any]:
             for c in stats.cost
         }  # fmt: skip
     return parts
+
+
+def human_json(h: HumanSummary) -> dict[str, Any]:
+    """People's verdicts: which kinds they count, per model and kind, and each verdict that
+    counts now (one per reviewed reply)."""
+    return {
+        "grade_by": list(h.grade_by),
+        "counted": h.counted,
+        "rows": [{**asdict(r), "rules_agreement": r.rules_agreement} for r in h.rows],
+        "verdicts": [asdict(g) for g in h.grades.values()],
+        "agreement": None
+        if h.drift is None
+        else [
+            {"who": r.who, "over": r.scope, **asdict(r.result), "share": r.result.share}
+            for r in (*h.drift.self_agreement, *h.drift.inter_rater)
+        ],
+    }
 
 
 def _estimate(e: Estimate) -> dict[str, Any]:

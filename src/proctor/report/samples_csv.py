@@ -9,7 +9,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from proctor.stats.human import HumanGrade
 from proctor.types import GradedItem, Score
+
+HumanGrades = Mapping[tuple[str, str, int], HumanGrade]
 
 COLUMNS: tuple[str, ...] = (
     "run_id",
@@ -37,6 +40,9 @@ COLUMNS: tuple[str, ...] = (
     "notes",
     "cached_from",
     "batch_id",
+    "human_verdict",
+    "human_reviewer",
+    "human_note",
 )
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
@@ -57,25 +63,33 @@ def rule_explanation(score: Score, rules: Mapping[str, str]) -> str:
 
 
 def samples_csv(
-    items: Sequence[GradedItem], rules: Mapping[str, str], models: Sequence[str] = ()
+    items: Sequence[GradedItem],
+    rules: Mapping[str, str],
+    models: Sequence[str] = (),
+    human: HumanGrades | None = None,
 ) -> str:
     """CSV text (the excel dialect of `csv.writer`: QUOTE_MINIMAL, CRLF rows); rows grouped
     by model. Models come in the order of `models`, then of first appearance; items keep their
     order."""
     buffer = io.StringIO(newline="")
-    write_samples_csv(buffer, items, rules, models)
+    write_samples_csv(buffer, items, rules, models, human)
     return buffer.getvalue()
 
 
 def write_samples_csv(
-    out: TextIO, items: Sequence[GradedItem], rules: Mapping[str, str], models: Sequence[str] = ()
+    out: TextIO,
+    items: Sequence[GradedItem],
+    rules: Mapping[str, str],
+    models: Sequence[str] = (),
+    human: HumanGrades | None = None,
 ) -> None:
-    """`samples_csv`, written a thousand rows at a time into `out`."""
+    """`samples_csv`, written a thousand rows at a time into `out`; `human`: the people's
+    verdict that counts for each reviewed reply (its last three columns; empty for the rest)."""
     order = {name: position for position, name in enumerate(models)}
     for item in items:
         order.setdefault(item.record.model, len(order))
     out.write(",".join(COLUMNS) + "\r\n")
-    lines = _Lines(rules)
+    lines = _Lines(rules, human or {})
     chunk: list[str] = []
     for item in sorted(items, key=lambda item: order[item.record.model]):
         chunk.append(lines.line(item))
@@ -118,8 +132,9 @@ class _Lines:
     half the file), its run and model; each such part is written once and reused. Parts are
     keyed by identity: the items hold them, so no id is reused while the file is written."""
 
-    def __init__(self, rules: Mapping[str, str]) -> None:
+    def __init__(self, rules: Mapping[str, str], human: HumanGrades) -> None:
         self._rules = rules
+        self._human = human
         self._heads: dict[tuple[str, str], str] = {}
         self._samples: dict[int, tuple[str, str]] = {}
         self._scores: dict[int, str] = {}
@@ -175,6 +190,11 @@ class _Lines:
             )
         else:
             tail = ",,,"
+        grade = self._human.get((record.model, sample.id, record.epoch)) if self._human else None
+        if grade is not None:
+            tail += "," + ",".join(_field(c) for c in (grade.verdict, grade.reviewer, grade.note))
+        else:
+            tail += ",,,"
         # epoch, attempts, latency and token counts are numbers: no quotes, and `inert` leaves
         # them as they are; an unknown token count is an empty cell.
         return (

@@ -17,6 +17,7 @@ from proctor.report.text import (
     interval,
     pct,
 )
+from proctor.stats.agreement import Agreement
 from proctor.stats.repeats import Estimate
 from proctor.stats.run_statistics import RunStatistics
 
@@ -127,6 +128,54 @@ def judges(stats: RunStatistics) -> list[Section]:
                         ("A vs B", "A wins", "B wins", "ties", "inconsistent", "unscored"), pairs)
             )  # fmt: skip
     return out
+
+
+def human(stats: RunStatistics) -> list[Section]:
+    """People's verdicts beside the rules': reviewed replies per model and kind, and how often
+    the rules agree; and which kinds the report counts by people's verdicts."""
+    h = stats.human
+    if h is None:
+        return []
+    rows = tuple(
+        (r.model, r.kind, str(r.reviewed), str(r.correct), str(r.wrong),
+         f"{pct(r.rules_agreement)} ({r.rules_agree} of {r.rules_scored})"
+         if r.rules_agreement is not None else NONE)
+        for r in h.rows
+    )  # fmt: skip
+    if not h.grade_by:
+        note = "Counted by the rules; people's verdicts are shown beside them."
+    else:
+        kinds = "every kind" if "*" in h.grade_by else "kinds " + ", ".join(h.grade_by)
+        note = (
+            f"Counted by people's verdicts where they exist for {kinds} (--grade-by human): "
+            f"{h.counted} grades taken from people, the rest from the rules."
+        )
+    head = ("model", "kind", "reviewed", "correct", "wrong", "rules agree")
+    out = [Section("human", "Human verdicts", head, rows, note, frozenset({0, 1}))]
+    if h.drift is not None:
+        agreements = tuple(
+            (r.who, r.scope, str(r.result.n), agreement_text(r.result))
+            for r in (*h.drift.self_agreement, *h.drift.inter_rater)
+        )
+        out.append(
+            Section("reviewer-agreement", "Reviewer agreement",
+                    ("reviewer", "over", "pairs", "agreement · Cohen's kappa (95 % interval)"),
+                    agreements, "A reviewer's blind re-grades against their own earlier verdicts"
+                    " (drift); two reviewers (A × B) on the replies both decided.",
+                    frozenset({0, 1}))
+        )  # fmt: skip
+    return out
+
+
+def agreement_text(a: Agreement) -> str:
+    """ "80.0% (4 of 5) · κ 0.62 [0.10, 1.00]"; κ "—" where undefined."""
+    share = NONE if a.share is None else f"{pct(a.share)} ({a.agree} of {a.n})"
+    if a.kappa is None:
+        return f"{share} · κ {NONE}"
+    kappa = f"κ {a.kappa:.2f}"
+    if a.kappa_low is not None and a.kappa_high is not None:
+        kappa += f" [{a.kappa_low:.2f}, {a.kappa_high:.2f}]"
+    return f"{share} · {kappa}"
 
 
 def task_metrics(stats: RunStatistics) -> list[Section]:
@@ -264,6 +313,7 @@ SECTIONS: tuple[Callable[[RunStatistics], list[Section]], ...] = (
     repeats,
     consistency,
     judges,
+    human,
     task_metrics,
     gate,
     calibration,

@@ -24,6 +24,7 @@ from proctor.runs.collector import paused_collector
 from proctor.runs.grade import stored_items
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
+from proctor.stats.human import GivenVerdict
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
 from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
 from proctor.store import RunStore
@@ -158,16 +159,36 @@ def _prompts(task: Task, info: RunInfo, samples: Iterable[Sample]) -> Mapping[st
 
 
 def run_statistics(
-    store: RunStore, run_id: str, task: Task | None, *, prices: PriceTable | None = None
+    store: RunStore,
+    run_id: str,
+    task: Task | None,
+    *,
+    prices: PriceTable | None = None,
+    grade_by_human: Sequence[str] = (),
 ) -> RunStatistics:
     """Every statistic of a stored run, from its stored grades, once. `task` None: a task this
-    proctor does not know (the run shows its stored grades, without the task's extras)."""
+    proctor does not know (the run shows its stored grades, without the task's extras).
+    `grade_by_human`: the kinds ("*": all) counted by people's verdicts where they exist."""
     with paused_collector():
-        return _run_statistics(store, run_id, task, prices)
+        return _run_statistics(store, run_id, task, prices, tuple(grade_by_human))
+
+
+def human_verdicts(store: RunStore, run_id: str) -> list[GivenVerdict]:
+    """People's stored verdicts on the run, in stored order, as the statistics read them."""
+    return [
+        GivenVerdict(
+            v.model, v.sample_id, v.epoch, v.verdict, v.reviewer, v.note, v.reviewed_at, v.blind
+        )
+        for v in store.human_verdicts(run_id)
+    ]
 
 
 def _run_statistics(
-    store: RunStore, run_id: str, task: Task | None, prices: PriceTable | None
+    store: RunStore,
+    run_id: str,
+    task: Task | None,
+    prices: PriceTable | None,
+    grade_by_human: tuple[str, ...],
 ) -> RunStatistics:
     info = store.run_info(run_id)
     items = stored_items(store, run_id)
@@ -183,6 +204,7 @@ def _run_statistics(
             # a run of turns has no answers to count: its completeness is its outcome
             expected_per_model=0 if turns else None,
             judge_verdicts=judge_verdicts(store.judgements(run_id)), prices=prices, turns=turns,
+            human_verdicts=human_verdicts(store, run_id), grade_by_human=grade_by_human,
         )  # fmt: skip
     samples = {i.sample.id: i.sample for i in items}
     return build_statistics(
@@ -199,6 +221,8 @@ def _run_statistics(
         calculator_pairs=calculator_pairs(info.models),
         prices=prices,
         suite=suite_description(suite),
+        human_verdicts=human_verdicts(store, run_id),
+        grade_by_human=grade_by_human,
     )
 
 

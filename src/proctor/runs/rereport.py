@@ -73,9 +73,11 @@ def report_run(
     task_for: Callable[[str, str], Task],
     *,
     regrade: bool,
+    grade_by_human: tuple[str, ...] = (),
 ) -> Reported:
     """Write the report of a run of samples from its stored grades, after grading every answer
-    again (saving the grades) when `regrade`. `task_for(task name, the sandbox limits of its
+    again (saving the grades) when `regrade`; the kinds in `grade_by_human` (or "*") are counted
+    by people's verdicts where they exist. `task_for(task name, the sandbox limits of its
     last grading or "")`: the Task it is graded and reported with (the limits are named in its
     grader version, e.g. "humaneval/2+strict")."""
     with open_existing(results_dir) as store:
@@ -87,7 +89,7 @@ def report_run(
         task = task_for(info.task, stored)
         if regrade:
             grade_run(store, run_id, task, keep_items=False, workers=None)
-        stats = run_statistics(store, run_id, task, prices=table)
+        stats = run_statistics(store, run_id, task, prices=table, grade_by_human=grade_by_human)
         written = write_report(store, stats)
         return Reported(run_id, stats, written, store.run_dir(run_id))
 

@@ -18,7 +18,15 @@ from dataclasses import dataclass, field, replace
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
 from proctor.stats.completeness import Completeness, completeness
 from proctor.stats.cost import ModelLedger, PriceTable, ledger
+from proctor.stats.drift import drift
 from proctor.stats.gates import GateRow, JudgeScores, evaluate, parse_requirement
+from proctor.stats.human import (
+    GivenVerdict,
+    HumanSummary,
+    counting,
+    graded_by_human,
+    summarize_human,
+)
 from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked, summarize
 from proctor.stats.multiple import ranked_comparisons
 from proctor.stats.paired import PairedComparison
@@ -182,6 +190,8 @@ class RunStatistics:
     """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
     turns: tuple[TurnScores, ...] = ()
     """A dialogue or workflow run's stored grade, one per model; empty for any other run."""
+    human: HumanSummary | None = None
+    """People's verdicts beside the rules' grades; None when nobody reviewed the run."""
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -215,11 +225,22 @@ def build_statistics(
     sizes: Mapping[str, float] | None = None,
     suite: str = "",
     turns: Sequence[TurnScores] = (),
+    human_verdicts: Sequence[GivenVerdict] = (),
+    grade_by_human: Sequence[str] = (),
 ) -> RunStatistics:
     """Every statistic of a run, once. `calculator_pairs`: (bare, with calculator) model strings
     both asked; `gate_requirements`: the run's own requirements (a suite's [gate]).
     Each keyword is one optional part of a run's statistics (absent by default), hence their
-    number."""
+    number. `grade_by_human`: the kinds counted by people's verdicts where they exist."""
+    grades = counting(human_verdicts)
+    human = summarize_human(items, grades, grade_by_human)
+    if human is not None:
+        kinds = {i.sample.id: i.sample.category for i in items}
+        agreements = drift(human_verdicts, kinds)
+        human = replace(human, drift=None if agreements.empty else agreements)
+    if human is not None and grade_by_human:
+        items, counted = graded_by_human(items, grades, grade_by_human)
+        human = replace(human, counted=counted)
     metrics = summarize(items, info.models, tiers=task.tiers)
     rows = ranked(metrics)
     names = [m.model for m in rows]
@@ -256,6 +277,7 @@ def build_statistics(
         prompts=prompts,
         suite=suite,
         turns=tuple(turns),
+        human=human,
     )
 
 

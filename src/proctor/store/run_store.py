@@ -22,6 +22,7 @@ from typing import Any
 
 from proctor.errors import StoreError
 from proctor.store import connection
+from proctor.store import human_verdicts as human_verdicts_table
 from proctor.store import judgements as judgements_table
 from proctor.store import pages as paging
 from proctor.store import records as records_table
@@ -31,6 +32,7 @@ from proctor.store import scores as scores_table
 from proctor.store import turn_grades as turn_grades_table
 from proctor.store import turns as turns_table
 from proctor.store.connection import connect
+from proctor.store.human_verdicts import HumanVerdict
 from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
 from proctor.store.pages import AnswerWindow
 from proctor.store.runs import LATEST, RUN_STATUSES, RunStatus, RunSummaryRow
@@ -46,6 +48,7 @@ __all__ = [
     "RUNS_DIR",
     "RUN_STATUSES",
     "AnswerWindow",
+    "HumanVerdict",
     "Judgement",
     "JudgementStatus",
     "RunStatus",
@@ -282,6 +285,17 @@ class RunStore:
     def judgements(self, run_id: str, judge: str | None = None) -> list[Judgement]:
         """Stored judge verdicts of a run (of one judge, when named)."""
         return judgements_table.read(self, run_id, judge)
+
+    # -- human verdicts -----------------------------------------------------------------------
+
+    def add_human_verdicts(self, run_id: str, verdicts: Sequence[HumanVerdict]) -> int:
+        """Append people's verdicts in one transaction (each checked against the stored reply's
+        content hash; any mismatch stores none); how many were new."""
+        return human_verdicts_table.add(self, run_id, verdicts)
+
+    def human_verdicts(self, run_id: str) -> list[HumanVerdict]:
+        """Every verdict people gave on the run, in the order they were stored."""
+        return human_verdicts_table.read(self, run_id)
 
     # -- dialogue turns and workflow steps -----------------------------------------------------
 

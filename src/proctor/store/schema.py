@@ -269,6 +269,37 @@ def _m8_turn_grades(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m9_human_verdicts(conn: sqlite3.Connection) -> None:
+    """People's verdicts on a run's replies (issue 32): append-only, one row per verdict given;
+    the newest row of a reviewer on a reply supersedes their older ones, which stay (drift is
+    measured on them). `reply_hash` is the sha256 of the reply the reviewer was shown, so a
+    verdict never attaches to a reply it was not given on; `blind` marks a re-grade made without
+    seeing the reviewer's earlier verdict."""
+    conn.execute(
+        """
+        CREATE TABLE human_verdicts (
+            seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id      TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            model       TEXT NOT NULL,
+            sample_id   TEXT NOT NULL,
+            epoch       INTEGER NOT NULL,
+            reviewer    TEXT NOT NULL,
+            verdict     TEXT NOT NULL CHECK (verdict IN ('correct', 'wrong', 'skip')),
+            note        TEXT NOT NULL,
+            reply_hash  TEXT NOT NULL,  -- sha256 hex of the reply as shown
+            blind       INTEGER NOT NULL CHECK (blind IN (0, 1)),
+            reviewed_at TEXT NOT NULL,  -- ISO 8601, UTC
+            FOREIGN KEY (run_id, sample_id) REFERENCES samples (run_id, sample_id)
+                ON DELETE CASCADE
+        )
+        """
+    )
+    conn.execute(
+        "CREATE INDEX human_verdicts_by_reply"
+        " ON human_verdicts (run_id, model, sample_id, epoch, reviewer, seq)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
@@ -278,6 +309,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m6_imported_verdicts,
     _m7_provider_batches,
     _m8_turn_grades,
+    _m9_human_verdicts,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

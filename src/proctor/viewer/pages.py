@@ -15,7 +15,8 @@ from proctor.errors import ProctorError
 from proctor.report.html.page import render
 from proctor.report.html.viewer_pages import run_href
 from proctor.report.text import interval, one_line, pct
-from proctor.runs.report import prompt_text
+from proctor.runs.report import human_verdicts, prompt_text
+from proctor.stats.human import counting
 from proctor.stats.intervals import wilson_interval
 from proctor.store import RunStore
 from proctor.store.browse import (
@@ -111,9 +112,11 @@ def item_page(store: RunStore, run_id: str, sample_id: str) -> str:
         item_answers(store, run_id, sample_id),
         key=lambda a: (order.get(a.record.model, len(order)), a.record.model, a.record.epoch),
     )
+    people = counting(human_verdicts(store, run_id))
     cards = []
     for answer in answers:
         score, graded_by = _grade_of(answer)
+        person = people.get((answer.record.model, sample_id, answer.record.epoch))
         cards.append(
             {
                 "model": answer.record.model,
@@ -130,6 +133,7 @@ def item_page(store: RunStore, run_id: str, sample_id: str) -> str:
                 "extracted": score.extracted if score is not None else None,
                 "normalized": score.normalized if score is not None else None,
                 "graded_by": graded_by,
+                "human": "" if person is None else person.words,
             }
         )
     return render(

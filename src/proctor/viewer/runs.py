@@ -51,13 +51,15 @@ def listing(store: RunStore) -> list[RunListing]:
 
 
 def state_key(store: RunStore, run_id: str) -> tuple[object, ...]:
-    """Changes whenever an answer is added or the run is graded again."""
+    """Changes whenever an answer is added, the run is graded again, or a person gives a
+    verdict."""
     counts = store.count_records(run_id)
     return (
         run_id,
         tuple(sorted(counts.items())),
         store.grader_version(run_id),
         store.run_status(run_id),
+        len(store.human_verdicts(run_id)),
     )
 
 

@@ -10,14 +10,18 @@ Routes (GET and HEAD only):
                             (?model=&outcome=&q=&page=); the run page of a run over BIG_RUN
     /runs/<run>/progress    how far a run has got; reloads itself while the run is running
     /models/<model>         one model's scores across every run of the folder
+    /review/<run>...        review: people grade replies (`proctor.viewer.review`); its POST
+                            /review/<run>/verdict is the one request that changes anything
 
 Requests whose Host header is not this server's own loopback address are refused, so a web
-page elsewhere cannot reach the viewer through DNS rebinding. Every page carries the same
-Content-Security-Policy as report.html, also as a header.
+page elsewhere cannot reach the viewer through DNS rebinding. A POST is also refused unless its
+Origin is this server's own and it carries the session token made when the server started.
+Every page carries the same Content-Security-Policy as report.html, also as a header.
 """
 
 from __future__ import annotations
 
+import secrets
 import sys
 import threading
 import traceback
@@ -41,13 +45,14 @@ from proctor.report.html import (
 from proctor.report.html.viewer_pages import error_html, run_href, samples_href
 from proctor.stats.comparison import compare_run_items
 from proctor.store import RunStore
-from proctor.viewer import pages
+from proctor.viewer import pages, review
 from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
 
 T = TypeVar("T")
 HOST = "127.0.0.1"
 CACHED_RUNS = 4
 CACHED_PAGES = 8
+MAX_POST = 64 * 1024
 BIG_RUN = 20_000
 """Above this many answers a run's page is its answers a page at a time, not the whole report
 (which holds every answer in memory and in the page)."""
@@ -71,6 +76,8 @@ class ViewerServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._runs: OrderedDict[tuple[object, ...], LoadedRun] = OrderedDict()
         self._pages: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+        self.token = secrets.token_urlsafe(32)
+        """The session token every review form carries; a POST without it is refused."""
         super().__init__((HOST, port), _Handler)
 
     @property
@@ -84,6 +91,9 @@ class ViewerServer(ThreadingHTTPServer):
     def allowed_hosts(self) -> set[str]:
         return {f"{HOST}:{self.port}", f"localhost:{self.port}"}
 
+    def allowed_origins(self) -> set[str]:
+        return {f"http://{host}" for host in self.allowed_hosts()}
+
     # -- pages --------------------------------------------------------------------------------
 
     def page(self, path: str, query: dict[str, list[str]]) -> bytes:
@@ -93,6 +103,12 @@ class ViewerServer(ThreadingHTTPServer):
                 runs = listing(store)
                 scores = pages.run_headlines(store, [r.run_id for r in runs])
             return runs_html(runs, str(self.results_dir), scores).encode("utf-8")
+        if parts[0] == "review" and len(parts) >= 2:
+            return self._read(
+                lambda store: review.page(
+                    store, self._resolve(store, parts[1]), parts[2:], query, self.token
+                )
+            )
         if parts[0] == "models" and len(parts) == 2:
             return self._read(lambda store: pages.model_page(store, parts[1]))
         if parts[0] == "runs" and len(parts) == 4 and parts[2] == "items":
@@ -132,8 +148,10 @@ class ViewerServer(ThreadingHTTPServer):
         with RunStore.open(self.results_dir) as store:
             try:
                 return read(store)
-            except pages.NotFound as e:
+            except (pages.NotFound, LookupError) as e:
                 raise PageError(HTTPStatus.NOT_FOUND, str(e)) from e
+            except ValueError as e:
+                raise PageError(HTTPStatus.BAD_REQUEST, str(e)) from e
 
     @staticmethod
     def _resolve(store: RunStore, ref: str) -> str:
@@ -151,6 +169,7 @@ class ViewerServer(ThreadingHTTPServer):
             report=run_href(run.info.run_id),
             samples=samples_href(run.info.run_id),
             note=f"graded with {run.graded_by}",
+            review=review.review_href(run.info.run_id),
         )
 
         def build() -> bytes:
@@ -235,6 +254,45 @@ class _Handler(BaseHTTPRequestHandler):
             body = _error(500, "the page could not be built; see the viewer's log")
         self._send(status, body, send_body)
 
+    def do_POST(self) -> None:
+        """Only /review/<run>/verdict; refused (nothing read, nothing stored) from another Host
+        or Origin, or without the session token."""
+        try:
+            location = self._take_post()
+        except review.Refused as e:
+            self._send(HTTPStatus(e.status), _error(e.status, str(e)), True)
+            return
+        except PageError as e:
+            self._send(e.status, _error(e.status.value, e.message), True)
+            return
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+
+    def _take_post(self) -> str:
+        parts = [unquote(p) for p in urlsplit(self.path).path.split("/") if p]
+        if len(parts) != 3 or parts[0] != "review" or parts[2] != "verdict":
+            raise review.Refused(501, "only a review verdict is posted")
+        host = self.headers.get("Host", "")
+        if host not in self.server.allowed_hosts():
+            raise review.Refused(403, f"refused: host {host!r}")
+        origin = self.headers.get("Origin", "")
+        if origin not in self.server.allowed_origins():
+            raise review.Refused(403, f"refused: origin {origin!r} is not this viewer's")
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip()
+        if kind != "application/x-www-form-urlencoded":
+            raise review.Refused(415, "a verdict is posted as a form")
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit() or int(length) > MAX_POST:
+            raise review.Refused(413, f"a verdict form is at most {MAX_POST} bytes")
+        body = self.rfile.read(int(length)).decode("utf-8", errors="replace")
+        form = review.Form({k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()})
+        with RunStore.open(self.server.results_dir) as store:
+            run_id = self.server._resolve(store, parts[1])
+            return review.take_verdict(store, run_id, form, self.server.token)
+
     def _send(self, status: HTTPStatus, body: bytes, send_body: bool) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -242,7 +300,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", content_security_policy())
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("X-Frame-Options", "DENY")
-        self.send_header("Referrer-Policy", "no-referrer")
+        # A review page's form must carry its Origin (sent as "null" under no-referrer)
+        own = self.path.startswith("/review/")
+        self.send_header("Referrer-Policy", "same-origin" if own else "no-referrer")
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
         if send_body:

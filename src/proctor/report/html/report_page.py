@@ -26,6 +26,7 @@ from proctor.report.text import (
     tier_legend,
 )
 from proctor.stats.calibration import CalibrationSummary
+from proctor.stats.human import HumanGrade
 from proctor.stats.metrics import ModelMetrics
 from proctor.stats.paired import PairedComparison, format_p, points_range, signed_points
 from proctor.stats.run_statistics import RunStatistics
@@ -41,6 +42,8 @@ class Links:
     samples: str = ""
     note: str = ""
     """A line for the navigation bar, e.g. how the run was graded."""
+    review: str = ""
+    """The run's review pages (people grade its replies), or "" where there are none."""
 
 
 REPORT_ANSWERS = 5000
@@ -80,9 +83,17 @@ def report_html(stats: RunStatistics, *, links: Links | None = None) -> str:
         taxonomy_rules=_taxonomy_legend(stats.taxonomy),
         sections=_with_ids(result_sections(stats)),
         shown=shown,
-        data=Markup(script_json(browser_document(kept, stats.task.rules, names, stats.prompts))),
+        data=Markup(
+            script_json(
+                browser_document(kept, stats.task.rules, names, stats.prompts, _human(stats))
+            )
+        ),
         audit=stats.task.audit,
     )
+
+
+def _human(stats: RunStatistics) -> Mapping[tuple[str, str, int], HumanGrade] | None:
+    return None if stats.human is None else stats.human.grades
 
 
 def _with_ids(sections: Sequence[Section]) -> list[tuple[str, Section]]:
@@ -109,7 +120,9 @@ def samples_html(stats: RunStatistics, *, links: Links | None = None) -> str:
         shown=first_samples(stats.items, None)[1],
         data=Markup(
             script_json(
-                browser_document(stats.items, stats.task.rules, list(stats.models), stats.prompts)
+                browser_document(
+                    stats.items, stats.task.rules, list(stats.models), stats.prompts, _human(stats)
+                )
             )
         ),
     )

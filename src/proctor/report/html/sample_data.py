@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from proctor.report.samples_csv import rule_explanation
+from proctor.stats.human import HumanGrade
 from proctor.types import OUTCOMES, GradedItem
 
 SCHEMA = "proctor.samples/1"
@@ -44,9 +45,11 @@ ROW_FIELDS: tuple[str, ...] = (
     "attempts",
     "error",
     "format_ok",
+    "human",
 )
 """One entry of `rows`: model, sample and outcome are indexes into their lists; rule, rule_text,
-explanation, finish and error are indexes into `strings`; text, extracted and normalized are
+explanation, finish, error and human (people's verdict that counts, in words; "" for none) are
+indexes into `strings`; text, extracted and normalized are
 written out (extracted and normalized may be null)."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -94,8 +97,10 @@ def browser_document(
     rules: Mapping[str, str],
     models: Sequence[str],
     prompts: Mapping[str, str] | None = None,
+    human: Mapping[tuple[str, str, int], HumanGrade] | None = None,
 ) -> dict[str, Any]:
-    """The sample browser's data: rows in the order of `models`, then of first appearance."""
+    """The sample browser's data: rows in the order of `models`, then of first appearance;
+    `human`: people's verdict that counts on each reviewed reply, shown beside the rules'."""
     order = {name: i for i, name in enumerate(models)}
     for item in items:
         order.setdefault(item.record.model, len(order))
@@ -148,6 +153,7 @@ def browser_document(
                 record.attempts,
                 intern(record.error),
                 1 if score.format_ok else 0,
+                intern(_words(human, record.model, sample.id, record.epoch)),
             ]
         )
     return {
@@ -161,6 +167,13 @@ def browser_document(
         "samples": samples,
         "rows": rows,
     }
+
+
+def _words(
+    human: Mapping[tuple[str, str, int], HumanGrade] | None, model: str, sample: str, epoch: int
+) -> str:
+    grade = None if human is None else human.get((model, sample, epoch))
+    return "" if grade is None else grade.words
 
 
 def script_json(value: Any) -> str:

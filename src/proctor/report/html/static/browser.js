@@ -128,6 +128,7 @@
     field(dl, "rule", data.strings[r[R.rule]]);
     field(dl, "the rule says", data.strings[r[R.rule_text]]);
     field(dl, "why", data.strings[r[R.explanation]]);
+    if (data.strings[r[R.human]]) { field(dl, "people's verdict", data.strings[r[R.human]]); }
     field(dl, "finish reason", data.strings[r[R.finish]]);
     field(dl, "tokens", (r[R.prompt_tokens] ?? "unknown") + " prompt + " + (r[R.completion_tokens] ?? "unknown") + " completion");
     field(dl, "latency", r[R.latency_s] + " s, " + r[R.attempts] + " attempt(s)");
@@ -232,4 +233,36 @@
   setSelect(controls.difficulty, params.get("difficulty"));
   if (controls.search && params.get("q")) { controls.search.value = params.get("q"); }
   apply();
+})();
+
+// Review pages: c, w and s give the verdict of the reply shown; n goes to the note, Escape
+// leaves it.
+(function () {
+  "use strict";
+  var form = document.getElementById("review-form");
+  if (!form) {
+    return;
+  }
+  var keys = { c: "verdict-correct", w: "verdict-wrong", s: "verdict-skip" };
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    var typing = target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT");
+    if (typing && event.key === "Escape") {
+      target.blur();  // back to the keys, the note kept
+      return;
+    }
+    if (typing || event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    if (event.key === "n") {
+      event.preventDefault();
+      document.getElementById("note").focus();
+      return;
+    }
+    var button = keys[event.key] && document.getElementById(keys[event.key]);
+    if (button) {
+      event.preventDefault();
+      button.click();
+    }
+  });
 })();
