@@ -218,8 +218,11 @@ def build_statistics(
 ) -> RunStatistics:
     """Every statistic of a run, once. `calculator_pairs`: (bare, with calculator) model strings
     both asked; `gate_requirements`: the run's own requirements (a suite's [gate]).
-    Each keyword is one optional part of a run's statistics (absent by default), hence their
-    number."""
+
+    Why 15 parameters: each keyword is one optional part of a run's statistics, absent by
+    default, that only some runs have (a judge, a suite's gate, confidences, prices, turns);
+    its one builder (`runs.report.run_statistics`) and the tests name only the parts they give,
+    which a parameters object would only wrap."""
     metrics = summarize(items, info.models, tiers=task.tiers)
     rows = ranked(metrics)
     names = [m.model for m in rows]
