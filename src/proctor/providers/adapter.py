@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proctor._util.redact import register_secret
 from proctor.errors import ProviderError
@@ -15,12 +15,17 @@ from proctor.providers.base import Named
 from proctor.providers.http import (
     HttpReply,
     JsonClient,
+    is_loopback,
+    json_client,
     parse_json_reply,
     post_json,
     redacted,
     reply_notes,
 )
 from proctor.types import Completion, GenerationParams, Prompt
+
+if TYPE_CHECKING:
+    import httpx
 
 ReadReply = Callable[[object, str, float, str], Completion]
 """(reply's JSON, model asked for, latency, where) → the Completion; Transient when it holds no
@@ -38,8 +43,8 @@ class ChatApi:
 
 
 class HttpAdapter(Named):
-    """The subclass sets `_client` (its headers carry the key) and makes the request body
-    (`request_body`); `api` says how its API is spoken."""
+    """The subclass connects (`_connect`, with headers that carry the key) and makes the request
+    body (`request_body`); `api` says how its API is spoken."""
 
     _client: JsonClient
 
@@ -51,6 +56,23 @@ class HttpAdapter(Named):
         self._model = model
         self._secret = api_key or ""
         register_secret(api_key)  # scrubbed from every reply and line printed from now on
+
+    def _connect(
+        self,
+        base_url: str,
+        headers: dict[str, str],
+        transport: httpx.AsyncBaseTransport | None,
+        max_connections: int | None = None,
+    ) -> None:
+        """The pooled client to `base_url`; a server on this machine is never reached through a
+        proxy from the environment."""
+        self._client = json_client(
+            base_url,
+            headers,
+            transport=transport,
+            trust_env=not is_loopback(base_url),
+            max_connections=max_connections,
+        )
 
     def request_body(self, prompt: Prompt, params: GenerationParams) -> dict[str, Any]:
         raise NotImplementedError

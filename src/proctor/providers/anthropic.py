@@ -22,8 +22,6 @@ from proctor.providers.adapter import ChatApi, HttpAdapter
 from proctor.providers.http import (
     _RAW,
     HttpReply,
-    is_loopback,
-    json_client,
     parse_retry_after,
     parse_usage,
     raise_for_redirect,
@@ -65,10 +63,7 @@ class AnthropicProvider(HttpAdapter):
         headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
-        self._client = json_client(
-            base_url, headers, transport=transport, trust_env=not is_loopback(base_url),
-            max_connections=max_concurrency * 2,
-        )  # fmt: skip
+        self._connect(base_url, headers, transport, max_connections=max_concurrency * 2)
 
     async def complete(self, prompt: Prompt, params: GenerationParams) -> Completion:
         if prompt.tools:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from proctor.errors import Transient
 from proctor.providers.batch import (
@@ -24,12 +24,8 @@ from proctor.providers.batch import (
 from proctor.providers.http import encode_body, json_object
 
 TOKEN_KEY = "proctor_token"
-_ENDED: dict[str, BatchEnd] = {
-    "completed": "completed",
-    "expired": "expired",
-    "cancelled": "cancelled",
-    "failed": "failed",
-}
+_ENDED: dict[str, BatchEnd] = {end: end for end in get_args(BatchEnd)}
+"""OpenAI names a batch's end as we do."""
 _LIST_PAGES = 20
 
 

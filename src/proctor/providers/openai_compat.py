@@ -14,8 +14,6 @@ from proctor.providers.adapter import ChatApi, HttpAdapter
 from proctor.providers.http import (
     _RAW,
     HttpReply,
-    is_loopback,
-    json_client,
     parse_retry_after,
     parse_usage,
     raise_for_redirect,
@@ -79,11 +77,8 @@ class OpenAICompatProvider(HttpAdapter):
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         # The caller bounds how many requests are in flight; the pool must not bound it again
-        # (extra requests would queue inside the pool, unseen by timeouts and progress). A server on
-        # this machine is never reached through a proxy from the environment.
-        self._client = json_client(
-            base_url, headers, transport=transport, trust_env=not is_loopback(base_url)
-        )
+        # (extra requests would queue inside the pool, unseen by timeouts and progress).
+        self._connect(base_url, headers, transport)
 
     def _clean(self, error: ProviderError) -> ProviderError:
         clean = super()._clean(error)

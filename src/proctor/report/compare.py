@@ -4,12 +4,12 @@ comparison's own."""
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from proctor.report.markdown import escape_cell, markdown_table
+from proctor.report.terminal import light_table
 from proctor.report.text import one_line, pct
 from proctor.stats.comparison import RunComparison
 from proctor.stats.paired import PairedComparison
@@ -81,7 +81,7 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
     if p.n == 0:
         console.print(Text(p.verdict(), style="bold yellow"))
         return
-    table = _table("On the items both answered")
+    table = light_table("On the items both answered")
     for column in ("model", "accuracy", "higher than the other", "items"):
         table.add_column(column, justify="left" if column == "model" else "right")
     table.add_row(Text(c.a.label), Text(pct(p.mean_a)), Text(str(p.a_only)), Text(str(p.n)))
@@ -98,7 +98,7 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
     ):
         if not flips:
             continue
-        flip_table = _table(f"{title} ({len(flips)} items)")
+        flip_table = light_table(f"{title} ({len(flips)} items)")
         for column in ("sample", "question", "target", "A", "B"):
             flip_table.add_column(column, overflow="fold")
         for f in flips[:show]:
@@ -115,7 +115,7 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
 
     classes = [n for n in ERROR_CLASSES if n in c.taxonomy_a or n in c.taxonomy_b]
     if classes:
-        tax = _table("Wrong numeric answers by kind")
+        tax = light_table("Wrong numeric answers by kind")
         tax.add_column("kind")
         tax.add_column(Text(c.a.label), justify="right")
         tax.add_column(Text(c.b.label), justify="right")
@@ -126,17 +126,6 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
                 Text(str(c.taxonomy_b.get(name, 0))),
             )
         console.print(tax)
-
-
-def _table(title: str) -> Table:
-    return Table(
-        title=title,
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        collapse_padding=True,
-    )
 
 
 # ---- Markdown ----------------------------------------------------------------------------------

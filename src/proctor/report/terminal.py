@@ -127,7 +127,7 @@ def render_sections(
 
 
 def _section(section: Section, labels: Mapping[str, str]) -> Table:
-    table = _new_table(section.title)
+    table = light_table(section.title)
     for i, heading in enumerate(section.head):
         table.add_column(heading, justify="left" if i == 0 else "right", overflow="fold")
     for first, *rest in section.rows:
@@ -261,7 +261,7 @@ def _table(
     columns: Sequence[_Column],
     name_width: int,
 ) -> Table:
-    table = _new_table(title)
+    table = light_table(title)
     table.add_column("#", justify="right", no_wrap=True)
     _name_column(table, [m for _, m in ranked], labels, name_width)
     for c in columns:
@@ -278,7 +278,7 @@ def _slices(
     slices: Sequence[Mapping[str, Cell]],
 ) -> Table:
     """One column per model, one row per slice value (few models)."""
-    table = _new_table(title)
+    table = light_table(title)
     table.add_column("", overflow="fold")
     for m in rows:
         table.add_column(Text(labels[m.model]), justify="right", overflow="fold")
@@ -309,7 +309,7 @@ def _slices_by_model(
     values = slice_values(slices)
 
     def build(part: Sequence[str], heading: str, name_width: int = NAME_WIDTH) -> Table:
-        table = _new_table(heading)
+        table = light_table(heading)
         table.add_column("#", justify="right", no_wrap=True)
         _name_column(table, rows, labels, name_width)
         for value in part:
@@ -340,7 +340,7 @@ def _slices_by_model(
     return tables
 
 
-def _new_table(title: str) -> Table:
+def light_table(title: str) -> Table:
     """A light table with no outer frame: the fewest characters spent on lines (80 columns)."""
     return Table(
         title=title,

@@ -3,11 +3,11 @@ limits per solution, and say how it ended.
 
 The parent side of the sandbox. It makes the solution's cgroup, starts the launcher
 (`_launcher.py`) with its configuration and the harness's job (`_harness.py`) on one pipe, and
-then, in one loop: drains stdout and stderr (keeping the first `kept_output` bytes of each, so a
-program may print any amount without failing and without filling memory or disk), reads the
-launcher's status pipe and the harness's verdict pipe, and enforces the clocks: `setup_s` until
-the harness says "started", `wall_s` from then. The verdict counts only if it carries this run's
-one-time token and comes from the harness's own pid; nothing else is a pass.
+then, in one loop (`watch.drive`): drains stdout and stderr (keeping the first `kept_output`
+bytes of each, so a program may print any amount without failing and without filling memory or
+disk), reads the launcher's status pipe and the harness's verdict pipe, and enforces the clocks:
+`setup_s` until the harness says "started", `wall_s` from then. The verdict counts only if it
+carries this run's one-time token and comes from the harness's own pid; nothing else is a pass.
 
 Safe to call from any thread (no `preexec_fn`), bounded in time, at most one run per CPU core in
 flight in a process whatever the number of callers.
@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import marshal
 import os
 import re
 import secrets
-import selectors
 import signal
 import subprocess
 import tempfile
@@ -35,6 +33,7 @@ from typing import Literal
 
 from proctor.sandbox import cgroups, cleanup, launch
 from proctor.sandbox.isolation import Isolation, detect
+from proctor.sandbox.watch import State, drive
 
 RunStatus = Literal[
     "passed",
@@ -169,187 +168,6 @@ def _sandbox_uid() -> int:
     return 200_000 + secrets.randbelow(800_000)
 
 
-class _Kept:
-    """The head of a stream, and how much there was."""
-
-    def __init__(self, keep: int) -> None:
-        self.keep, self.head, self.total = keep, bytearray(), 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.keep - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-
-    def text(self) -> str:
-        text = self.head.decode("utf-8", errors="replace")
-        if self.total > len(self.head):
-            text += f"\n… [{self.total - len(self.head)} more bytes not kept]"
-        return text
-
-
-class _Lines:
-    """Complete lines of a pipe; a line longer than `cap` is dropped whole."""
-
-    def __init__(self, cap: int = 8192) -> None:
-        self.cap, self.partial, self.junk = cap, b"", False
-
-    def feed(self, chunk: bytes) -> list[str]:
-        data = self.partial + chunk
-        *lines, self.partial = data.split(b"\n")
-        out = []
-        for line in lines:
-            if not self.junk and len(line) <= self.cap:
-                out.append(line.decode("utf-8", errors="replace"))
-            self.junk = False
-        if len(self.partial) > self.cap:
-            self.partial, self.junk = b"", True
-        return out
-
-
-@dataclass
-class _State:
-    ready: bool = False
-    setup_failed: str | None = None
-    child: int | None = None
-    exit_code: int | None = None
-    memory_over: bool = False
-    peak: int | None = None
-    started: float | None = None
-    ended: float | None = None
-    verdict: tuple[int, str, str] | None = None
-    kill_reason: str | None = None
-
-
-def _on_status(state: _State, line: str) -> None:
-    word, _, rest = line.partition(" ")
-    with contextlib.suppress(ValueError):
-        if word == "ready":
-            state.ready = True
-        elif word == "setup-failed":
-            state.setup_failed = state.setup_failed or rest
-        elif word == "child":
-            state.child = int(rest)
-        elif word == "exit":
-            state.exit_code = int(rest)
-        elif word == "memory-limit":
-            state.memory_over = True
-        elif word == "peak":
-            state.peak = int(rest)
-
-
-def _on_verdict(state: _State, line: str, token: str) -> None:
-    if line == "started" and state.started is None:
-        state.started = time.monotonic()
-        return
-    parts = line.split(" ", 4)
-    if state.verdict is None and len(parts) == 5 and parts[0] == "verdict" and parts[1] == token:
-        with contextlib.suppress(ValueError):
-            reason = json.loads(parts[4])
-            state.verdict = (int(parts[2]), parts[3], str(reason))
-            state.ended = time.monotonic()
-
-
-def _kill(proc: subprocess.Popen[bytes], group: cgroups.SolutionGroup | None) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    if group is not None:
-        group.kill()
-
-
-def _drive(
-    proc: subprocess.Popen[bytes],
-    feed: bytes,
-    pipes: dict[int, str],
-    limits: Limits,
-    token: str,
-    group: cgroups.SolutionGroup | None,
-) -> tuple[_State, _Kept, _Kept]:
-    """Feed the launcher, drain its pipes and keep the clocks, until it is done."""
-    state = _State()
-    out, err = _Kept(limits.kept_output), _Kept(limits.kept_output)
-    status_lines, verdict_lines = _Lines(), _Lines()
-    sel = selectors.DefaultSelector()
-    assert proc.stdin is not None
-    stdin_fd = proc.stdin.fileno()
-    os.set_blocking(stdin_fd, False)
-    sel.register(stdin_fd, selectors.EVENT_WRITE, "in")
-    for fd, name in pipes.items():
-        os.set_blocking(fd, False)
-        sel.register(fd, selectors.EVENT_READ, name)
-    start = time.monotonic()
-    drain_until: float | None = None
-    while sel.get_map():
-        now = time.monotonic()
-        if drain_until is None:
-            if state.verdict is not None:
-                deadline = (state.ended or now) + 2.0  # time to exit and print diagnostics
-            elif state.started is not None:
-                deadline = state.started + limits.wall_s
-            else:
-                deadline = start + limits.setup_s
-            if proc.poll() is not None:
-                drain_until = now + 1.0
-            elif now >= deadline:
-                if state.verdict is None:
-                    state.kill_reason = "timeout" if state.started is not None else "setup"
-                _kill(proc, group)
-                drain_until = now + 1.0
-        if drain_until is not None and now >= drain_until:
-            break
-        if drain_until is None and group is not None and group.oom_kills() > 0:
-            # one process of the tree met the memory limit: the solution is over
-            state.memory_over = True
-            _kill(proc, group)
-            drain_until = now + 1.0
-        wait = (drain_until or deadline) - now
-        for key, _ in sel.select(max(0.0, min(wait, 0.1))):
-            fd, name = int(key.fd), key.data
-            if name == "in":
-                try:
-                    sent = os.write(fd, feed)
-                except (BrokenPipeError, BlockingIOError, OSError):
-                    sent = len(feed)
-                feed = feed[sent:]
-                if not feed:
-                    sel.unregister(fd)
-                    proc.stdin.close()
-                continue
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except BlockingIOError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                sel.unregister(fd)
-                continue
-            if name == "stdout":
-                out.add(chunk)
-            elif name == "stderr":
-                err.add(chunk)
-            elif name == "status":
-                for line in status_lines.feed(chunk):
-                    _on_status(state, line)
-            else:
-                for line in verdict_lines.feed(chunk):
-                    _on_verdict(state, line, token)
-            cap = limits.output_bytes
-            if cap is not None and out.total + err.total > cap and state.kill_reason is None:
-                state.kill_reason = "output"
-                _kill(proc, group)
-                drain_until = time.monotonic() + 1.0
-    sel.close()
-    with contextlib.suppress(OSError):
-        proc.stdin.close()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        _kill(proc, group)
-        proc.wait()
-    return state, out, err
-
-
 _VERDICTS: dict[str, RunStatus] = {
     "passed": "passed",
     "failed": "failed",
@@ -360,7 +178,7 @@ _VERDICTS: dict[str, RunStatus] = {
 
 
 def _classify(
-    state: _State, limits: Limits, group: cgroups.SolutionGroup | None, stderr: str
+    state: State, limits: Limits, group: cgroups.SolutionGroup | None, stderr: str
 ) -> tuple[RunStatus, str]:
     pid_ok = state.verdict is not None and state.verdict[0] == state.child
     if state.verdict is not None and pid_ok:
@@ -409,26 +227,16 @@ def _run(job: Job, limits: Limits, iso: Isolation) -> SandboxResult:
         extra: dict[str, object] = {}
         if iso.mode == "none":  # ours (the sweep removes only ours); its work folder, the uid's
             work_host = tempfile.mkdtemp(prefix=f"{cleanup.PREFIX}{os.getpid()}-")
-            os.chmod(work_host, 0o755)
-            work = os.path.join(work_host, "work")
-            os.mkdir(work, 0o700)
-            if uid is not None:
-                os.chown(work, uid, uid)
-            extra["work_host"] = work
+            extra["work_host"] = _work_folder(work_host, uid)
         config = launch.launcher_config(
             iso.mode, asdict(limits), status_fd=status_w, verdict_fd=verdict_w,
             uid=uid, cgroup_procs=group.procs_files if group else [],
             account_memory=group is None,
             limit_processes=uid is not None or iso.mode != "none", **extra,
         )  # fmt: skip
-        payload = {
-            "token": token, "candidate": job.candidate, "prelude": job.prelude,
-            "tests": list(job.tests), "call": job.call, "entry_point": job.entry_point,
-            "tests_see": job.tests_see, "modules": job.modules(),
-            "allow_concurrency": job.allow_concurrency, "allow_sockets": iso.mode != "none",
-            "audit": job.audit,
-        }  # fmt: skip
-        feed = launch.frame(marshal.dumps(config)) + launch.frame(marshal.dumps(payload))
+        feed = launch.frame(marshal.dumps(config)) + launch.frame(
+            marshal.dumps(_payload(job, token, iso))
+        )
         try:
             proc = launch.start(config, status_w, verdict_w)
         except OSError as e:
@@ -444,23 +252,8 @@ def _run(job: Job, limits: Limits, iso: Isolation) -> SandboxResult:
             status_r: "status",
             verdict_r: "verdict",
         }
-        state, out, err = _drive(proc, feed, pipes, limits, token, group)
-        stdout, stderr = out.text(), err.text()
-        started = state.started
-        wall = (state.ended or time.monotonic()) - started if started is not None else 0.0
-        peak = group.peak_memory() if group is not None else state.peak
-        if state.setup_failed is not None or not state.ready or state.kill_reason == "setup":
-            why = state.setup_failed or (
-                f"the sandbox did not start within {limits.setup_s:g} s"
-                if state.kill_reason == "setup" else "the launcher never became ready"
-            )  # fmt: skip
-            why += f" (stderr: {stderr.strip()[-300:]})" if stderr.strip() else ""
-            return SandboxResult("setup_error", None, stdout, stderr, wall, tag, why, peak,
-                                 limits.name)  # fmt: skip
-        status, detail = _classify(state, limits, group, stderr)
-        return SandboxResult(
-            status, state.exit_code, stdout, stderr, wall, tag, detail, peak, limits.name
-        )
+        state, out, err = drive(proc, feed, pipes, limits, token, group)
+        return _result(state, out.text(), err.text(), limits, group, tag)
     finally:
         for fd in (status_r, verdict_r):
             with contextlib.suppress(OSError):
@@ -474,6 +267,54 @@ def _run(job: Job, limits: Limits, iso: Isolation) -> SandboxResult:
             group.remove()
         if work_host is not None:
             cleanup.remove_tree(work_host)
+
+
+def _work_folder(work_host: str, uid: int | None) -> str:
+    """The program's work folder inside `work_host` (ours, readable), owned by its uid."""
+    os.chmod(work_host, 0o755)
+    work = os.path.join(work_host, "work")
+    os.mkdir(work, 0o700)
+    if uid is not None:
+        os.chown(work, uid, uid)
+    return work
+
+
+def _payload(job: Job, token: str, iso: Isolation) -> dict[str, object]:
+    """What the harness is told: the job, and the one-time token its verdict must carry."""
+    return {
+        "token": token, "candidate": job.candidate, "prelude": job.prelude,
+        "tests": list(job.tests), "call": job.call, "entry_point": job.entry_point,
+        "tests_see": job.tests_see, "modules": job.modules(),
+        "allow_concurrency": job.allow_concurrency, "allow_sockets": iso.mode != "none",
+        "audit": job.audit,
+    }  # fmt: skip
+
+
+def _result(
+    state: State,
+    stdout: str,
+    stderr: str,
+    limits: Limits,
+    group: cgroups.SolutionGroup | None,
+    tag: str,
+) -> SandboxResult:
+    """How the run ended, from what the watch saw: a sandbox that never started is a
+    setup_error; anything else is classified (`_classify`)."""
+    started = state.started
+    wall = (state.ended or time.monotonic()) - started if started is not None else 0.0
+    peak = group.peak_memory() if group is not None else state.peak
+    if state.setup_failed is not None or not state.ready or state.kill_reason == "setup":
+        why = state.setup_failed or (
+            f"the sandbox did not start within {limits.setup_s:g} s"
+            if state.kill_reason == "setup" else "the launcher never became ready"
+        )  # fmt: skip
+        why += f" (stderr: {stderr.strip()[-300:]})" if stderr.strip() else ""
+        return SandboxResult("setup_error", None, stdout, stderr, wall, tag, why, peak,
+                             limits.name)  # fmt: skip
+    status, detail = _classify(state, limits, group, stderr)
+    return SandboxResult(
+        status, state.exit_code, stdout, stderr, wall, tag, detail, peak, limits.name
+    )
 
 
 def run_job(job: Job, limits: Limits | None = None) -> SandboxResult:

@@ -230,8 +230,11 @@ def build_statistics(
 ) -> RunStatistics:
     """Every statistic of a run, once. `calculator_pairs`: (bare, with calculator) model strings
     both asked; `gate_requirements`: the run's own requirements (a suite's [gate]).
-    Each keyword is one optional part of a run's statistics (absent by default), hence their
-    number. `grade_by_human`: the kinds counted by people's verdicts where they exist."""
+    Why so many parameters: each keyword is one optional part of a run's statistics, absent by
+    default, that only some runs have (a judge, a suite's gate, confidences, prices, turns,
+    people's verdicts); its one builder (`runs.report.run_statistics`) and the tests name only
+    the parts they give, which a parameters object would only wrap. `grade_by_human`: the kinds
+    counted by people's verdicts where they exist."""
     grades = counting(human_verdicts)
     human = summarize_human(items, grades, grade_by_human)
     if human is not None:

@@ -64,13 +64,11 @@ def report_html(stats: RunStatistics, *, links: Links | None = None) -> str:
     info = stats.info
     tiers = stats.task.tiers
     kept, shown = first_samples(stats.items, REPORT_ANSWERS)
-    return render(
+    return _run_page(
         "report.html.j2",
-        title=f"proctor · {info.task} · {info.run_id}",
-        viewer=links is not None,
-        links=links or Links(),
-        info=info,
-        header=header_lines(info),
+        f"proctor · {info.task} · {info.run_id}",
+        stats,
+        links,
         suite=stats.suite,
         grading_note=stats.task.grading_note,
         answers=stats.has_answers,
@@ -109,14 +107,11 @@ def _with_ids(sections: Sequence[Section]) -> list[tuple[str, Section]]:
 
 def samples_html(stats: RunStatistics, *, links: Links | None = None) -> str:
     """Only the sample browser of a run (the viewer's sample page)."""
-    info = stats.info
-    return render(
+    return _run_page(
         "samples.html.j2",
-        title=f"proctor · samples · {info.run_id}",
-        viewer=links is not None,
-        links=links or Links(),
-        info=info,
-        header=header_lines(info),
+        f"proctor · samples · {stats.info.run_id}",
+        stats,
+        links,
         shown=first_samples(stats.items, None)[1],
         data=Markup(
             script_json(
@@ -125,6 +120,22 @@ def samples_html(stats: RunStatistics, *, links: Links | None = None) -> str:
                 )
             )
         ),
+    )
+
+
+def _run_page(
+    template: str, title: str, stats: RunStatistics, links: Links | None, **fields: object
+) -> str:
+    """A page of one run: its title, the viewer's links (none in a standalone file) and the
+    run's header, above its own `fields`."""
+    return render(
+        template,
+        title=title,
+        viewer=links is not None,
+        links=links or Links(),
+        info=stats.info,
+        header=header_lines(stats.info),
+        **fields,
     )
 
 
