@@ -20,7 +20,7 @@ import itertools
 import re
 
 from proctor.extract.normalize import NumberToken
-from proctor.extract.units import AMBIGUOUS_SCALES, CN_SCALES, SCALE_WORDS
+from proctor.extract.scales import AMBIGUOUS_SCALES, CN_SCALES, SCALE_WORDS
 
 Span = tuple[int, int, NumberToken]
 
