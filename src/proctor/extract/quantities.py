@@ -191,6 +191,7 @@ _BOUND_AFTER: tuple[tuple[re.Pattern[str], Bound], ...] = (
     (re.compile(r"\+(?![\d])|-?(?i:plus)(?![A-Za-z])"), ">="),
 )
 _MORE = re.compile(r"[多余]")
+_OF_A = re.compile(r"(?i)[ \t]+of[ \t]+an?(?=[ \t])")
 _CHENG_WORDS = (
     "成为",
     "成本",
@@ -338,7 +339,11 @@ def _suffixes(t: str, n: Atom) -> None:
         if n.high is None and t.startswith("半", pos):
             n.value, n.step, pos = n.value + 5, Fraction(5), pos + 1  # 八成半 = 85 %
     else:
+        if n.words and (m := _OF_A.match(t, pos)) and unit_at(t, _skip_spaces(t, m.end())):
+            pos = m.end()  # "a third of a year": a third, in years
         pos = _unit(t, n, pos)
+        if _half_after_unit(t, n, pos):
+            n.value, n.step, pos = n.value + n.scale / 2, n.scale / 2, pos + 1  # 一年半, 两周半
     if m := _HEDGE_AFTER.match(t, pos):
         n.hedge, pos = n.hedge or m.group().strip(), m.end()
     else:
@@ -381,6 +386,13 @@ def _skip_spaces(t: str, pos: int) -> int:
     while end < len(t) and end - pos < 2 and t[end] in " \t":
         end += 1
     return end
+
+
+def _half_after_unit(t: str, n: Atom, pos: int) -> bool:
+    """半 right after a unit of time: "一年半" is 1.5 years, "两周半" 2.5 weeks."""
+    timed = n.unit is not None and n.unit.dimension in ("time", "calendar")
+    half = t.startswith("半", pos) and not t.startswith(HALF_WORDS, pos)
+    return timed and n.high is None and half
 
 
 def _half(t: str, pos: int) -> int | None:

@@ -322,6 +322,7 @@ _BASE_TABLE: tuple[_Entry, ...] = (
     (EUR, ("EUR", "€", "欧元"), ("euro", "euros")),
     (GBP, ("GBP", "£", "英镑"), ("pounds sterling", "pound sterling")),
     (JPY, ("JPY", "円", "日元"), ("yen",)),
+    (_u("KRW", "won", "money:KRW"), ("KRW", "₩", "원"), ()),
     (HKD, ("HKD", "HK$", "港元", "港币"), ("hong kong dollars",)),
     (CAD, ("CAD", "C$"), ("canadian dollars",)),
     (AUD, ("AUD", "A$"), ("australian dollars",)),

@@ -51,6 +51,7 @@ import re
 from dataclasses import replace
 
 from proctor.extract.code import code_only
+from proctor.extract.local_numbers import read_local_numbers
 from proctor.extract.maths import (
     MATHS_RULES,
     find_maths_answer,
@@ -113,6 +114,12 @@ EQUIVALENCE_RULES: dict[str, str] = {
     " of solutions, compared with the target's group by group in any order (never a hedge).",
     "structure": "A sequence (terms and an ellipsis: 1, 3, 5, \\ldots, 2n-1) or a ratio chain"
     " (1:4:9) is compared with the target term by term, never read as one number.",
+    "two_forms": "Two forms of one answer in one line (25%, that is 1/4): the answer when either"
+    " form is the target and both forms are one value; two different values are never correct.",
+    "local_form": "A number written by a language's conventions (3,5 or 70.000 in German, ٣٫٥,"
+    " 7万, 7만, 70 mil, 2 lakh, 1,20,000) is read by the reply's own language; a form with two"
+    " readings there (1.234 in a reply whose language is not told, 3,500 in French) that give"
+    " different verdicts is not scored: never correct.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
     " interval or expression (decimals taken as exact fractions).",
 }
@@ -134,6 +141,8 @@ _VARIABLE = r"(?:[A-Za-z]|\\[a-z]+)(?:_\{?\w+\}?)?(?:\([a-z]\))?"
 _ASSIGNMENT = re.compile(rf"^\s*{_VARIABLE}\s*=\s*([^=<>]+)$")
 _ASSIGNED_TO = re.compile(rf"^([^=<>]+?)\s*=\s*{_VARIABLE}\s*$")
 _DECIMAL_LITERAL = re.compile(r"(?<![\d.,}])(\d+)\.(\d+)(?![\d.])")
+_HEDGED = re.compile(r"\d\s*(?:或者?|か|또는|или|hoặc|या|أو)\s*\d")
+"""Two numbers joined by "or" in a script sympy would drop ("12或13", "12か13")."""
 _PLAIN_ROOT = re.compile(r"sqrt\(([^()]*)\)")
 
 
@@ -204,6 +213,9 @@ def equivalent(
     """Whether `answer` is `target` for `question` (see the module docstring for the order of
     the checks)."""
     target = _prepared(target)
+    forms = _two_forms(answer, target, question=question, timeout_s=timeout_s)
+    if forms is not None:
+        return forms
     listed = _solution_lists(answer, target, question=question, timeout_s=timeout_s)
     if listed is not None:
         return listed
@@ -226,7 +238,8 @@ def equivalent(
     if same and a.percent == t.percent and a.scale == t.scale:
         return Equivalence("equal", "same_text", canonical(a.expression))
     a_num, t_num = number_of(a), number_of(t)
-    if a_num is None and in_words(a.expression) and t_num is not None:
+    hedged = _HEDGED.search(a.expression)
+    if a_num is None and (in_words(a.expression) or hedged) and t_num is not None:
         a_num, why = stated_number(a.expression)
         if a_num is None and why != "no number":
             return Equivalence("different", "exact_number", None, f"the answer gives {why}")
@@ -251,6 +264,35 @@ def equivalent(
     if comma is not None:
         return comma
     return _symbolic(_for_sympy(a), _for_sympy(t), timeout_s)
+
+
+_SAME_ANSWER = re.compile(
+    r"^(?P<a>[^,;]{1,60}?)\s*[,;]?\s*\b(?:that is|i\.\s?e\.,?|which is|or equivalently|soit"
+    r"|c'est-à-dire|d\.\s?h\.|das heißt|es decir|cioè|ou seja)\s+(?P<b>[^,;]{1,60})$|"
+    r"^(?P<c>[^,;，]{1,60}?)\s*[,，]?\s*(?:即|也就是|也就是说)\s*(?P<d>[^,;，]{1,60})$",
+    re.IGNORECASE,
+)
+
+
+def _two_forms(answer: str, target: str, *, question: str, timeout_s: float) -> Equivalence | None:
+    """Two forms of one answer in one line ("25%, that is 1/4"; "0.5，即 1/2"): equal when
+    either form is the target and the two forms are one value; two values are two answers,
+    never correct. None when the answer is not so written."""
+    m = _SAME_ANSWER.match(answer.strip())
+    if m is None:
+        return None
+    first, second = (m.group("a"), m.group("b")) if m.group("a") else (m.group("c"), m.group("d"))
+    if not all(re.search(r"\d", form) for form in (first, second)):
+        return None  # "x = 3, that is the answer": one form
+    one = equivalent(second, first, question="", timeout_s=timeout_s)
+    if one.verdict != "equal":
+        why = f"the answer gives two values, {first!r} and {second!r}"
+        return Equivalence("different", "two_forms", None, why)
+    for form in (first, second):
+        eq = equivalent(form, target, question=question, timeout_s=timeout_s)
+        if eq.verdict == "equal":
+            return Equivalence("equal", "two_forms", eq.normalized, f"{form!r} is the target")
+    return equivalent(first, target, question=question, timeout_s=timeout_s)
 
 
 def _compare_structures(
@@ -363,7 +405,30 @@ def grade_maths(
     numeric: bool,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Score:
-    """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
+    """Grade one reply to one maths sample; every rule part is a key of `RULES`. The reply's
+    numbers are read in its own language first (`extract.local_numbers`); a reply whose
+    ambiguous local form decides the verdict is `unscored` (rule `local_form`)."""
+    local = read_local_numbers(text)
+    score = _grade_reply(local.text, finish_reason, sample, asked, numeric, timeout_s)
+    if local.alternative is None:
+        return score
+    other = _grade_reply(local.alternative, finish_reason, sample, asked, numeric, timeout_s)
+    if other.outcome == score.outcome:
+        return score
+    why = f"{RULES['local_form']} ({local.ambiguity}: {score.outcome} one way, {other.outcome}"
+    why += f" the other; target {sample.target!r})"
+    return Score("unscored", "local_form", why, extracted=score.extracted)
+
+
+def _grade_reply(
+    text: str,
+    finish_reason: FinishReason,
+    sample: Sample,
+    asked: tuple[str, ...],
+    numeric: bool,
+    timeout_s: float,
+) -> Score:
+    """Grade one reply whose numbers are already read in its language."""
     program = code_only(visible_reply(text))
     if program is not None:
         if finish_reason == "length":
