@@ -107,3 +107,27 @@ def test_every_report_ends_with_the_grader_audit_line(tmp_path: Path) -> None:
     assert line in (run / "summary.md").read_text(encoding="utf-8")
     assert line in (run / "report.html").read_text(encoding="utf-8")
     assert grader_audit_line("humaneval").startswith("grader not audited")
+
+
+def test_every_language_of_the_shipped_sets_has_twenty_replies_and_no_false_correct() -> None:
+    from proctor.audit.grader_audit import audit
+
+    result = audit("gsm8k")
+    languages = {lang: (n, agree) for lang, n, agree in result.languages}
+    assert {"en", "zh", "de", "fr", "es", "pt", "it", "ru", "ja", "ko"} <= set(languages)
+    assert {"ar", "hi", "tr", "id", "vi", "nl"} <= set(languages)
+    assert all(n >= 20 for n, _ in languages.values()), languages
+    assert result.false_correct == 0
+    items = load_audit_file(builtin_audit_files()["gsm8k"])
+    for lang in languages:
+        labels = {i.label for i in items if i.language == lang}
+        assert labels == {"correct", "not_correct"}, lang  # right replies and near misses
+
+
+def test_the_audit_footer_names_the_languages_audited(tmp_path: Path) -> None:
+    done = proctor("audit", "gsm8k", cwd=tmp_path)
+    out = squash(done.stdout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "languages audited: ar, de, en, es, fr, hi, id, it, ja, ko, nl, pt, ru, tr, vi, zh" in out
+    )

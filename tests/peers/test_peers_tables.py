@@ -13,7 +13,7 @@ from proctor.types import Record, Sample, Usage
 from . import walk
 
 
-@pytest.mark.parametrize("name", ["inspect_ai", "lm_eval"])
+@pytest.mark.parametrize("name", ["inspect_ai", "lm_eval", "lighteval", "hendrycks_math"])
 def test_peer_table_disagrees_only_where_a_sentence_says_why(name: str) -> None:
     table = walk.load(name)
     for key in ("source", "commit", "licence", "conversion"):

@@ -74,6 +74,8 @@ class AuditResult:
     false_wrong: int
     unscored: int
     disagreements: tuple[Disagreement, ...] = field(default=())
+    languages: tuple[tuple[str, int, int], ...] = field(default=())
+    """(language, labelled, agree) for each language of the set's replies, by code."""
 
     @property
     def labelled_not_correct(self) -> int:
@@ -161,4 +163,13 @@ def audit(task: str) -> AuditResult:
         false_wrong=counts["false_wrong"],
         unscored=counts["unscored"],
         disagreements=tuple(disagreements),
+        languages=_languages(items, disagreements),
     )
+
+
+def _languages(
+    items: Sequence[AuditItem], disagreements: Sequence[Disagreement]
+) -> tuple[tuple[str, int, int], ...]:
+    labelled = Counter(item.language for item in items)
+    missed = Counter(d.item.language for d in disagreements)
+    return tuple((lang, n, n - missed[lang]) for lang, n in sorted(labelled.items()))

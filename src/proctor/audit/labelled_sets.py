@@ -13,6 +13,8 @@ An audit set is JSONL, one labelled reply a line (shipped: builtin/audit/<task>.
     reason         why, in one sentence
     form           what the reply is an example of ("mixed number", "unit"): disagreements are
                    counted by it
+    language       the language the reply is written in (default "en"), a short code ("de",
+                   "zh"): the audit counts agreement per language and names the languages audited
 
 A malformed file stops with an error naming the file, line and field.
 """
@@ -50,6 +52,7 @@ class AuditItem:
     label: Label
     reason: str
     form: str
+    language: str = "en"
 
 
 def _text(raw: Mapping[str, Any], key: str, file: str, line: int) -> str:
@@ -84,6 +87,7 @@ def _item(raw: dict[str, Any], file: str, line: int) -> AuditItem:
         label="correct" if label == "correct" else "not_correct",
         reason=_text(raw, "reason", file, line),
         form=_text(raw, "form", file, line),
+        language=_text(raw, "language", file, line) if "language" in raw else "en",
     )
 
 

@@ -101,10 +101,15 @@ def _print_table(console: Console, results: list[AuditResult]) -> None:
         for name, k, n, of, interval in counts:
             console.print(Text(f"  {name:<14}{_pct(k, n, interval)} {of}"))
         console.print(Text(f"  {'unscored':<14}{r.unscored}"))
+        if r.languages:
+            said = ", ".join(f"{lang} {agree}/{n}" for lang, n, agree in r.languages)
+            console.print(Text(f"  {'languages':<14}{said} agree"))
     console.print(
         "false correct: a reply labelled not correct graded correct; false wrong: one labelled"
         " correct graded anything else (unscored counted apart)."
     )
+    audited = sorted({lang for r in results for lang, _, _ in r.languages})
+    console.print(Text(f"languages audited: {', '.join(audited) or 'none'}"))
 
 
 def _print_disagreements(console: Console, result: AuditResult) -> None:
@@ -142,6 +147,7 @@ def _write_record(path: Path, results: list[AuditResult]) -> None:
                 "false_wrong": r.false_wrong,
                 "unscored": r.unscored,
                 "classes": r.classes(),
+                "languages": {lang: {"labelled": n, "agree": a} for lang, n, a in r.languages},
             }
             for r in results
         },

@@ -7,7 +7,8 @@ final_answer  after "final answer is", "Final Answer:", "the answer is", a line 
               "Answer:", "答案是/为/：", up to the end of that sentence; in it, what follows its
               last "is" or "=" is the answer, and math spans ($…$) are read whole
               (and "Réponse :", "la réponse est", "Antwort:", "la respuesta es", "resposta:",
-              "risposta:", "Ответ:", "答え:", "정답:")
+              "risposta:", "Ответ:", "答え:", "정답:", and those of `extract.answer_markers`:
+              Arabic, Hindi, Turkish, Indonesian, Vietnamese, Dutch, Persian, Thai)
 hash_marker   after "####" (GSM8K's own format)
 bare_answer   no marker: a reply that is one expression and no words is its own answer
 last_number   numeric tasks only, when no rule above found anything: the last number (flagged)
@@ -36,13 +37,17 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from proctor.extract.answer_markers import LANGUAGE_MARKERS
 from proctor.extract.code import prose_of
+from proctor.extract.languages import reply_language
+from proctor.extract.local_numbers import read_local_numbers
 from proctor.extract.normalize import clean_text, find_numbers, normalize_text
 from proctor.extract.numerals import CN_NUMERAL_CHARS
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.retraction import withdrawal
 from proctor.extract.stated import REJECTING, in_detail, rejected
 from proctor.extract.units import PERCENT, unit_named
+from proctor.extract.word_numbers import last_word_number
 from proctor.types import Extraction
 
 _NEXT_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question|Problem)[ \t]*:", re.IGNORECASE)
@@ -54,7 +59,8 @@ _TEXT_MARKER = re.compile(
     r"|\br[ée]ponse(?:\s+finale)?\s*:|\bla\s+r[ée]ponse(?:\s+finale)?\s+est\b"
     r"|\b(?:die\s+)?antwort\s*(?::|ist\b)|\b(?:la\s+)?respuesta(?:\s+final)?\s*(?::|es\b)"
     r"|\b(?:a\s+)?resposta(?:\s+final)?\s*(?::|é)|\b(?:la\s+)?risposta(?:\s+finale)?\s*(?::|è)"
-    r"|\bответ\s*:|答え\s*(?:は|[:：])|정답\s*(?:은|[:：])|최종\s*답\s*[:：])"
+    r"|\bответ\s*:|答え\s*(?:は|[:：])|정답\s*(?:은|[:：])|최종\s*답\s*[:：]"
+    r"|" + LANGUAGE_MARKERS + ")"
     r"[ \t*_]*:?[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -73,7 +79,7 @@ _JOINING_WORD = re.compile(r"\b(?:and|or)\b|,", re.IGNORECASE)
 _TARGET_JOIN_LIMIT = 40
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _SENTENCE_END = re.compile(
-    r"\.(?=\s|$)|。|\s+(?:I hope|because|since|which|so that)\b", re.IGNORECASE
+    r"\.(?=\s|$)|[。।]|\s+(?:I hope|because|since|which|so that)\b", re.IGNORECASE
 )
 _LAST_IS = re.compile(r"\s(?:is|are|was|equals)\s|\s=\s|(?<![不非])是|为", re.IGNORECASE)
 _NUMBER_FIRST = re.compile(r"[\s$*_]*[-+]?\\?\$?\s*\d")
@@ -84,6 +90,9 @@ _REJECTION = re.compile(r"(?:[,，;；]\s*)?" + REJECTING + r"(?![A-Za-zÀ-ÿ])"
 "5/36，而不是 1/6"): the answer ends before it."""
 _SPAN_GLUE = re.compile(r"(?:\s|[,;]|\band\b|\bor\b|\\text\{[^{}]*\})*", re.IGNORECASE)
 _STRIP = " \t\r\n.,;:*_$\"'“”"
+_COPULA_END = re.compile(r"\s*(?:입니다|이다|예요|이에요|です|である|است|है|हैं)\s*[.。।]?\s*$")
+"""The "is" that closes a Korean, Japanese, Persian or Hindi sentence after its answer
+("7만 원입니다")."""
 _SPAN_LIMIT = 2000
 """An answer sits right after its marker: at most this much of what follows is read."""
 _STATES_MATHS = re.compile(r"[\d\\$^=+\-/(){}\[\]]")
@@ -303,7 +312,7 @@ def _answer_span(rest: str) -> tuple[str | None, bool, int]:
     if cuts and line[cuts[-1].end() :].strip(_STRIP):
         line = line[cuts[-1].end() :]
     spanned = _spans_only(line)
-    value = spanned if spanned is not None else line.strip(_STRIP)
+    value = spanned if spanned is not None else _COPULA_END.sub("", line).strip(_STRIP)
     return value or None, at_end, consumed
 
 
@@ -336,12 +345,20 @@ def without_rejected(text: str) -> str:
 
 
 _SENTENCE_BREAK = re.compile(r"[.!?。！？\n](?:\s|$)")
+_ONE_ANSWER_TWO_FORMS = re.compile(
+    r"\s*[,;]?\s*(?:that is|i\.\s?e\.,?|which is|or equivalently|soit|c'est-à-dire|d\.\s?h\."
+    r"|das heißt|es decir|cioè|ou seja)\s+|\s*[,，]?\s*(?:即|也就是说?)\s*",
+    re.IGNORECASE,
+)
 
 
 def _last_number(text: str) -> str | None:
     """The last number the reply stands by: not a rejected one, not a label ("horse #12"), and
     not one in a detail phrase after the number its last sentence states ("5 cars … in the first
-    15 minutes" is 5)."""
+    15 minutes" is 5); a number in words counts as one (`extract.word_numbers`)."""
+    word = last_word_number(text, reply_language(text))
+    if word is not None:
+        return word  # "so she has twelve apples left": the last number, in words
     cleaned = clean_text(text)
     numbers = [
         n
@@ -351,6 +368,8 @@ def _last_number(text: str) -> str | None:
     if not numbers:
         return None
     last = numbers[-1]
+    if len(numbers) > 1 and _ONE_ANSWER_TWO_FORMS.fullmatch(cleaned, numbers[-2][1], last[0]):
+        return cleaned[numbers[-2][0] : last[1]]  # "25%, that is 1/4": one answer, two forms
     if in_detail(cleaned, last[0]):
         sentence = max((m.end() for m in _SENTENCE_BREAK.finditer(cleaned, 0, last[0])), default=0)
         stated = [n for n in numbers if n[0] >= sentence and not in_detail(cleaned, n[0])]
@@ -387,6 +406,13 @@ def in_words(text: str) -> bool:
 
 
 _DIGIT = re.compile(r"\d")
+_SCRIPT_WORD = re.compile(
+    r"(?:[^\W\d_\u0370-\u03ff\u3040-\u30ff\u3400-\u9fff]|[\u0900-\u0dff])*"
+    r"[^\x00-\x7f\W\d_\u0370-\u03ff\u3040-\u30ff\u3400-\u9fff]"
+    r"(?:[^\W\d_\u0370-\u03ff\u3040-\u30ff\u3400-\u9fff]|[\u0900-\u0dff])+"
+)
+"""A word with a letter outside ASCII, Greek (maths letters), kana and Han (read by the Chinese
+rules): Arabic, Hindi, Vietnamese…; an Indic vowel sign is part of its word."""
 _CJK_PROSE = re.compile(r"[，。；：！？]|[\u3400-\u9fff]{2,}")
 """Chinese punctuation, or two ideographs in a row: with digits, a sentence, not one expression
 (a sentence in numerals only, "答案不是一百二十。", is still read whole by the number reader)."""
@@ -396,6 +422,8 @@ def _bare(visible: str) -> str | None:
     reply = visible.strip().strip("$").strip()
     if not reply or len(reply) > _BARE_LIMIT or "\n" in reply.strip() or in_words(reply):
         return None
+    if _SCRIPT_WORD.search(reply):
+        return None  # a sentence in Arabic, Hindi, Vietnamese…: the fallback English gets
     prose = _CJK_PROSE.search(reply)
     if prose and _DIGIT.search(reply) and not all(ch in CN_NUMERAL_CHARS for ch in prose.group()):
         return None  # a Chinese solution with digits gets the fallback an English one gets
@@ -437,5 +465,7 @@ def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> Ma
 
 
 def extract_maths(text: str, *, asked: tuple[str, ...], numeric: bool) -> Extraction:
-    """`find_maths_answer` as an `Extraction`."""
-    return find_maths_answer(text, asked=asked, numeric=numeric).extraction()
+    """`find_maths_answer` as an `Extraction`, on the reply with its numbers read in its own
+    language (`extract.local_numbers`), as the maths grader reads it."""
+    local = read_local_numbers(text).text
+    return find_maths_answer(local, asked=asked, numeric=numeric).extraction()

@@ -26,17 +26,8 @@ import re
 from dataclasses import dataclass
 
 from proctor.extract.maths_latex import as_meant, malformed
-from proctor.extract.units import (
-    AMBIGUOUS_SCALES,
-    CN_SCALE_RUN,
-    CURRENCY_PREFIXES,
-    DEGREES,
-    PERCENT,
-    Unit,
-    scale_named,
-    unit_at,
-    unit_named,
-)
+from proctor.extract.scales import AMBIGUOUS_SCALES, CN_SCALE_RUN, scale_named
+from proctor.extract.units import CURRENCY_PREFIXES, DEGREES, PERCENT, Unit, unit_at, unit_named
 
 _WRAPPERS = (
     re.compile(r"^\$\$(.*)\$\$$", re.DOTALL),

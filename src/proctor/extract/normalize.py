@@ -129,7 +129,7 @@ def clean_text(text: str) -> str:
 NUMBER_PATTERN = r"""
     (?<![A-Za-z0-9_.)\]/√\u0370-\u03ff])
     (?P<sign>[-+](?=[\d.]))?
-    (?:
+    (?>
         (?P<num>\d++)[ ]?/[ ]?(?P<den>\d++)(?![\d/]|\.\d)
       | (?P<int>(?>[1-9]\d{0,2}(?:,\d{3})+(?!\d)|\d++))(?:\.(?P<frac>\d++))?
       | \.(?P<bare_frac>\d++)
@@ -137,7 +137,8 @@ NUMBER_PATTERN = r"""
     (?P<pct>[ ]?%)?
     (?![A-Za-z_π√∞\u0370-\u03ff])
 """
-"""A number token on cleaned text: integer, decimal, fraction "p/q", optional sign and percent."""
+"""A number token on cleaned text: integer, decimal, fraction "p/q", optional sign and percent.
+The number is one atomic group: "2.5m" is no number (digits run into letters), never the 2 of it."""
 
 _NUMBER = re.compile(NUMBER_PATTERN, re.VERBOSE)
 

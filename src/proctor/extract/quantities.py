@@ -14,7 +14,8 @@ Who uses what:
 How it reads (one job a file): `mapped.py` normalises the text keeping each character's origin;
 `quantity_forms.py` sets aside dates, times, labels and ambiguous digit forms; `quantity_atoms.py`
 reads the numbers (digits, Chinese numerals, English words); this module adds what surrounds
-them (hedges, bounds, currency, scale, unit) and joins ranges; `units.py` is the unit table.
+them (hedges, bounds, currency, scale, unit); `quantity_ranges.py` joins ranges; `units.py` is
+the unit table and `scales.py` the scale words.
 
 Decisions, stated once (each rule one sentence; the unit table's rules are in `units.py`, the
 number words' in `numerals.py`, the normalisation's in `mapped.py`):
@@ -54,7 +55,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 from proctor.extract.mapped import MappedText, map_text
@@ -62,20 +63,16 @@ from proctor.extract.normalize import decimal_string
 from proctor.extract.numerals import CN_NUMERAL_CHARS
 from proctor.extract.quantity_atoms import HALF_WORDS, Atom, Bound, QuantityKind, number_atoms
 from proctor.extract.quantity_forms import MONTH_NAMES, dates_and_times
-from proctor.extract.units import (
+from proctor.extract.quantity_ranges import join_ranges
+from proctor.extract.scales import (
     ABBREVIATED_SCALES,
     CN_SCALE_RUN,
     CN_SCALES,
-    CURRENCY_PREFIXES,
     GLUED_SCALES,
     MONEY_SCALES,
-    MONTH,
-    PERCENT,
-    PERMILLE,
     SCALE_WORDS,
-    Unit,
-    unit_at,
 )
+from proctor.extract.units import CURRENCY_PREFIXES, MONTH, PERCENT, PERMILLE, Unit, unit_at
 
 
 @dataclass(frozen=True)
@@ -194,6 +191,7 @@ _BOUND_AFTER: tuple[tuple[re.Pattern[str], Bound], ...] = (
     (re.compile(r"\+(?![\d])|-?(?i:plus)(?![A-Za-z])"), ">="),
 )
 _MORE = re.compile(r"[多余]")
+_OF_A = re.compile(r"(?i)[ \t]+of[ \t]+an?(?=[ \t])")
 _CHENG_WORDS = (
     "成为",
     "成本",
@@ -234,11 +232,6 @@ _CN_BIG_SCALE = re.compile(r"[万亿]")
 _CN_SCALE = re.compile(r"[ \t]?(?P<w>" + CN_SCALE_RUN + "|[百千])")
 """The runs of Chinese scale characters after a number (their values: `CN_SCALES`)."""
 _SCALE_VALUE = {**SCALE_WORDS, **ABBREVIATED_SCALES, **GLUED_SCALES, **MONEY_SCALES}
-_YEAR_WORDS = re.compile(
-    r"(?i)(?<![A-Za-z])(?:in|since|until|till|during|before|after|by|from|of|year|fiscal|fy|"
-    r"through|as of|early|mid|late|end of|start of)[ \t]+$"
-)
-_RANGE_GAP = re.compile(r"[ \t]*(?:[–—~]|(?i:to)|至|到)[ \t]*|-")
 _BETWEEN = re.compile(r"(?i)(?<![A-Za-z])between[ \t]+$|介于[ \t]*$")
 _CHANGE = re.compile(r"(?i)(?<![A-Za-z])from[ \t]+$|[从由][ \t]*$")
 _NUMBER_END = re.compile(r"[\d" + CN_NUMERAL_CHARS + r"%][ \t]*$")
@@ -257,7 +250,7 @@ def find_quantities(text: str) -> list[Quantity]:
     for n in numbers:
         _extend(t, n)
     numbers = [n for n in numbers if not (n.needs_unit and n.unit is None)]
-    numbers = _join_ranges(t, numbers)
+    numbers = join_ranges(t, numbers)
     found = [_quantity(mapped, n) for n in numbers] + [_fixed_quantity(mapped, *f) for f in fixed]
     return sorted(found, key=lambda q: (q.start, q.end))
 
@@ -346,7 +339,11 @@ def _suffixes(t: str, n: Atom) -> None:
         if n.high is None and t.startswith("半", pos):
             n.value, n.step, pos = n.value + 5, Fraction(5), pos + 1  # 八成半 = 85 %
     else:
+        if n.words and (m := _OF_A.match(t, pos)) and unit_at(t, _skip_spaces(t, m.end())):
+            pos = m.end()  # "a third of a year": a third, in years
         pos = _unit(t, n, pos)
+        if _half_after_unit(t, n, pos):
+            n.value, n.step, pos = n.value + n.scale / 2, n.scale / 2, pos + 1  # 一年半, 两周半
     if m := _HEDGE_AFTER.match(t, pos):
         n.hedge, pos = n.hedge or m.group().strip(), m.end()
     else:
@@ -389,6 +386,13 @@ def _skip_spaces(t: str, pos: int) -> int:
     while end < len(t) and end - pos < 2 and t[end] in " \t":
         end += 1
     return end
+
+
+def _half_after_unit(t: str, n: Atom, pos: int) -> bool:
+    """半 right after a unit of time: "一年半" is 1.5 years, "两周半" 2.5 weeks."""
+    timed = n.unit is not None and n.unit.dimension in ("time", "calendar")
+    half = t.startswith("半", pos) and not t.startswith(HALF_WORDS, pos)
+    return timed and n.high is None and half
 
 
 def _half(t: str, pos: int) -> int | None:
@@ -436,94 +440,6 @@ def _unknown_word(t: str, pos: int) -> str:
         at += 1
     nxt = t[at] if at < len(t) else ""
     return nxt if nxt in _UNKNOWN_CLASSIFIERS else ""
-
-
-# ------------------------------------------------------------------------------------------
-# Ranges, years, and the final quantity.
-
-
-def _join_ranges(t: str, numbers: list[Atom]) -> list[Atom]:
-    out: list[Atom] = []
-    i = 0
-    while i < len(numbers):
-        a = numbers[i]
-        b = numbers[i + 1] if i + 1 < len(numbers) else None
-        joined = _range(t, a, b) if b is not None else None
-        if joined is not None:
-            out.append(joined)
-            i += 2
-            continue
-        out.append(a)
-        i += 1
-    for n in out:
-        if (
-            n.kind == "number"
-            and n.plain
-            and n.unit is None
-            and n.scale == 1
-            and n.high is None
-            and 1000 <= n.value <= 2999
-            and _YEAR_WORDS.search(t[max(0, n.start - 12) : n.start])
-        ):
-            n.kind = "date"
-    return out
-
-
-def _range(t: str, a: Atom, b: Atom) -> Atom | None:
-    if a.kind != "number" or b.kind != "number" or a.high is not None or b.high is not None:
-        return None
-    gap = t[a.end : b.start]
-    between = a.between_at >= 0 and re.fullmatch(r"[ \t]*(?i:and)[ \t]*|[ \t]*[和与][ \t]*", gap)
-    chinese_between = re.fullmatch(r"[ \t]*[和与到至][ \t]*", gap) and t.startswith("之间", b.end)
-    plus_minus = re.fullmatch(r"[ \t]*±[ \t]*", gap)
-    connector = _RANGE_GAP.fullmatch(gap)
-    if not (between or chinese_between or plus_minus or connector):
-        return None
-    if a.after_from and not between:
-        if a.unit is None and a.scale == 1 and b.scale != 1 and connector:
-            a.value, a.step, a.scale, a.unit = a.value * b.scale, a.step * b.scale, b.scale, b.unit
-        return None  # "from 10.5 to 14.0 million": a change, two numbers (the scale is shared)
-    if b.signed and gap.strip() in ("-", ""):
-        return None
-    low, high = replace(a), replace(b)
-    if plus_minus:
-        if low.unit is None and high.unit is not None:
-            low.unit = high.unit
-        return _merged(low, high, low.value - high.value, low.value + high.value, "")
-    # A unit or scale written after the high end only applies to the low end too.
-    if low.scale == 1 and high.scale != 1 and (low.unit is None or low.money):
-        low.value, low.step, low.scale = low.value * high.scale, low.step * high.scale, high.scale
-    if low.unit is None:
-        low.unit = high.unit
-    if high.unit is None and low.unit is not None and low.money:
-        high.unit = low.unit
-    if (low.unit is None) != (high.unit is None) or (
-        low.unit is not None and high.unit is not None and low.unit.key != high.unit.key
-    ):
-        return None
-    if low.value >= high.value:
-        if gap == "-":
-            amb = _merged(low, high, low.value, high.value, "")
-            amb.kind, amb.reason = "ambiguous", "a hyphen between a higher and a lower number "
-            amb.reason += "(a subtraction, a score or a range?)"
-            return amb
-        return None
-    if gap == "-" and low.plain and high.plain and 1900 <= low.value <= 2100 >= high.value:
-        merged = _merged(low, high, low.value, high.value, "")
-        merged.kind = "date"
-        return merged
-    merged = _merged(low, high, low.value, high.value, "")
-    if between:
-        merged.start = a.between_at
-    return merged
-
-
-def _merged(a: Atom, b: Atom, low: Fraction, high: Fraction, hedge: str) -> Atom:
-    return Atom(
-        a.start, b.end, low, min(a.step, b.step), high, words=a.words and b.words,
-        scale=b.scale, unit=a.unit or b.unit, hedge=a.hedge or b.hedge or hedge,
-        bound=a.bound or b.bound, unknown=b.unknown, money=a.money or b.money,
-    )  # fmt: skip
 
 
 def _quantity(mapped: MappedText, n: Atom) -> Quantity:

@@ -62,6 +62,9 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"steps?|versions?|ver|levels?|rank|room|floor|articles?|art|clauses?|"
                 r"parts?|vol|volume|issue|grade|class|question|q)\.?\s*#?\s*\d+(?:[-–.]\d+)*"
                 r"(?![\d])"), "a locator (page, table, number …)"),
+    (re.compile(r"(?<![A-Za-z])(?:ISO|IEC|IEEE|ANSI|DIN|GB/T|RFC|ASTM|JIS|Windows|iOS|Android|"
+                r"macOS|iPhone|Python|Java|HTTP|USB|IPv)[ \t]?\d+(?:[.:/-]\d+)*(?![\d])"),
+     "a standard or product name (ISO 9001, Windows 10)"),
     (re.compile(r"#\s*\d+"), "a locator (#)"),
     (re.compile(r"第\s*\d+(?:\.\d+)?\s*[页頁章节節条條款行列项項段名位期届次]?"),
      "an ordinal (第…)"),

@@ -25,7 +25,8 @@ from fractions import Fraction
 from typing import Literal
 
 from proctor.extract.quantities import Quantity, find_quantities, show
-from proctor.extract.units import PERCENT, POINT, SCALE_WORDS, Unit
+from proctor.extract.scales import SCALE_WORDS
+from proctor.extract.units import PERCENT, POINT, Unit
 
 Verdict = Literal["correct", "wrong", "unscored"]
 

@@ -20,7 +20,7 @@ import itertools
 import re
 
 from proctor.extract.normalize import NumberToken
-from proctor.extract.units import AMBIGUOUS_SCALES, CN_SCALES, SCALE_WORDS
+from proctor.extract.scales import AMBIGUOUS_SCALES, CN_SCALES, SCALE_WORDS
 
 Span = tuple[int, int, NumberToken]
 
@@ -30,11 +30,33 @@ _LEADING_SIGN = re.compile(
 REJECTING = (
     r"(?:\b(?:not|isn't|is not|never|rather\s+than|instead\s+of|et\s+non|et\s+pas|plut[ôo]t\s+que"
     r"|statt|anstatt|nicht|y\s+no|en\s+lugar\s+de|e\s+n[ãa]o|em\s+vez\s+de|e\s+non|invece\s+di"
-    r"|а\s+не|вместо)|而不是|不是|而非|并非|而不)"
+    r"|а\s+не|вместо|en\s+niet|in\s+plaats\s+van|bukan|chứ\s+không\s+phải|không\s+phải"
+    r"|न\s+कि|وليس|بدلا\s+من|بدلاً\s+من)|而不是|不是|而非|并非|而不)"
 )
-"""The words before a value that reject it: "not", "rather than", "et non", "statt", "而不是"."""
+"""The words before a value that reject it: "not", "rather than", "et non", "statt", "而不是",
+"en niet", "bukan", "chứ không phải", "न कि", "وليس"."""
 _REJECTING = re.compile(REJECTING + r"[ \t]*$", re.IGNORECASE)
-_HEDGE = re.compile(r"[ \t]*,?[ \t]*(?:or(?:[ \t]+(?:maybe|perhaps|possibly))?|或者?|or/and)[ \t]*")
+_HEDGE = re.compile(
+    r"[ \t]*,?[ \t]*(?:or(?:[ \t]+(?:maybe|perhaps|possibly))?|或者?|or/and|か|또는|oder|ou|o|или"
+    r"|atau|hoặc|veya|या|أو)[ \t]*"
+)
+HEDGE_WORDS = (
+    "or",
+    "或",
+    "か",
+    "또는",
+    "oder",
+    "ou",
+    "o",
+    "или",
+    "atau",
+    "hoặc",
+    "veya",
+    "या",
+    "أو",
+)
+"""The words that join two values as alternatives, in the languages answers come in (Dutch "of"
+is left out: "12 of 13" is English for a part of a whole)."""
 _SCALE = re.compile(
     r"[ \t]*(?:(?:"
     + "|".join(SCALE_WORDS)
@@ -89,7 +111,7 @@ def rejected(text: str, start: int) -> bool:
 
 def hedge(text: str, numbers: list[Span]) -> str | None:
     """ "A or B": the hedge as written when two numbers of different value are joined by "or"."""
-    if len(numbers) < 2 or not _mentions(text, ("or", "或")):
+    if len(numbers) < 2 or not _mentions(text, HEDGE_WORDS):
         return None
     for (_, end, first), (start, stop, second) in itertools.pairwise(numbers):
         if first.value != second.value and _HEDGE.fullmatch(text[end:start]):

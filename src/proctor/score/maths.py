@@ -48,12 +48,10 @@ Math-Verify runs in a helper process with a deadline (`score.mathverify`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from decimal import Decimal
-from fractions import Fraction
-from typing import Literal
+from dataclasses import replace
 
 from proctor.extract.code import code_only
+from proctor.extract.local_numbers import read_local_numbers
 from proctor.extract.maths import (
     MATHS_RULES,
     find_maths_answer,
@@ -69,14 +67,21 @@ from proctor.extract.maths_form import (
     solution_groups,
     structure,
 )
-from proctor.extract.normalize import NumberToken, clean_text, find_numbers, parse_number
-from proctor.extract.numerals import CN_NUMERAL_CHARS, CN_SCALE_CHARS, ENGLISH_NUMBER
-from proctor.extract.quantity_match import read_answer
-from proctor.extract.stated import hedge, in_detail, rejected, signed, spaced_thousands
-from proctor.extract.units import AMBIGUOUS_SCALES, scale_named
-from proctor.score.compare import float_artefact
+from proctor.extract.normalize import parse_number
+from proctor.extract.numerals import CN_SCALE_CHARS
+from proctor.extract.scales import AMBIGUOUS_SCALES
 from proctor.score.failed import CALL_FAILED_RULE
-from proctor.score.maths_units import unit_conflict
+from proctor.score.maths_numbers import (
+    Equivalence,
+    ambiguous_thousands,
+    compare_numbers,
+    decimal_comma_verdict,
+    number_of,
+    number_words,
+    stated_number,
+    unit_conflict_verdict,
+    value_of,
+)
 from proctor.score.mathverify import (
     DEFAULT_TIMEOUT_S,
     call,
@@ -84,8 +89,6 @@ from proctor.score.mathverify import (
     mathverify_extraction,
 )
 from proctor.types import FinishReason, Sample, Score
-
-Verdict = Literal["equal", "different", "ambiguous", "timeout", "error"]
 
 EQUIVALENCE_RULES: dict[str, str] = {
     "ambiguous": "The answer (or the target) can be read two ways that differ in value, so it is"
@@ -111,6 +114,12 @@ EQUIVALENCE_RULES: dict[str, str] = {
     " of solutions, compared with the target's group by group in any order (never a hedge).",
     "structure": "A sequence (terms and an ellipsis: 1, 3, 5, \\ldots, 2n-1) or a ratio chain"
     " (1:4:9) is compared with the target term by term, never read as one number.",
+    "two_forms": "Two forms of one answer in one line (25%, that is 1/4): the answer when either"
+    " form is the target and both forms are one value; two different values are never correct.",
+    "local_form": "A number written by a language's conventions (3,5 or 70.000 in German, ٣٫٥,"
+    " 7万, 7만, 70 mil, 2 lakh, 1,20,000) is read by the reply's own language; a form with two"
+    " readings there (1.234 in a reply whose language is not told, 3,500 in French) that give"
+    " different verdicts is not scored: never correct.",
     "symbolic": "math-verify (sympy) finds the answer equal to the target: same value, set,"
     " interval or expression (decimals taken as exact fractions).",
 }
@@ -127,22 +136,13 @@ OUTCOME_RULES: dict[str, str] = {
 RULES: dict[str, str] = {**OUTCOME_RULES, **MATHS_RULES, **EQUIVALENCE_RULES}
 
 
-@dataclass(frozen=True)
-class Equivalence:
-    verdict: Verdict
-    rule: str
-    normalized: str | None = None
-    detail: str = ""
-
-
 _EQUALS = re.compile(r"(?<![<>!\\=:])=(?!=)")
 _VARIABLE = r"(?:[A-Za-z]|\\[a-z]+)(?:_\{?\w+\}?)?(?:\([a-z]\))?"
 _ASSIGNMENT = re.compile(rf"^\s*{_VARIABLE}\s*=\s*([^=<>]+)$")
 _ASSIGNED_TO = re.compile(rf"^([^=<>]+?)\s*=\s*{_VARIABLE}\s*$")
-_DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _DECIMAL_LITERAL = re.compile(r"(?<![\d.,}])(\d+)\.(\d+)(?![\d.])")
-_E_NOTATION = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?[eE][-+]?\d{1,3}")
-"""E notation with a bounded exponent (1e999999999 would take forever to make exact)."""
+_HEDGED = re.compile(r"\d\s*(?:或者?|か|또는|или|hoặc|या|أو)\s*\d")
+"""Two numbers joined by "or" in a script sympy would drop ("12或13", "12か13")."""
 _PLAIN_ROOT = re.compile(r"sqrt\(([^()]*)\)")
 
 
@@ -175,120 +175,6 @@ def _strip_assignment(answer: str, target: str) -> tuple[str, str]:
     if answer_eq:
         return _value_side(answer, reply=True), target
     return answer, _value_side(target, reply=False)
-
-
-def _number(form: AnswerForm) -> NumberToken | None:
-    """The expression as one plain number ("1e3" in E notation too), else None."""
-    if not form.expression:
-        return None
-    grouped = spaced_thousands(form.expression)
-    if grouped is not None:
-        return parse_number(grouped)
-    if _E_NOTATION.fullmatch(form.expression.strip()):
-        # |exponent| < 1000 (at most three digits): an exact value of bounded size
-        value = Fraction(Decimal(form.expression.strip()))
-        return NumberToken(form.expression.strip(), value, "decimal")
-    return parse_number(form.expression)
-
-
-def _decimal_comma(expression: str) -> Fraction | None:
-    """The value of "1000,99" read with a decimal comma (None unless it has that shape and the
-    comma is no thousands separator)."""
-    text = expression.strip()
-    if not _DECIMAL_COMMA.fullmatch(text) or parse_number(text) is not None:
-        return None
-    return Fraction(text.replace(",", "."))
-
-
-def _thousands_or_decimal(expression: str) -> Fraction | None:
-    """The decimal-comma reading of a valid thousands grouping ("1,222" → 1.222), else None."""
-    text = expression.strip()
-    if not re.fullmatch(r"-?\d{1,3},\d{3}", text):
-        return None
-    return Fraction(text.replace(",", "."))
-
-
-def _value(form: AnswerForm, token: NumberToken) -> Fraction:
-    value = token.value * (scale_named(form.scale) or 1)
-    return value / 100 if form.percent else value
-
-
-_ASKS_PERCENT = re.compile(
-    r"\bwhat\s+(?:\w+\s+)?percent|\bas\s+a\s+percent|\bin\s+percent|\bhow\s+many\s+percent"
-    r"|\bpercent(?:age)?\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:is|are|was|were|did|does)\b|百分之几|百分比",
-    re.IGNORECASE,
-)
-
-
-_QUESTION_SENTENCE = re.compile(r"(?:[^.?!。？！]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Prof|vs|etc)\.)*[?？]")
-_PERCENT_ASKED = re.compile(r"(?<![\d\s])\s*\bpercent(?:age)?\b|百分比|百分之几", re.IGNORECASE)
-"""The word percent(age) in a question sentence, not after a number ("2 percent of it" is data)."""
-
-
-def _asks_percent(question: str) -> bool:
-    """Whether the question asks for a percent: "what percent …", "as a percent", or a question
-    sentence about a percentage in any wording ("What is the percentage discount?")."""
-    if _ASKS_PERCENT.search(question):
-        return True
-    return any(_PERCENT_ASKED.search(m.group()) for m in _QUESTION_SENTENCE.finditer(question))
-
-
-def _compare_numbers(
-    a: AnswerForm, a_num: NumberToken, t: AnswerForm, t_num: NumberToken, question: str
-) -> Equivalence:
-    spell = _spell(_value(a, a_num))
-    if _value(a, a_num) == _value(t, t_num):
-        return Equivalence("equal", "scale" if a.scale or t.scale else "exact_number", spell)
-    # A percent target X% is answered by X with the sign left out, and a reply X% answers the
-    # whole-number target X when the question asks for a percent (MATH's "what percent …?"
-    # targets drop the sign); whole numbers only, so 0.28% is never 0.28, and 2000% never
-    # answers a question about calories.
-    whole = a_num.value == t_num.value and a_num.value.denominator == 1
-    if whole and t.percent and not a.percent:
-        return Equivalence("equal", "exact_number", spell)
-    if whole and a.percent and not t.percent and _asks_percent(question):
-        return Equivalence("equal", "exact_number", spell)
-    if not a.percent and not t.percent and float_artefact(a_num, t_num.value):
-        return Equivalence("equal", "float_artefact", _spell(t_num.value))
-    return Equivalence("different", "exact_number", spell)
-
-
-def _spell(value: Fraction) -> str:
-    return (
-        str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    )
-
-
-def _unit_conflict(a: AnswerForm, t: AnswerForm, question: str) -> Equivalence | None:
-    found = unit_conflict(a.unit, t.unit, question)
-    return _unit_equivalence(found) if found is not None else None
-
-
-def _unit_equivalence(found: tuple[str, str]) -> Equivalence:
-    verdict, why = found
-    if verdict == "ambiguous":
-        return Equivalence("ambiguous", "ambiguous", None, why)
-    return Equivalence("different", "unit", None, why)
-
-
-def stated_number(text: str) -> tuple[NumberToken | None, str]:
-    """The one number an answer in words states ("18 dollars", "Jane started 3 hours ago"), or
-    None and why not: no number, several different ones, a hedge ("18 or 19"), a rejected value
-    ("not 18"); a number in a time or place phrase ("in 12 months") is a detail when the answer
-    states another."""
-    cleaned = signed(clean_text(text))
-    numbers = [n for n in find_numbers(cleaned) if not rejected(cleaned, n[0])]
-    if not numbers:
-        return None, "no number"
-    stated = [n for n in numbers if not in_detail(cleaned, n[0])]
-    numbers = stated or numbers  # "220 $ d'ici 12 mois": 12 months is a detail of the answer
-    offered = hedge(cleaned, numbers)
-    if offered is not None:
-        return None, f"a hedge between two values ({offered!r})"
-    values = {n[2].value for n in numbers}
-    if len(values) > 1:
-        return None, "several different numbers"
-    return numbers[0][2], ""
 
 
 def _exact_decimals(latex: str) -> str:
@@ -327,6 +213,9 @@ def equivalent(
     """Whether `answer` is `target` for `question` (see the module docstring for the order of
     the checks)."""
     target = _prepared(target)
+    forms = _two_forms(answer, target, question=question, timeout_s=timeout_s)
+    if forms is not None:
+        return forms
     listed = _solution_lists(answer, target, question=question, timeout_s=timeout_s)
     if listed is not None:
         return listed
@@ -342,27 +231,28 @@ def equivalent(
         return _compare_structures(*shapes, question=question, timeout_s=timeout_s)
     if a.scale and re.search(rf"\b{re.escape(a.scale)}s?\b", question, re.IGNORECASE):
         a = replace(a, scale="", unit=a.scale)  # "7 dozen" answers "how many dozens?"
-    conflict = _unit_conflict(a, t, question)
+    conflict = unit_conflict_verdict(a, t, question)
     if conflict is not None:
         return conflict
     same = a.expression and canonical(a.expression) == canonical(t.expression)
     if same and a.percent == t.percent and a.scale == t.scale:
         return Equivalence("equal", "same_text", canonical(a.expression))
-    a_num, t_num = _number(a), _number(t)
-    if a_num is None and in_words(a.expression) and t_num is not None:
+    a_num, t_num = number_of(a), number_of(t)
+    hedged = _HEDGED.search(a.expression)
+    if a_num is None and (in_words(a.expression) or hedged) and t_num is not None:
         a_num, why = stated_number(a.expression)
         if a_num is None and why != "no number":
             return Equivalence("different", "exact_number", None, f"the answer gives {why}")
     if a_num is None and t_num is not None and not a.scale and not a.percent:
-        by_words = _number_words(a.expression, t, _value(t, t_num), question)
+        by_words = number_words(a.expression, t, value_of(t, t_num), question)
         if by_words is not None:
             return by_words
     if a_num is not None and t_num is not None:
-        if _value(a, a_num) != _value(t, t_num):
-            ambiguous = _ambiguous_thousands(a, t)
+        if value_of(a, a_num) != value_of(t, t_num):
+            ambiguous = ambiguous_thousands(a, t)
             if ambiguous is not None:
                 return ambiguous
-        return _compare_numbers(a, a_num, t, t_num, question)
+        return compare_numbers(a, a_num, t, t_num, question)
     if a.scale != t.scale:
         said = f"{a.expression} {a.scale}".strip() if a.scale else "no scale word"
         return Equivalence("different", "scale", None, f"the answer says {said!r}")
@@ -370,10 +260,39 @@ def equivalent(
         if m := _UNREAD_SCALE.search(form.expression):
             why = f"the {side} has {m.group()!r}, Chinese scale characters that are no one scale"
             return Equivalence("ambiguous", "ambiguous", None, why)  # sympy would drop them
-    comma = _decimal_comma_verdict(a, a_num, t, t_num)
+    comma = decimal_comma_verdict(a, a_num, t, t_num)
     if comma is not None:
         return comma
     return _symbolic(_for_sympy(a), _for_sympy(t), timeout_s)
+
+
+_SAME_ANSWER = re.compile(
+    r"^(?P<a>[^,;]{1,60}?)\s*[,;]?\s*\b(?:that is|i\.\s?e\.,?|which is|or equivalently|soit"
+    r"|c'est-à-dire|d\.\s?h\.|das heißt|es decir|cioè|ou seja)\s+(?P<b>[^,;]{1,60})$|"
+    r"^(?P<c>[^,;，]{1,60}?)\s*[,，]?\s*(?:即|也就是|也就是说)\s*(?P<d>[^,;，]{1,60})$",
+    re.IGNORECASE,
+)
+
+
+def _two_forms(answer: str, target: str, *, question: str, timeout_s: float) -> Equivalence | None:
+    """Two forms of one answer in one line ("25%, that is 1/4"; "0.5，即 1/2"): equal when
+    either form is the target and the two forms are one value; two values are two answers,
+    never correct. None when the answer is not so written."""
+    m = _SAME_ANSWER.match(answer.strip())
+    if m is None:
+        return None
+    first, second = (m.group("a"), m.group("b")) if m.group("a") else (m.group("c"), m.group("d"))
+    if not all(re.search(r"\d", form) for form in (first, second)):
+        return None  # "x = 3, that is the answer": one form
+    one = equivalent(second, first, question="", timeout_s=timeout_s)
+    if one.verdict != "equal":
+        why = f"the answer gives two values, {first!r} and {second!r}"
+        return Equivalence("different", "two_forms", None, why)
+    for form in (first, second):
+        eq = equivalent(form, target, question=question, timeout_s=timeout_s)
+        if eq.verdict == "equal":
+            return Equivalence("equal", "two_forms", eq.normalized, f"{form!r} is the target")
+    return equivalent(first, target, question=question, timeout_s=timeout_s)
 
 
 def _compare_structures(
@@ -462,72 +381,8 @@ def _same_ratio(a: Structure, t: Structure) -> bool:
     return len({x / y for x, y in zip(values[:half], values[half:], strict=True)}) == 1
 
 
-_CN_NUMERAL = re.compile("[" + CN_NUMERAL_CHARS + "]")
 _UNREAD_SCALE = re.compile(r"\d\s*[" + CN_SCALE_CHARS + "".join(AMBIGUOUS_SCALES) + "]+")
 """Digits before Chinese scale characters left in an expression ("5亿万", "5千兆")."""
-_ANSWER_END = " \t\n.。!！"
-
-
-def _number_words(
-    expression: str, t: AnswerForm, target: Fraction, question: str
-) -> Equivalence | None:
-    """An answer in number words or Chinese numerals ("一百二十", "十二万", "twenty-five") read
-    by the shared reader when it is one quantity and nothing else, compared with a numeric
-    target; None when the answer has no number words or is more than one quantity (the other
-    rules decide)."""
-    text = expression.strip().rstrip(_ANSWER_END)
-    if "\\" in text or not (_CN_NUMERAL.search(text) or ENGLISH_NUMBER.search(text)):
-        return None
-    reading = read_answer(text)
-    q = reading.quantity
-    if q is None:
-        if not reading.ambiguous:
-            return None
-        verdict: Verdict = "different" if reading.problem.startswith("several") else "ambiguous"
-        return Equivalence(verdict, "ambiguous" if verdict == "ambiguous" else "number_words",
-                           None, f"the number reader: {reading.problem}")  # fmt: skip
-    if q.start != 0 or q.end != len(text):
-        return None  # "twelve apples": words the reader leaves unread, so not one quantity
-    if q.kind != "number" or q.hedged:
-        why = f"the answer {q.text!r} is a range, a bound or a hedge, not one number"
-        return Equivalence("different", "number_words", None, why)
-    if q.unit is not None:
-        if q.unit.dimension in ("ratio", "percentage points"):
-            return None  # 百分之二十 against 20 or 0.2: the percent conventions decide
-        found = unit_conflict(q.unit.name, t.unit, question, unit=q.unit)
-        if found is not None:
-            return _unit_equivalence(found)
-    verdict = "equal" if q.value == target else "different"
-    return Equivalence(verdict, "number_words", _spell(q.value))
-
-
-def _decimal_comma_verdict(
-    a: AnswerForm, a_num: NumberToken | None, t: AnswerForm, t_num: NumberToken | None
-) -> Equivalence | None:
-    """1000,99 against a decimal target (or 1,22 as a target against a decimal answer); a valid
-    thousands grouping whose decimal reading alone matches (1,222 for 1.222) is ambiguous."""
-    for this, this_num, other_num in ((a, a_num, t_num), (t, t_num, a_num)):
-        if other_num is None or other_num.value.denominator == 1:
-            continue
-        comma = _decimal_comma(this.expression)
-        if comma is not None and this_num is None:
-            verdict: Verdict = "equal" if comma == other_num.value else "different"
-            return Equivalence(verdict, "decimal_comma", _spell(comma))
-    return None
-
-
-def _ambiguous_thousands(a: AnswerForm, t: AnswerForm) -> Equivalence | None:
-    t_num = _number(t)
-    reading = _thousands_or_decimal(a.expression)
-    if reading is not None and t_num is not None and reading == t_num.value:
-        return Equivalence(
-            "ambiguous",
-            "ambiguous",
-            None,
-            f"the answer {a.expression!r} is {a.expression.replace(',', '')} with a thousands"
-            f" comma or {reading} with a decimal comma",
-        )
-    return None
 
 
 def _symbolic(answer: str, target: str, timeout_s: float) -> Equivalence:
@@ -550,7 +405,30 @@ def grade_maths(
     numeric: bool,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Score:
-    """Grade one reply to one maths sample; every rule part is a key of `RULES`."""
+    """Grade one reply to one maths sample; every rule part is a key of `RULES`. The reply's
+    numbers are read in its own language first (`extract.local_numbers`); a reply whose
+    ambiguous local form decides the verdict is `unscored` (rule `local_form`)."""
+    local = read_local_numbers(text)
+    score = _grade_reply(local.text, finish_reason, sample, asked, numeric, timeout_s)
+    if local.alternative is None:
+        return score
+    other = _grade_reply(local.alternative, finish_reason, sample, asked, numeric, timeout_s)
+    if other.outcome == score.outcome:
+        return score
+    why = f"{RULES['local_form']} ({local.ambiguity}: {score.outcome} one way, {other.outcome}"
+    why += f" the other; target {sample.target!r})"
+    return Score("unscored", "local_form", why, extracted=score.extracted)
+
+
+def _grade_reply(
+    text: str,
+    finish_reason: FinishReason,
+    sample: Sample,
+    asked: tuple[str, ...],
+    numeric: bool,
+    timeout_s: float,
+) -> Score:
+    """Grade one reply whose numbers are already read in its language."""
     program = code_only(visible_reply(text))
     if program is not None:
         if finish_reason == "length":

@@ -52,6 +52,8 @@ REFUSAL_PHRASES: tuple[str, ...] = (
     *("无法回答", "无法从材料", "不能从材料", "无法从文中", "不详", "信息不足", "缺少相关信息"),
     *("没有相关信息", "没有相关内容", "没有相关数据", "没有这方面", "无相关信息", "无此信息"),
     *("材料中没有", "材料里没有", "材料没有", "文中没有", "原文没有", "材料中并无", "材料未"),
+    *("不能确定", "无法确认", "不能确认", "不能判断", "无从确定", "根据材料无法", "根据材料不能"),
+    *("无法得出", "不能得出", "无法推断", "不能推断", "未能找到", "没能找到"),
     # English: "not mentioned / not stated / not given …"
     *("not mentioned", "isn't mentioned", "wasn't mentioned", "does not mention"),
     *("doesn't mention", "do not mention", "did not mention", "didn't mention", "no mention"),
@@ -75,6 +77,7 @@ REFUSAL_PHRASES: tuple[str, ...] = (
     *("not possible to determine", "impossible to say", "cannot tell", "can't tell"),
     *("no way to tell", "cannot answer", "can't answer", "unable to answer", "not known"),
     *("is unknown", "i don't know", "i do not know", "n/a"),
+    *("cannot be ascertained", "cannot say", "can't say", "no way to know", "cannot be inferred"),
 )
 """Phrasings that say the material does not hold the answer; a suite adds its own."""
 
