@@ -47,6 +47,8 @@ def test_the_language_is_told_from_script_and_common_words(text: str, language: 
         ("The answer is 1,20,000 rupees.", "The answer is 120000 rupees."),
         ("The answer is 2 lakh rupees.", "The answer is 200000 rupees."),
         ("The answer is 3 crore.", "The answer is 30000000."),
+        ("La réponse est 70\u202f000 euros.", "La réponse est 70000 euros."),
+        ("Ответ: 1\u00a0234,5", "Ответ: 1234.5"),
         # never a decimal comma: a pair in brackets, LaTeX maths, an English reply
         ("Die Antwort ist (3,5).", "Die Antwort ist (3,5)."),
         ("Die Antwort ist $3,5$.", "Die Antwort ist $3,5$."),

@@ -2,9 +2,9 @@
 (English, Chinese, French, German, Spanish, Portuguese, Italian, Russian, Japanese, Korean):
 the words that introduce a final answer, each followed by its copula or a colon.
 
-The word for "answer" in each language is the one lighteval's multilingual templates use
-(huggingface/lighteval, src/lighteval/tasks/templates/utils/translation_literals.py, MIT):
-learnt from, not copied; the copulas are the languages' own.
+The phrases are written for proctor from each language's own usage (no peer's code or
+table copied); lighteval's multilingual extraction tests are walked against them as a peer
+table (tests/peers/cases/lighteval.json).
 """
 
 from __future__ import annotations

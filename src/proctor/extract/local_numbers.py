@@ -16,6 +16,8 @@ Decisions, stated once (the language is `extract.languages.reply_language`'s):
 - Forms inside LaTeX maths ($…$, \\(…\\), \\[…\\], \\boxed{…}) are left as written: LaTeX writes
   decimal points and lists with commas.
 - A comma form in brackets ("(3,5)", "{3,5}") is a pair or a set, never a decimal.
+- Groups joined by a no-break, figure, thin or narrow space ("70 000" as French and Russian
+  write it) are thousands in any language, never a list nor a decimal.
 - Indian grouping "1,20,000" is 120000 in any language (no other convention writes it), and so
   are lakh (10⁵) and crore (10⁷) after a number.
 - Scale words: traditional 萬 and 億 are 万 and 亿; Korean 만, 억 and 천 after a number are 万, 亿
@@ -48,6 +50,10 @@ _DIGITS = str.maketrans(
 )
 DECIMAL_COMMA = frozenset({"de", "fr", "es", "pt", "it", "ru", "tr", "id", "vi", "nl"})
 DOT_GROUPS = frozenset({"de", "it", "tr", "vi", "id", "es", "pt", "nl"})
+_GROUP_SPACE = re.compile("[\u00a0\u2007\u2009\u202f]")
+_SPACE_GROUPED = re.compile(
+    r"(?<![\d.,])[1-9]\d{0,2}(?:[\u00a0\u2007\u2009\u202f]\d{3})+(?![\d]|[.,]\d{3})"
+)
 _MATHS = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]|\\boxed\{[^{}]*\}", re.DOTALL)
 _INDIAN = re.compile(r"(?<![\d,.])\d{1,2}(?:,\d{2})+,\d{3}(?![\d]|[.,]\d)")
 _LAKH = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*(lakhs?|lacs?|crores?)(?![A-Za-z])", re.I)
@@ -109,6 +115,7 @@ def read_local_numbers(text: str) -> LocalReading:
     """`text` with its local number forms written the one way the graders read (see the module
     docstring), the language it was read in, and the other reading of any ambiguous form."""
     language = reply_language(text)
+    text = _SPACE_GROUPED.sub(lambda m: _GROUP_SPACE.sub("", m.group()), text)
     read, reasons = _read(text.translate(_DIGITS), language, other=False)
     if not reasons:
         return LocalReading(read, language)
