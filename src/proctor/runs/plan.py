@@ -127,6 +127,46 @@ class Asking:
     max_reply_bytes: int | None = None
 
 
+@dataclass(frozen=True)
+class Calling:
+    """How every model is called, the same for each run a command asks (one task, or each task
+    of a set): what `proctor run` sets on the plan `build_plan` returns."""
+
+    concurrency: int | None = None
+    max_attempts: int = 4
+    epochs: int = 1
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    breaker_threshold: int = DEFAULT_MAX_FAILURES
+    deadline_s: float | None = None
+    cache: CachePolicy = "deterministic"
+    cache_share_keys: bool = False
+    batch: BatchPolicy | None = None
+    api_key_env: Mapping[str, str] = field(default_factory=dict)
+    also_calls: tuple[str, ...] = ()
+
+
+def settle(plan: RunPlan, calling: Calling) -> RunPlan:
+    """`plan` with the calling settings of the command."""
+    return replace(
+        plan,
+        concurrency=calling.concurrency,
+        retry=RetryPolicy(max_attempts=calling.max_attempts),
+        epochs=calling.epochs,
+        limits=RateLimits(
+            requests_per_minute=calling.requests_per_minute,
+            tokens_per_minute=calling.tokens_per_minute,
+        ),
+        breaker_threshold=calling.breaker_threshold,
+        deadline_s=calling.deadline_s,
+        cache=calling.cache,
+        cache_share_keys=calling.cache_share_keys,
+        batch=calling.batch,
+        api_key_env=calling.api_key_env,
+        also_calls=calling.also_calls,
+    )
+
+
 def build_plan(
     task: Task, models: Sequence[str], paper: Paper, asking: Asking, results_dir: Path
 ) -> RunPlan:
