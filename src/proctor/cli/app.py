@@ -36,13 +36,13 @@ from proctor.cli.report import (
     turn_run_kind,
     with_sandbox_limits,
 )
+from proctor.cli.validate import validate_cmd
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
 from proctor.runs.state import EXIT_USAGE
 
 if TYPE_CHECKING:
-    from proctor.calling.batching import BatchPolicy
     from proctor.cli.console import SafeConsole
     from proctor.cli.suite import SuiteRun
     from proctor.executors.base import Executor
@@ -100,6 +100,10 @@ def run(
     ] = None,
     suite: Annotated[
         Path | None, typer.Option(help="Your own suite (CSV/JSONL with a config beside it).")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="A set written in a TOML file: models, tasks with their own options."),
     ] = None,
     judge: Annotated[
         str | None, typer.Option(help="Judge model: grade the stored answers after the run.")
@@ -205,7 +209,12 @@ def run(
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
     calls failed, 130 when interrupted (see the README's exit codes); a set exits with the
     first of its runs' codes that applies."""
-    from proctor.cli.run_support import print_estimate
+    from proctor.cli.run_support import (
+        batch_policy,
+        make_executor,
+        print_estimate,
+        refuse_unusable,
+    )
     from proctor.prompts.arithmetic import check_lang
     from proctor.runs.plan import Asking, Calling, Paper, build_plan, settle
     from proctor.stats.cost import load_price_table
@@ -228,13 +237,13 @@ def run(
 
         suite_run = SuiteRun.open(suite, task)
         task, dataset, max_tokens = "suite", suite, max_tokens or suite_run.max_tokens
-    if ref is None and task is None and dataset is None:
+    if ref is None and task is None and dataset is None and config is None:
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     _check_counts(max_attempts, max_reply_bytes, samples)
     from proctor.cli.cache import check_policy
     from proctor.providers.keys import parse_key_env
 
-    chosen = _executor(
+    chosen = make_executor(
         executor, ray_address, shard_size, ray_runtime_env, ray_forward_env, ray_resources
     )
     judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
@@ -242,23 +251,23 @@ def run(
         concurrency=concurrency, max_attempts=max_attempts, epochs=samples,
         requests_per_minute=rpm, tokens_per_minute=tpm, breaker_threshold=max_failures,
         deadline_s=deadline, cache=check_policy(cache), cache_share_keys=cache_share_keys,
-        batch=_batch_policy(batch, batch_size, batch_poll, executor),
+        batch=batch_policy(batch, batch_size, batch_poll, executor),
         api_key_env=parse_key_env(api_key_env or []),
         also_calls=(judge_model,) if judge_model else (),
     )  # fmt: skip
     asking = Asking(prompt, check_lang(lang), max_tokens, temperature, timeout, max_reply_bytes)
     paper = Paper(dataset, seed, n, limit)
     set_ref = _set_named(ref, results_dir)
-    if len(named) > 1 or set_ref is not None:
+    if len(named) > 1 or set_ref is not None or config is not None:
         from proctor.cli.run_set import set_command
 
         set_command(named, model, paper, asking, calling, results_dir, set_ref,
                    retry_errors is not None, chosen, prices, sandbox_limits, estimate,
-                   judge=judge, suite=suite)  # fmt: skip
+                   judge=judge, suite=suite, config=config)  # fmt: skip
         return
     if judge_model is not None and not estimate:
         # a judge without a key must not fail after the run
-        _refuse_unusable(judge_model, calling.api_key_env)
+        refuse_unusable(judge_model, calling.api_key_env)
     t = with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
     plan = settle(build_plan(t, model or ["local"], paper, asking, results_dir), calling)
     if estimate:
@@ -319,17 +328,6 @@ def _set_named(ref: str | None, results_dir: Path) -> str | None:
 
     return find_set(results_dir, ref)
 
-
-def _batch_policy(batch: bool, size: int, poll: float, executor: str) -> BatchPolicy | None:
-    if not batch:
-        return None
-    from proctor.calling.batching import BatchPolicy
-
-    if size < 1 or poll <= 0:
-        raise typer.BadParameter("--batch-size must be at least 1, --batch-poll above 0")
-    if executor != "local":
-        raise typer.BadParameter("--batch asks from this machine: drop --executor")
-    return BatchPolicy(size=size, first_poll_s=poll)
 
 
 def _ask(
@@ -419,17 +417,6 @@ def _report_run(
     exit_for(err, outcome.run_id, state, session_cause(outcome), gate)
 
 
-def _refuse_unusable(model: str, named: Mapping[str, str]) -> None:
-    """Build (and drop) the provider of `model`: a bad model string or a missing key is a
-    usage error now, before any call, not after every answer was asked."""
-    import asyncio
-
-    from proctor.providers.registry import key_sources, make_provider, parse_model
-
-    own = {k: v for k, v in named.items() if k in (model, parse_model(model).name)}
-    provider = make_provider(model, key_sources([model], own)[model])
-    asyncio.run(provider.aclose())
-
 
 def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
     def note(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
@@ -438,26 +425,6 @@ def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
 
     return note
 
-
-def _executor(
-    name: str,
-    address: str | None,
-    shard_size: int,
-    runtime_env: str | None = None,
-    forward_env: list[str] | None = None,
-    resources: list[str] | None = None,
-) -> Executor | None:
-    if shard_size < 1:
-        raise typer.BadParameter("--shard-size must be at least 1")
-    if name == "local":
-        if runtime_env is not None or forward_env or resources:
-            raise typer.BadParameter("--ray-* options need --executor ray")
-        return None
-    if name != "ray":
-        raise typer.BadParameter(f"unknown executor {name!r}: use local or ray")
-    from proctor.cli.ray_options import make_ray_executor
-
-    return make_ray_executor(address, shard_size, runtime_env, forward_env, resources)
 
 
 app.command(name="score")(score_cmd)
@@ -473,6 +440,7 @@ app.command(name="view")(view_cmd)
 app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
 app.add_typer(new_app, name="new")
+app.command(name="validate")(validate_cmd)
 
 
 def main() -> None:

@@ -208,6 +208,7 @@ def set_command(
     *,
     judge: str | None,
     suite: Path | None,
+    config: Path | None = None,
 ) -> None:
     """`proctor run TASK TASK …` or `--resume SET`: the set's plan, estimated or asked. (Its
     parameters are the options of `proctor run` a set takes, hence their number.)"""
@@ -228,6 +229,8 @@ def set_command(
         calling=calling,
         task_of=lambda name: with_sandbox_limits(get_task(name), sandbox_limits),
     )
+    if config is not None:
+        plan = _from_file(plan, config, tasks, models, asking)
     if estimate:
         if set_ref is not None:
             raise typer.BadParameter("--estimate plans a new set: name its tasks, not --resume")
@@ -237,3 +240,24 @@ def set_command(
         return
     run_set(plan, resume=set_ref, retry_errors=retry_errors, executor=chosen,
             prices=prices, sandbox_limits=sandbox_limits)  # fmt: skip
+
+
+def _from_file(
+    plan: SetPlan, config: Path, tasks: list[str], models: list[str] | None, asking: Asking
+) -> SetPlan:
+    """The set `--config FILE` writes down; tasks and models named beside it would be two
+    answers to one question, so they are refused."""
+    from dataclasses import replace
+
+    from proctor.runs.set_config import check_set_file, read_set_file
+
+    if tasks or models:
+        raise typer.BadParameter("--config names the tasks and models: drop TASK and -m")
+    check_set_file(config, plan.results_dir)  # as `proctor validate` does: file, line, field
+    written = read_set_file(config, asking)
+    calling = plan.calling
+    if written.samples is not None:
+        calling = replace(calling, epochs=written.samples)
+    return replace(
+        plan, tasks=written.tasks, models=written.models, name=written.name, calling=calling
+    )
