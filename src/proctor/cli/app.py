@@ -20,6 +20,7 @@ from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.leaderboard import leaderboard_cmd
 from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
 from proctor.cli.options import (
@@ -441,6 +442,7 @@ app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
 app.add_typer(new_app, name="new")
 app.command(name="validate")(validate_cmd)
+app.command(name="leaderboard")(leaderboard_cmd)
 
 
 def main() -> None:
