@@ -23,6 +23,7 @@ from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.leaderboard import leaderboard_cmd
 from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
+from proctor.cli.no_repeats import RefuseRepeats
 from proctor.cli.options import (
     ResultsDir,
     SandboxLimits,
@@ -83,7 +84,7 @@ def generate(
     )
 
 
-@app.command()
+@app.command(cls=RefuseRepeats)
 def run(
     tasks: Annotated[
         list[str] | None,
@@ -112,8 +113,14 @@ def run(
     limit: Annotated[int | None, typer.Option(help="Use only N samples (balanced).")] = None,
     seed: Annotated[int | None, typer.Option(help="Generator seed for generated tasks.")] = None,
     n: Annotated[int | None, typer.Option("--n", help="Size of a generated test set.")] = None,
-    prompt: Annotated[str | None, typer.Option(help="Prompt variant: A (answer) or B.")] = None,
-    lang: Annotated[str, typer.Option(help="Prompt language: en or zh.")] = "en",
+    prompt: Annotated[
+        list[str] | None,
+        typer.Option(help="Prompt variant: A (answer) or B; several make a prompt matrix."),
+    ] = None,
+    lang: Annotated[
+        list[str] | None,
+        typer.Option(help="Prompt language: en (default) or zh; several make a matrix."),
+    ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Reply length limit.")] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
     timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
@@ -217,7 +224,7 @@ def run(
         refuse_unusable,
     )
     from proctor.prompts.arithmetic import check_lang
-    from proctor.runs.plan import Asking, Calling, Paper, build_plan, settle
+    from proctor.runs.plan import Asking, Calling, Paper, matrix_plan
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
 
@@ -225,13 +232,8 @@ def run(
         raise typer.BadParameter("use either --resume or --retry-errors")
     ref, named = resume or retry_errors, list(tasks or [])
     task = named[0] if named else None
-    if ref is not None and retry_errors is None and (results_dir / "proctor.db").exists():
-        kind, run_id = turn_run_kind(results_dir, ref)
-        if kind:  # a dialogue or workflow run goes on as its own command would
-            from proctor.cli.turns import resume_turn_run
-
-            resume_turn_run(results_dir, run_id, kind, timeout=timeout, max_attempts=max_attempts)
-            return
+    if retry_errors is None and _resumed_turn_run(ref, results_dir, timeout, max_attempts):
+        return
     suite_run = None
     if suite is not None:
         from proctor.cli.suite import SuiteRun
@@ -256,12 +258,16 @@ def run(
         api_key_env=parse_key_env(api_key_env or []),
         also_calls=(judge_model,) if judge_model else (),
     )  # fmt: skip
-    asking = Asking(prompt, check_lang(lang), max_tokens, temperature, timeout, max_reply_bytes)
+    prompts, langs = list(prompt or []), list(lang or [])
+    asking = Asking(prompts[0] if prompts else None, check_lang(langs[0] if langs else "en"),
+                    max_tokens, temperature, timeout, max_reply_bytes)  # fmt: skip
     paper = Paper(dataset, seed, n, limit)
     set_ref = _set_named(ref, results_dir)
     if len(named) > 1 or set_ref is not None or config is not None:
         from proctor.cli.run_set import set_command
 
+        if len(prompts) > 1 or len(langs) > 1:
+            raise typer.BadParameter("a prompt matrix is one task's: name one task")
         set_command(named, model, paper, asking, calling, results_dir, set_ref,
                    retry_errors is not None, chosen, prices, sandbox_limits, estimate,
                    judge=judge, suite=suite, config=config)  # fmt: skip
@@ -270,7 +276,8 @@ def run(
         # a judge without a key must not fail after the run
         refuse_unusable(judge_model, calling.api_key_env)
     t = with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
-    plan = settle(build_plan(t, model or ["local"], paper, asking, results_dir), calling)
+    plan = matrix_plan(t, model or ["local"], (prompts, langs), paper, asking, calling,
+                       results_dir)  # fmt: skip
     if estimate:
         print_estimate(plan, load_price_table(prices), terminal(), check_set=_asks_here(chosen))
         return
@@ -285,6 +292,18 @@ def run(
             key=outcome.keys.get(judge_model or ""),
         )  # fmt: skip
     _report_run(outcome, results_dir, prices, sandbox_limits, terminal(stderr=True))
+
+
+def _resumed_turn_run(ref: str | None, results_dir: Path, timeout: float, attempts: int) -> bool:
+    """A dialogue or workflow run named by --resume goes on as its own command would."""
+    if ref is None or not (results_dir / "proctor.db").exists():
+        return False
+    kind, run_id = turn_run_kind(results_dir, ref)
+    if kind:
+        from proctor.cli.turns import resume_turn_run
+
+        resume_turn_run(results_dir, run_id, kind, timeout=timeout, max_attempts=attempts)
+    return bool(kind)
 
 
 def _check_counts(max_attempts: int, max_reply_bytes: int, samples: int) -> None:

@@ -14,6 +14,7 @@ from rich.text import Text
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
+from proctor.providers.registry import split_variant
 from proctor.runs.ask import reusable, run_keys
 from proctor.runs.plan import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable
@@ -33,13 +34,16 @@ def print_estimate(
     cost is at the batch price."""
     keys = run_keys(plan, {}, check_set=check_set)
     cached = reusable(plan, keys)
-    per_sample = {
-        s.id: sum(
-            estimate_tokens(m.content)
-            for m in plan.task.build_prompt(s, plan.variant, plan.lang).messages
-        )
-        for s in plan.samples
-    }
+    def tokens(model: str) -> dict[str, int]:  # a prompt matrix's variant has its own prompt
+        _, prompt, lang = split_variant(model)
+        variant, language = prompt or plan.variant, lang or plan.lang
+        return {
+            s.id: sum(
+                estimate_tokens(m.content)
+                for m in plan.task.build_prompt(s, variant, language).messages
+            )
+            for s in plan.samples
+        }
     batch = plan.batch is not None
     title = f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}"
     table = Table(title=title + (" (in batches, at the batch price)" if batch else ""))
@@ -51,6 +55,7 @@ def print_estimate(
     total: float | None = 0.0
     all_calls = all_reused = 0
     for model in plan.models:
+        per_sample = tokens(model)
         hits = cached.get(model, set())
         left = [sid for sid in per_sample for e in range(plan.epochs) if (sid, e) not in hits]
         calls, prompt_tokens = len(left), sum(per_sample[sid] for sid in left)
