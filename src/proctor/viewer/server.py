@@ -10,6 +10,8 @@ Routes (GET and HEAD only):
                             (?model=&outcome=&q=&page=); the run page of a run over BIG_RUN
     /runs/<run>/progress    how far a run has got; reloads itself while the run is running
     /models/<model>         one model's scores across every run of the folder
+    /leaderboard            models × tasks (?set=SET, ?run=RUN…; 50 models a page)
+    /runs/<run>/grid        one row per item, one column per model (?disagree=1)
 
 Requests whose Host header is not this server's own loopback address are refused, so a web
 page elsewhere cannot reach the viewer through DNS rebinding. Every page carries the same
@@ -41,7 +43,7 @@ from proctor.report.html import (
 from proctor.report.html.viewer_pages import error_html, run_href, samples_href
 from proctor.stats.comparison import compare_run_items
 from proctor.store import RunStore
-from proctor.viewer import pages
+from proctor.viewer import board, pages
 from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
 
 T = TypeVar("T")
@@ -93,6 +95,12 @@ class ViewerServer(ThreadingHTTPServer):
                 runs = listing(store)
                 scores = pages.run_headlines(store, [r.run_id for r in runs])
             return runs_html(runs, str(self.results_dir), scores).encode("utf-8")
+        if parts == ["leaderboard"]:
+            return board.leaderboard_page(self.results_dir, query).encode("utf-8")
+        if parts[0] == "runs" and len(parts) == 3 and parts[2] == "grid":
+            return self._read(
+                lambda store: board.grid_page(store, self._resolve(store, parts[1]), query)
+            )
         if parts[0] == "models" and len(parts) == 2:
             return self._read(lambda store: pages.model_page(store, parts[1]))
         if parts[0] == "runs" and len(parts) == 4 and parts[2] == "items":
