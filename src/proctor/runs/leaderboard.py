@@ -2,9 +2,10 @@
 
 By default every run of the results folder; or the runs of the sets and the runs named. Of the
 runs that hold the same (model, task, grader version), the newest in which that model is
-complete is on the board, else the newest (shown incomplete). Each run's numbers are its
-`RunStatistics`' (`proctor.runs.report.run_statistics`), the same its results.json has; the
-board itself is built once in `proctor.stats.leaderboard`, and every renderer reads that.
+complete is on the board, else the newest (shown incomplete). Each cell's numbers come from the
+same `summarize` over the same stored grades as the run's report (so they equal its
+results.json), one run's answers in memory at a time; the board itself is built once in
+`proctor.stats.leaderboard`, and every renderer reads that.
 """
 
 from __future__ import annotations
@@ -13,17 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proctor.errors import ProctorError
-from proctor.runs.report import run_statistics
+from proctor.runs.grade import stored_items
 from proctor.runs.turns import turn_kind
-from proctor.stats.completeness import ModelCompleteness
-from proctor.stats.cost import PriceTable
+from proctor.stats.completeness import Completeness, ModelCompleteness, completeness
+from proctor.stats.cost import PriceTable, ledger
 from proctor.stats.leaderboard import COMPLETE, Leaderboard, TaskResult, build_leaderboard
-from proctor.stats.metrics import NOT_SCORED
-from proctor.stats.run_statistics import RunStatistics
+from proctor.stats.metrics import NOT_SCORED, summarize
 from proctor.store import RunStore
 from proctor.store import sets as sets_table
-from proctor.tasks.registry import get_task
 
 
 @dataclass(frozen=True)
@@ -73,8 +71,14 @@ def read_leaderboard(
                 f"{older} older result(s) of the same model, task and grader version left off "
                 "(name runs or a set to rank those)"
             )
-        stats = {r: _statistics(store, r) for r in sorted({c.run_id for c in chosen})}
-    results = [_result(stats[c.run_id], c) for c in chosen]
+        run_ids = sorted({c.run_id for c in chosen})
+        results = [
+            cell
+            for r in run_ids
+            for cell in _read_run(
+                store, r, [c for c in chosen if c.run_id == r], prices
+            ).values()
+        ]
     labels = _labels(results)
     results = [_relabel(r, labels) for r in results]
     board = build_leaderboard(
@@ -82,7 +86,7 @@ def read_leaderboard(
         tasks=[t for t in tasks if where.keeps(t, "", "") or not where.tasks],
         models=[m for m in models if not where.models or m in where.models],
     )
-    return BoardReading(board, tuple(notes), tuple(stats))
+    return BoardReading(board, tuple(notes), tuple(run_ids))
 
 
 @dataclass(frozen=True)
@@ -178,38 +182,45 @@ def _better(c: _Candidate, held: _Candidate) -> bool:
     return (c.created_at, c.run_id) > (held.created_at, held.run_id)
 
 
-def _statistics(store: RunStore, run_id: str) -> RunStatistics:
+def _read_run(
+    store: RunStore, run_id: str, chosen: Sequence[_Candidate], prices: PriceTable | None
+) -> dict[str, TaskResult]:
+    """The cells of one run, for its chosen models: accuracy and interval by the same
+    `summarize` its report uses (so a cell equals results.json), its state, tokens and cost,
+    and the per-item scores for the paired comparisons. Only one run's answers are held at a
+    time, and none of the report's other statistics is computed."""
     info = store.run_info(run_id)
-    try:
-        task = get_task(info.task)
-    except ProctorError:
-        task = None  # a task this process does not know: its stored grades still count
-    return run_statistics(store, run_id, task)
-
-
-def _result(stats: RunStatistics, c: _Candidate) -> TaskResult:
-    m = next(x for x in stats.metrics.models if x.model == c.model)
-    ledger = next((x for x in stats.cost if x.model == c.model), None)
-    scores = {
-        f"{i.sample.id}#{i.record.epoch}": 1.0 if i.score.outcome == "correct" else 0.0
-        for i in stats.items
-        if i.record.model == c.model and i.score.outcome not in NOT_SCORED
-    }
-    return TaskResult(
-        task=c.task, model=c.model, run_id=c.run_id, created_at=c.created_at,
-        grader_version=c.grader_version, state=_state(stats, c.model), n_items=m.n_items,
-        n_scored=m.n_scored, correct=m.correct, accuracy=m.accuracy, ci_low=m.ci_low,
-        ci_high=m.ci_high, scores=scores,
-        prompt_tokens=ledger.prompt_tokens if ledger else m.total_prompt_tokens,
-        completion_tokens=ledger.completion_tokens if ledger else m.total_completion_tokens,
-        cost=ledger.cost if ledger else None,
-    )  # fmt: skip
-
-
-def _state(stats: RunStatistics, model: str) -> str:
-    row: ModelCompleteness | None = next(
-        (x for x in stats.completeness.models if x.model == model), None
+    epochs = store.run_config(run_id).get("epochs", 1)
+    items = stored_items(store, run_id)
+    metrics = {m.model: m for m in summarize(items, info.models, tiers=None).models}
+    states = completeness(
+        items, info.models, info.dataset_size * (epochs if isinstance(epochs, int) else 1)
     )
+    costs = {x.model: x for x in ledger(items, prices or PriceTable({}), list(info.models))}
+    wanted = {c.model for c in chosen}
+    scores: dict[str, dict[str, float]] = {m: {} for m in wanted}
+    for i in items:
+        if i.record.model in wanted and i.score.outcome not in NOT_SCORED:
+            key = f"{i.sample.id}#{i.record.epoch}"
+            scores[i.record.model][key] = 1.0 if i.score.outcome == "correct" else 0.0
+    del items  # the run's answers are not needed past here
+    out: dict[str, TaskResult] = {}
+    for c in chosen:
+        m, spent = metrics[c.model], costs.get(c.model)
+        out[c.model] = TaskResult(
+            task=c.task, model=c.model, run_id=c.run_id, created_at=c.created_at,
+            grader_version=c.grader_version, state=_state(states, c.model), n_items=m.n_items,
+            n_scored=m.n_scored, correct=m.correct, accuracy=m.accuracy, ci_low=m.ci_low,
+            ci_high=m.ci_high, scores=scores[c.model],
+            prompt_tokens=spent.prompt_tokens if spent else m.total_prompt_tokens,
+            completion_tokens=spent.completion_tokens if spent else m.total_completion_tokens,
+            cost=spent.cost if spent else None,
+        )  # fmt: skip
+    return out
+
+
+def _state(states: Completeness, model: str) -> str:
+    row: ModelCompleteness | None = next((x for x in states.models if x.model == model), None)
     if row is None or row.missing or row.not_asked:
         return "incomplete"
     return "calls failed" if row.failed else COMPLETE
