@@ -124,3 +124,23 @@ def test_set_killed_twice_then_resumed(
         assert doc["run"]["task"] == task
         assert sorted(m["model"] for m in doc["models"]) == sorted(_models(stub))
         assert {m["n_items"] for m in doc["models"]} == {N}
+
+
+def test_set_stopped_by_ctrl_c_says_how_to_go_on(
+    tmp_path: Path, stub: StubHandle, spawn_logged: Spawn, child_environ: dict[str, str]
+) -> None:
+    results = tmp_path / "results"
+    db = results / "proctor.db"
+    log = tmp_path / "first.log"
+    proc = spawn_logged(_command(stub, results), log)
+    deadline = time.monotonic() + 120
+    while _stored(db) < 8:
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(60) == 130, log.read_text()
+    ((set_id,),) = _query(db, "SELECT id FROM eval_sets")
+    said = " ".join(log.read_text().split())
+    assert f"set {set_id} keeps every answer stored; `proctor run --resume {set_id}`" in said
+    assert _query(db, "SELECT status FROM eval_sets") == [("running",)]
