@@ -65,6 +65,7 @@ def make_folder(root: Path, models: int, tasks: int, items: int) -> int:
 
 
 def run(models: int, tasks: int, items: int) -> dict[str, float]:
+    """Generate the folder, then time `proctor leaderboard --json` over it (peak RSS too)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "results"
         started = time.perf_counter()
@@ -79,7 +80,28 @@ def run(models: int, tasks: int, items: int) -> dict[str, float]:
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         board = json.loads(done.stdout)
         assert len(board["models"]) == models and len(board["tasks"]) == tasks
-    return {"answers": answers, "generate_s": made, "leaderboard_s": wall, "peak_mb": peak_mb}
+    return {
+        "models": models, "tasks": tasks, "items": items, "answers": answers,
+        "generate_s": made, "leaderboard_s": wall, "peak_mb": peak_mb,
+    }  # fmt: skip
+
+
+def render(got: dict[str, float]) -> list[str]:
+    """The section of RESULTS.md (`run_all.py`)."""
+    met = "met" if got["peak_mb"] < TARGETS["peak_mb"] else "NOT met"
+    return [
+        f"## (i) `proctor leaderboard`: {got['models']:.0f} models × {got['tasks']:.0f} tasks "
+        f"× {got['items']:.0f} items ({got['answers']:,.0f} answers)",
+        "",
+        f"- the folder generated through `RunStore` in {got['generate_s']:.0f} s (graded; "
+        "bench/bench_leaderboard.py), one run per task.",
+        f"- `proctor leaderboard --json` (a child process, startup included): "
+        f"{got['leaderboard_s']:.1f} s; peak RSS {got['peak_mb']:.0f} MB (target < "
+        f"{TARGETS['peak_mb']} MB: {met}).",
+        "- each run's cells are read with the report's own `summarize` over its stored grades, "
+        "one run's answers in memory at a time; the board keeps per model only its items' "
+        "right/wrong for the paired comparisons of neighbours.",
+    ]
 
 
 def main() -> None:
@@ -88,13 +110,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=10)
     parser.add_argument("--items", type=int, default=20)
     a = parser.parse_args()
-    got = run(a.models, a.tasks, a.items)
-    print(
-        f"{a.models} models × {a.tasks} tasks × {a.items} items = {got['answers']:,} answers "
-        f"(generated in {got['generate_s']:.0f} s): leaderboard {got['leaderboard_s']:.1f} s, "
-        f"peak RSS {got['peak_mb']:.0f} MB (target < {TARGETS['peak_mb']} MB: "
-        f"{'met' if got['peak_mb'] < TARGETS['peak_mb'] else 'NOT met'})"
-    )
+    print("\n".join(render(run(a.models, a.tasks, a.items))))
 
 
 if __name__ == "__main__":

@@ -131,9 +131,9 @@ def run(
     samples: Annotated[
         int, typer.Option("--samples", help="Replies per item (use temperature > 0).")
     ] = 1,
-    resume: Annotated[str | None, typer.Option(help="Resume this run (id or folder).")] = None,
+    resume: Annotated[str | None, typer.Option(help="Resume this run (id, folder) or set.")] = None,
     retry_errors: Annotated[
-        str | None, typer.Option(help="Re-ask only the failed calls of this run.")
+        str | None, typer.Option(help="Re-ask only the failed calls of this run or set.")
     ] = None,
     rpm: Annotated[
         float | None, typer.Option(help="Requests per minute per model, spread evenly.")
