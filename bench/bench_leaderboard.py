@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -81,6 +82,7 @@ def run(models: int, tasks: int, items: int) -> dict[str, float]:
         board = json.loads(done.stdout)
         assert len(board["models"]) == models and len(board["tasks"]) == tasks
     return {
+        "load": os.getloadavg()[0],
         "models": models, "tasks": tasks, "items": items, "answers": answers,
         "generate_s": made, "leaderboard_s": wall, "peak_mb": peak_mb,
     }  # fmt: skip
@@ -97,7 +99,8 @@ def render(got: dict[str, float]) -> list[str]:
         "bench/bench_leaderboard.py), one run per task.",
         f"- `proctor leaderboard --json` (a child process, startup included): "
         f"{got['leaderboard_s']:.1f} s; peak RSS {got['peak_mb']:.0f} MB (target < "
-        f"{TARGETS['peak_mb']} MB: {met}).",
+        f"{TARGETS['peak_mb']} MB: {met}); load average {got.get('load', 0):.1f} at the end "
+        "(seconds stretch with it on a shared machine, memory does not).",
         "- each run's cells are read with the report's own `summarize` over its stored grades, "
         "one run's answers in memory at a time; the board keeps per model only its items' "
         "right/wrong for the paired comparisons of neighbours.",
