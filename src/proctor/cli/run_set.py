@@ -152,7 +152,8 @@ def report_set(
     from proctor.cli.report import grade_and_report
     from proctor.cli.run_support import print_call_reports
 
-    table = Table(title=f"set {outcome.name}" if outcome.name else "set")
+    named = outcome.name and outcome.name != outcome.set_id
+    table = Table(title=f"set {outcome.name} ({outcome.set_id})" if named else "the set's tasks")
     for col in ("task", "run", "state"):
         table.add_column(col)
     codes: list[int] = []
