@@ -192,7 +192,7 @@ async def test_resume_across_executors(
 def test_cli_rejects_an_unknown_executor() -> None:
     import typer
 
-    from proctor.cli.app import _executor
+    from proctor.cli.run_support import make_executor as _executor
 
     with pytest.raises(typer.BadParameter):
         _executor("spark", None, 10)
@@ -205,7 +205,7 @@ def test_cli_rejects_an_unknown_executor() -> None:
 def test_cli_ray_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import typer
 
-    from proctor.cli.app import _executor
+    from proctor.cli.run_support import make_executor as _executor
     from proctor.errors import ConfigError
 
     with pytest.raises(typer.BadParameter, match="need --executor ray"):

@@ -20,8 +20,10 @@ from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
 from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.leaderboard import leaderboard_cmd
 from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
+from proctor.cli.no_repeats import RefuseRepeats
 from proctor.cli.options import (
     ResultsDir,
     SandboxLimits,
@@ -37,13 +39,13 @@ from proctor.cli.report import (
     with_sandbox_limits,
 )
 from proctor.cli.review import review_app
+from proctor.cli.validate import validate_cmd
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
 from proctor.errors import ProctorError, StoreError
 from proctor.runs.state import EXIT_USAGE
 
 if TYPE_CHECKING:
-    from proctor.calling.batching import BatchPolicy
     from proctor.cli.console import SafeConsole
     from proctor.cli.suite import SuiteRun
     from proctor.executors.base import Executor
@@ -83,9 +85,15 @@ def generate(
     )
 
 
-@app.command()
+@app.command(cls=RefuseRepeats)
 def run(
-    task: Annotated[str | None, typer.Argument(help="Built-in task, e.g. arithmetic.")] = None,
+    tasks: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Built-in task, e.g. arithmetic; several make a set (one id, a run each).",
+            show_default=False,
+        ),
+    ] = None,
     model: Annotated[
         list[str] | None,
         typer.Option("--model", "-m", help="Model string; repeat for several. Default: local."),
@@ -96,14 +104,24 @@ def run(
     suite: Annotated[
         Path | None, typer.Option(help="Your own suite (CSV/JSONL with a config beside it).")
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="A set written in a TOML file: models, tasks with their own options."),
+    ] = None,
     judge: Annotated[
         str | None, typer.Option(help="Judge model: grade the stored answers after the run.")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Use only N samples (balanced).")] = None,
     seed: Annotated[int | None, typer.Option(help="Generator seed for generated tasks.")] = None,
     n: Annotated[int | None, typer.Option("--n", help="Size of a generated test set.")] = None,
-    prompt: Annotated[str | None, typer.Option(help="Prompt variant: A (answer) or B.")] = None,
-    lang: Annotated[str, typer.Option(help="Prompt language: en or zh.")] = "en",
+    prompt: Annotated[
+        list[str] | None,
+        typer.Option(help="Prompt variant: A (answer) or B; several make a prompt matrix."),
+    ] = None,
+    lang: Annotated[
+        list[str] | None,
+        typer.Option(help="Prompt language: en (default) or zh; several make a matrix."),
+    ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Reply length limit.")] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
     timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
@@ -114,9 +132,9 @@ def run(
     samples: Annotated[
         int, typer.Option("--samples", help="Replies per item (use temperature > 0).")
     ] = 1,
-    resume: Annotated[str | None, typer.Option(help="Resume this run (id or folder).")] = None,
+    resume: Annotated[str | None, typer.Option(help="Resume this run (id, folder) or set.")] = None,
     retry_errors: Annotated[
-        str | None, typer.Option(help="Re-ask only the failed calls of this run.")
+        str | None, typer.Option(help="Re-ask only the failed calls of this run or set.")
     ] = None,
     rpm: Annotated[
         float | None, typer.Option(help="Requests per minute per model, spread evenly.")
@@ -190,116 +208,147 @@ def run(
     ] = 5.0,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
-    """Ask every model every sample, store each raw answer, grade, and report.
+    """Ask every model every sample, store each raw answer, grade, and report; several tasks
+    make a set (one id, each task a run of its own: `proctor.runs.sets`).
 
     (A typer command: each parameter is one option of `proctor run`, hence their number and
-    the length of its signature; the plan is built by `proctor.runs.plan.build_plan`, as
+    the length of its signature; each run's plan is built by `proctor.runs.plan.build_plan`, as
     `proctor.evaluate` builds it, asked by `_ask` and reported by `_report_run`.)
 
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
-    calls failed, 130 when interrupted (see the README's exit codes)."""
-    from proctor.calling.rate_limit import RateLimits
-    from proctor.calling.retry import RetryPolicy
-    from proctor.cli.run_support import print_call_reports, print_estimate
+    calls failed, 130 when interrupted (see the README's exit codes); a set exits with the
+    first of its runs' codes that applies."""
+    from proctor.cli.run_support import (
+        batch_policy,
+        make_executor,
+        print_estimate,
+        refuse_unusable,
+    )
     from proctor.prompts.arithmetic import check_lang
-    from proctor.providers.keys import parse_key_env
-    from proctor.runs.plan import Asking, Paper, build_plan
+    from proctor.runs.plan import Asking, Calling, Paper, matrix_plan
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
 
-    console, err_console = terminal(), terminal(stderr=True)
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
-    resume = resume or retry_errors
-    if resume is not None and retry_errors is None and (results_dir / "proctor.db").exists():
-        kind, run_id = turn_run_kind(results_dir, resume)
-        if kind:  # a dialogue or workflow run goes on as its own command would
-            from proctor.cli.turns import resume_turn_run
-
-            resume_turn_run(results_dir, run_id, kind, timeout=timeout, max_attempts=max_attempts)
-            return
+    ref, named = resume or retry_errors, list(tasks or [])
+    task = named[0] if named else None
+    if retry_errors is None and _resumed_turn_run(ref, results_dir, timeout, max_attempts):
+        return
     suite_run = None
     if suite is not None:
         from proctor.cli.suite import SuiteRun
 
         suite_run = SuiteRun.open(suite, task)
         task, dataset, max_tokens = "suite", suite, max_tokens or suite_run.max_tokens
-    if resume is None and task is None and dataset is None:
+    if ref is None and task is None and dataset is None and config is None:
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
+    _check_counts(max_attempts, max_reply_bytes, samples)
+    from proctor.cli.cache import check_policy
+    from proctor.providers.keys import parse_key_env
+
+    chosen = make_executor(
+        executor, ray_address, shard_size, ray_runtime_env, ray_forward_env, ray_resources
+    )
+    judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
+    calling = Calling(
+        concurrency=concurrency, max_attempts=max_attempts, epochs=samples,
+        requests_per_minute=rpm, tokens_per_minute=tpm, breaker_threshold=max_failures,
+        deadline_s=deadline, cache=check_policy(cache), cache_share_keys=cache_share_keys,
+        batch=batch_policy(batch, batch_size, batch_poll, executor),
+        api_key_env=parse_key_env(api_key_env or []),
+        also_calls=(judge_model,) if judge_model else (),
+    )  # fmt: skip
+    prompts, langs = list(prompt or []), list(lang or [])
+    asking = Asking(prompts[0] if prompts else None, check_lang(langs[0] if langs else "en"),
+                    max_tokens, temperature, timeout, max_reply_bytes)  # fmt: skip
+    paper = Paper(dataset, seed, n, limit)
+    set_ref = _set_named(ref, results_dir)
+    if len(named) > 1 or set_ref is not None or config is not None:
+        from proctor.cli.run_set import set_command
+
+        if len(prompts) > 1 or len(langs) > 1:
+            raise typer.BadParameter("a prompt matrix is one task's: name one task")
+        set_command(named, model, paper, asking, calling, results_dir, set_ref,
+                   retry_errors is not None, chosen, prices, sandbox_limits, estimate,
+                   judge=judge, suite=suite, config=config)  # fmt: skip
+        return
+    if judge_model is not None and not estimate:
+        # a judge without a key must not fail after the run
+        refuse_unusable(judge_model, calling.api_key_env)
+    t = with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
+    plan = matrix_plan(t, model or ["local"], (prompts, langs), paper, asking, calling,
+                       results_dir)  # fmt: skip
+    if estimate:
+        print_estimate(plan, load_price_table(prices), terminal(), check_set=_asks_here(chosen))
+        return
+    _warn_same_samples(samples, temperature)
+    outcome = _ask(plan, chosen, ref, retry_errors is not None, suite_run)
+    _print_outcome(outcome, retry_errors is not None)
+    if suite_run is not None or judge is not None:
+        from proctor.cli.suite import judge_after_run
+
+        judge_after_run(
+            suite_run, judge, results_dir, outcome.run_id, timeout, terminal(),
+            key=outcome.keys.get(judge_model or ""),
+        )  # fmt: skip
+    _report_run(outcome, results_dir, prices, sandbox_limits, terminal(stderr=True))
+
+
+def _resumed_turn_run(ref: str | None, results_dir: Path, timeout: float, attempts: int) -> bool:
+    """A dialogue or workflow run named by --resume goes on as its own command would."""
+    if ref is None or not (results_dir / "proctor.db").exists():
+        return False
+    kind, run_id = turn_run_kind(results_dir, ref)
+    if kind:
+        from proctor.cli.turns import resume_turn_run
+
+        resume_turn_run(results_dir, run_id, kind, timeout=timeout, max_attempts=attempts)
+    return bool(kind)
+
+
+def _check_counts(max_attempts: int, max_reply_bytes: int, samples: int) -> None:
     if max_attempts < 1:
         raise typer.BadParameter("--max-attempts must be at least 1")
     if max_reply_bytes < 1:
         raise typer.BadParameter("--max-reply-bytes must be at least 1")
-    from proctor.cli.cache import check_policy
-
-    cache_policy = check_policy(cache)
-    batch_policy = _batch_policy(batch, batch_size, batch_poll, executor)
-    chosen = _executor(
-        executor, ray_address, shard_size, ray_runtime_env, ray_forward_env, ray_resources
-    )
-    asks_here = chosen is None or chosen.asks_here
-    named_keys = parse_key_env(api_key_env or [])
-    price_table = load_price_table(prices)
-    judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
-    if judge_model is not None and not estimate:
-        # a judge without a key must not fail after the run
-        _refuse_unusable(judge_model, named_keys)
-    t = with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
-    asking = Asking(prompt, check_lang(lang), max_tokens, temperature, timeout, max_reply_bytes)
-    plan = replace(
-        build_plan(t, model or ["local"], Paper(dataset, seed, n, limit), asking, results_dir),
-        concurrency=concurrency,
-        retry=RetryPolicy(max_attempts=max_attempts),
-        epochs=samples,
-        limits=RateLimits(requests_per_minute=rpm, tokens_per_minute=tpm),
-        breaker_threshold=max_failures,
-        deadline_s=deadline,
-        cache=cache_policy,
-        cache_share_keys=cache_share_keys,
-        batch=batch_policy,
-        api_key_env=named_keys,
-        also_calls=(judge_model,) if judge_model else (),
-    )
-    if estimate:
-        print_estimate(plan, price_table, console, check_set=asks_here)
-        return
     if samples < 1:
         raise typer.BadParameter("--samples must be at least 1")
+
+
+def _warn_same_samples(samples: int, temperature: float) -> None:
     if samples > 1 and temperature == 0:
-        err_console.print(
+        terminal(stderr=True).print(
             "[yellow]warning:[/] --samples > 1 at temperature 0 asks for the same reply again"
         )
-    outcome = _ask(
-        plan, chosen, resume, retry_errors is not None, suite_run, console, err_console
-    )
+
+
+def _asks_here(chosen: Executor | None) -> bool:
+    return chosen is None or chosen.asks_here
+
+
+def _print_outcome(outcome: RunOutcome, retried: bool) -> None:
+    from proctor.cli.run_support import print_call_reports
+
+    console = terminal()
     if outcome.resumed:
-        what = "failed or missing" if retry_errors is not None else "missing"
+        what = "failed or missing" if retried else "missing"
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
     print_call_reports(outcome, console)
     if any(outcome.reused.values()):
         from proctor.cli.cache import print_reused
 
         print_reused(outcome, console)
-    if suite_run is not None or judge is not None:
-        from proctor.cli.suite import judge_after_run
-
-        judge_after_run(
-            suite_run, judge, results_dir, outcome.run_id, timeout, console,
-            key=outcome.keys.get(judge_model or ""),
-        )  # fmt: skip
-    _report_run(outcome, results_dir, prices, sandbox_limits, err_console)
 
 
-def _batch_policy(batch: bool, size: int, poll: float, executor: str) -> BatchPolicy | None:
-    if not batch:
+def _set_named(ref: str | None, results_dir: Path) -> str | None:
+    """The set `--resume`/`--retry-errors` names, or None (it names a run, or nothing)."""
+    if ref is None:
         return None
-    from proctor.calling.batching import BatchPolicy
+    from proctor.runs.sets import find_set
 
-    if size < 1 or poll <= 0:
-        raise typer.BadParameter("--batch-size must be at least 1, --batch-poll above 0")
-    if executor != "local":
-        raise typer.BadParameter("--batch asks from this machine: drop --executor")
-    return BatchPolicy(size=size, first_poll_s=poll)
+    return find_set(results_dir, ref)
+
 
 
 def _ask(
@@ -308,8 +357,6 @@ def _ask(
     resume: str | None,
     retry_errors: bool,
     suite_run: SuiteRun | None,
-    console: SafeConsole,
-    err_console: SafeConsole,
 ) -> RunOutcome:
     """Execute the plan under the live progress view; on Ctrl-C (or SIGTERM, SIGHUP) say what
     is stored and how to go on, and exit with the signal's code."""
@@ -319,8 +366,9 @@ def _ask(
     from proctor.runs.ask import execute, run_keys
     from proctor.runs.state import EXIT_INCOMPLETE
 
+    console, err_console = terminal(), terminal(stderr=True)
     results_dir = plan.results_dir
-    asks_here = chosen is None or chosen.asks_here
+    asks_here = _asks_here(chosen)
     started: list[str] = []  # the run's id, once the run exists (for the Ctrl-C line)
     try:
         with RunProgress(console) as progress:
@@ -390,17 +438,6 @@ def _report_run(
     exit_for(err, outcome.run_id, state, session_cause(outcome), gate)
 
 
-def _refuse_unusable(model: str, named: Mapping[str, str]) -> None:
-    """Build (and drop) the provider of `model`: a bad model string or a missing key is a
-    usage error now, before any call, not after every answer was asked."""
-    import asyncio
-
-    from proctor.providers.registry import key_sources, make_provider, parse_model
-
-    own = {k: v for k, v in named.items() if k in (model, parse_model(model).name)}
-    provider = make_provider(model, key_sources([model], own)[model])
-    asyncio.run(provider.aclose())
-
 
 def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
     def note(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
@@ -409,26 +446,6 @@ def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
 
     return note
 
-
-def _executor(
-    name: str,
-    address: str | None,
-    shard_size: int,
-    runtime_env: str | None = None,
-    forward_env: list[str] | None = None,
-    resources: list[str] | None = None,
-) -> Executor | None:
-    if shard_size < 1:
-        raise typer.BadParameter("--shard-size must be at least 1")
-    if name == "local":
-        if runtime_env is not None or forward_env or resources:
-            raise typer.BadParameter("--ray-* options need --executor ray")
-        return None
-    if name != "ray":
-        raise typer.BadParameter(f"unknown executor {name!r}: use local or ray")
-    from proctor.cli.ray_options import make_ray_executor
-
-    return make_ray_executor(address, shard_size, runtime_env, forward_env, resources)
 
 
 app.command(name="score")(score_cmd)
@@ -445,6 +462,8 @@ app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
 app.add_typer(new_app, name="new")
 app.add_typer(review_app, name="review")
+app.command(name="validate")(validate_cmd)
+app.command(name="leaderboard")(leaderboard_cmd)
 
 
 def main() -> None:

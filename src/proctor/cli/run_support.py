@@ -3,8 +3,10 @@ calling each model went (retries, rate limits, a model stopped by its circuit br
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
+import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -12,9 +14,14 @@ from rich.text import Text
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
+from proctor.providers.registry import split_variant
 from proctor.runs.ask import reusable, run_keys
 from proctor.runs.plan import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable
+
+if TYPE_CHECKING:
+    from proctor.calling.batching import BatchPolicy
+    from proctor.executors.base import Executor
 
 
 def print_estimate(
@@ -27,13 +34,16 @@ def print_estimate(
     cost is at the batch price."""
     keys = run_keys(plan, {}, check_set=check_set)
     cached = reusable(plan, keys)
-    per_sample = {
-        s.id: sum(
-            estimate_tokens(m.content)
-            for m in plan.task.build_prompt(s, plan.variant, plan.lang).messages
-        )
-        for s in plan.samples
-    }
+    def tokens(model: str) -> dict[str, int]:  # a prompt matrix's variant has its own prompt
+        _, prompt, lang = split_variant(model)
+        variant, language = prompt or plan.variant, lang or plan.lang
+        return {
+            s.id: sum(
+                estimate_tokens(m.content)
+                for m in plan.task.build_prompt(s, variant, language).messages
+            )
+            for s in plan.samples
+        }
     batch = plan.batch is not None
     title = f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}"
     table = Table(title=title + (" (in batches, at the batch price)" if batch else ""))
@@ -45,6 +55,7 @@ def print_estimate(
     total: float | None = 0.0
     all_calls = all_reused = 0
     for model in plan.models:
+        per_sample = tokens(model)
         hits = cached.get(model, set())
         left = [sid for sid in per_sample for e in range(plan.epochs) if (sid, e) not in hits]
         calls, prompt_tokens = len(left), sum(per_sample[sid] for sid in left)
@@ -103,3 +114,46 @@ def print_call_reports(outcome: RunOutcome, console: Console) -> None:
                 then = f"its {f.unanswered} unanswered left missing (--resume asks them)"
             line = f"  shard {f.shard} {where}: {f.reason}; {then}"
             console.print(Text(line), soft_wrap=True)  # one line each, to grep in logs
+
+
+def batch_policy(batch: bool, size: int, poll: float, executor: str) -> BatchPolicy | None:
+    if not batch:
+        return None
+    from proctor.calling.batching import BatchPolicy
+
+    if size < 1 or poll <= 0:
+        raise typer.BadParameter("--batch-size must be at least 1, --batch-poll above 0")
+    if executor != "local":
+        raise typer.BadParameter("--batch asks from this machine: drop --executor")
+    return BatchPolicy(size=size, first_poll_s=poll)
+
+def refuse_unusable(model: str, named: Mapping[str, str]) -> None:
+    """Build (and drop) the provider of `model`: a bad model string or a missing key is a
+    usage error now, before any call, not after every answer was asked."""
+    import asyncio
+
+    from proctor.providers.registry import key_sources, make_provider, parse_model
+
+    own = {k: v for k, v in named.items() if k in (model, parse_model(model).name)}
+    provider = make_provider(model, key_sources([model], own)[model])
+    asyncio.run(provider.aclose())
+
+def make_executor(
+    name: str,
+    address: str | None,
+    shard_size: int,
+    runtime_env: str | None = None,
+    forward_env: list[str] | None = None,
+    resources: list[str] | None = None,
+) -> Executor | None:
+    if shard_size < 1:
+        raise typer.BadParameter("--shard-size must be at least 1")
+    if name == "local":
+        if runtime_env is not None or forward_env or resources:
+            raise typer.BadParameter("--ray-* options need --executor ray")
+        return None
+    if name != "ray":
+        raise typer.BadParameter(f"unknown executor {name!r}: use local or ray")
+    from proctor.cli.ray_options import make_ray_executor
+
+    return make_ray_executor(address, shard_size, runtime_env, forward_env, resources)

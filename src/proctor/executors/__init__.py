@@ -17,6 +17,7 @@ from proctor.executors.base import (
     make_caller,
     merge_calls,
     request_for,
+    variant_of,
 )
 from proctor.executors.local import LocalExecutor
 
@@ -33,4 +34,5 @@ __all__ = [
     "make_caller",
     "merge_calls",
     "request_for",
+    "variant_of",
 ]

@@ -15,7 +15,7 @@ from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
-from proctor.providers.registry import with_calculator
+from proctor.providers.registry import split_variant, with_calculator
 from proctor.tasks.base import Task
 from proctor.tools.calling_loop import CALCULATOR, call_with_calculator
 from proctor.types import GenerationParams, Prompt, Record, Sample, Usage
@@ -161,13 +161,20 @@ async def ask_items(
     return len(items)
 
 
+def variant_of(settings: AskSettings, model: str) -> tuple[str, str]:
+    """The prompt variant and language `model` is asked in: the run's, unless the model string
+    is a variant of a prompt matrix (`MODEL#prompt=B,lang=zh`)."""
+    _, prompt, lang = split_variant(model)
+    return prompt or settings.variant, lang or settings.lang
+
+
 def request_for(
     settings: AskSettings, model: str, sample: Sample, epoch: int
 ) -> tuple[Prompt, GenerationParams]:
     """The prompt and parameters `model` is asked `sample`'s epoch `epoch` with (the response
     cache keys the same request)."""
     s = settings
-    prompt = s.task.build_prompt(sample, s.variant, s.lang)
+    prompt = s.task.build_prompt(sample, *variant_of(s, model))
     params = s.params
     if epoch:
         # Repeated samples of one item need different seeds, or a seeded sampler (llama.cpp)
@@ -192,13 +199,13 @@ async def answer(
             run_id=s.run_id, model=model, sample_id=sample.id, status="call_failed", text="",
             finish_reason="unknown", usage=Usage(None, None), latency_s=0.0,
             attempts=result.attempts,
-            prompt_variant=s.variant, lang=s.lang,
+            prompt_variant=variant_of(s, model)[0], lang=variant_of(s, model)[1],
             error=f"{result.error_type}: {result.error}", epoch=epoch,
         )  # fmt: skip
     c = result.completion
     return Record(
         run_id=s.run_id, model=model, sample_id=sample.id, status="ok", text=c.text,
         finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
-        attempts=result.attempts, prompt_variant=s.variant, lang=s.lang,
-        reported_model=c.model, epoch=epoch, notes="; ".join(c.notes),
+        attempts=result.attempts, prompt_variant=variant_of(s, model)[0],
+        lang=variant_of(s, model)[1], reported_model=c.model, epoch=epoch, notes="; ".join(c.notes),
     )  # fmt: skip

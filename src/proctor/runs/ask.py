@@ -25,6 +25,7 @@ from proctor.executors import (
     LocalExecutor,
     ModelCalls,
     request_for,
+    variant_of,
 )
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
@@ -117,15 +118,17 @@ def _batch_record(settings: AskSettings, model: str, answer: BatchAnswer) -> Rec
         return Record(
             run_id=settings.run_id, model=model, sample_id=answer.sample_id,
             status="call_failed", text="", finish_reason="unknown", usage=Usage(),
-            latency_s=0.0, attempts=1, prompt_variant=settings.variant, lang=settings.lang,
-            error=f"BatchError: {accept_error(error)}", epoch=answer.epoch,
+            latency_s=0.0, attempts=1, prompt_variant=variant_of(settings, model)[0],
+            lang=variant_of(settings, model)[1], error=f"BatchError: {accept_error(error)}",
+            epoch=answer.epoch,
             batch_id=answer.batch_id,
         )  # fmt: skip
     return Record(
         run_id=settings.run_id, model=model, sample_id=answer.sample_id, status="ok",
         text=c.text, finish_reason=c.finish_reason, usage=c.usage, latency_s=c.latency_s,
-        attempts=1, prompt_variant=settings.variant, lang=settings.lang,
-        reported_model=c.model, epoch=answer.epoch, batch_id=answer.batch_id,
+        attempts=1, prompt_variant=variant_of(settings, model)[0],
+        lang=variant_of(settings, model)[1], reported_model=c.model, epoch=answer.epoch,
+        batch_id=answer.batch_id,
         notes="; ".join(c.notes),
     )  # fmt: skip
 
@@ -177,8 +180,9 @@ def _reuse_cached(
                 Record(
                     run_id=settings.run_id, model=model, sample_id=sample.id, status="ok",
                     text=cached.text, finish_reason=cached.finish_reason, usage=cached.usage,
-                    latency_s=cached.latency_s, attempts=0, prompt_variant=settings.variant,
-                    lang=settings.lang,
+                    latency_s=cached.latency_s, attempts=0,
+                    prompt_variant=variant_of(settings, model)[0],
+                    lang=variant_of(settings, model)[1],
                     reported_model=cached.reported_model, epoch=epoch,
                     cached_from=cached.source_run,
                 )

@@ -24,7 +24,7 @@ from proctor.errors import ConfigError
 from proctor.executors import DEFAULT_MAX_FAILURES, ShardFailure
 from proctor.providers.base import Provider, supports_tools
 from proctor.providers.keys import KeySource
-from proctor.providers.registry import bare_model, with_calculator
+from proctor.providers.registry import bare_model, variant_model, with_calculator
 from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
@@ -127,6 +127,46 @@ class Asking:
     max_reply_bytes: int | None = None
 
 
+@dataclass(frozen=True)
+class Calling:
+    """How every model is called, the same for each run a command asks (one task, or each task
+    of a set): what `proctor run` sets on the plan `build_plan` returns."""
+
+    concurrency: int | None = None
+    max_attempts: int = 4
+    epochs: int = 1
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    breaker_threshold: int = DEFAULT_MAX_FAILURES
+    deadline_s: float | None = None
+    cache: CachePolicy = "deterministic"
+    cache_share_keys: bool = False
+    batch: BatchPolicy | None = None
+    api_key_env: Mapping[str, str] = field(default_factory=dict)
+    also_calls: tuple[str, ...] = ()
+
+
+def settle(plan: RunPlan, calling: Calling) -> RunPlan:
+    """`plan` with the calling settings of the command."""
+    return replace(
+        plan,
+        concurrency=calling.concurrency,
+        retry=RetryPolicy(max_attempts=calling.max_attempts),
+        epochs=calling.epochs,
+        limits=RateLimits(
+            requests_per_minute=calling.requests_per_minute,
+            tokens_per_minute=calling.tokens_per_minute,
+        ),
+        breaker_threshold=calling.breaker_threshold,
+        deadline_s=calling.deadline_s,
+        cache=calling.cache,
+        cache_share_keys=calling.cache_share_keys,
+        batch=calling.batch,
+        api_key_env=calling.api_key_env,
+        also_calls=calling.also_calls,
+    )
+
+
 def build_plan(
     task: Task, models: Sequence[str], paper: Paper, asking: Asking, results_dir: Path
 ) -> RunPlan:
@@ -158,6 +198,60 @@ def build_plan(
         seed=paper.seed,
         source=data.source,
     )
+
+
+def matrix_models(
+    task: Task, models: Sequence[str], prompts: Sequence[str], langs: Sequence[str]
+) -> tuple[tuple[str, ...], str | None, str]:
+    """A prompt matrix: several prompts (and languages) × models, each combination a variant
+    (`MODEL#prompt=B,lang=zh`, `proctor.providers.registry.split_variant`) answered on the same
+    items in one run and compared paired like models. Returns the models to ask and the run's
+    own prompt and language (the first given); without a matrix, the models as given."""
+    from proctor.prompts.arithmetic import check_lang
+    from proctor.tasks.registry import resolve_variant
+
+    variants = [resolve_variant(task, p) for p in prompts]
+    languages = [check_lang(la) for la in langs]
+    for what, given in (("--prompt", variants), ("--lang", languages)):
+        if len(set(given)) != len(given):
+            raise ConfigError(f"{what} names the same value twice: {', '.join(given)}")
+    first_prompt = prompts[0] if prompts else None
+    first_lang = languages[0] if languages else "en"
+    if len(variants) <= 1 and len(languages) <= 1:
+        return tuple(models), first_prompt, first_lang
+    varied_prompts: list[str | None] = list(variants) if len(variants) > 1 else [None]
+    varied_langs: list[str | None] = list(languages) if len(languages) > 1 else [None]
+    asked = tuple(
+        variant_model(m, p, la) for m in models for p in varied_prompts for la in varied_langs
+    )
+    return asked, first_prompt, first_lang
+
+
+def matrix_max_tokens(task: Task, prompts: Sequence[str], asked: int | None) -> int | None:
+    """The reply length of a prompt matrix's run: the one asked, else the longest of its
+    variants' defaults (an answer-only prompt's 32 tokens would cut a reasoning prompt's reply)."""
+    from proctor.tasks.registry import default_max_tokens, resolve_variant
+
+    if asked is not None or len(prompts) < 2:
+        return asked
+    return max(default_max_tokens(task, resolve_variant(task, p)) for p in prompts)
+
+
+def matrix_plan(
+    task: Task,
+    models: Sequence[str],
+    matrix: tuple[Sequence[str], Sequence[str]],
+    paper: Paper,
+    asking: Asking,
+    calling: Calling,
+    results_dir: Path,
+) -> RunPlan:
+    """The plan of one task's run, with its prompt matrix (`matrix`: the prompts and languages
+    given, each possibly empty) and the command's calling settings."""
+    prompts, langs = matrix
+    asked, _, _ = matrix_models(task, models, prompts, langs)
+    asking = replace(asking, max_tokens=matrix_max_tokens(task, prompts, asking.max_tokens))
+    return settle(build_plan(task, asked, paper, asking, results_dir), calling)
 
 
 def fingerprint(plan: RunPlan) -> str:

@@ -300,6 +300,38 @@ def _m9_human_verdicts(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m10_eval_sets(conn: sqlite3.Connection) -> None:
+    """Eval sets (issue 29): several tasks asked of the same models under one id. One row per
+    set (its plan as written, so `--resume SET` alone rebuilds it; its fingerprint, so the same
+    command finds it unfinished) and one row per task of the set, given its run's id as soon as
+    that run exists."""
+    conn.execute(
+        """
+        CREATE TABLE eval_sets (
+            id          TEXT PRIMARY KEY,
+            name        TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            plan        TEXT NOT NULL,  -- JSON: models and each task's options (no keys)
+            status      TEXT NOT NULL CHECK (status IN ('running', 'complete')),
+            created_at  TEXT NOT NULL,
+            updated_at  TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX eval_sets_by_fingerprint ON eval_sets (fingerprint, created_at)")
+    conn.execute(
+        """
+        CREATE TABLE eval_set_runs (
+            set_id   TEXT NOT NULL REFERENCES eval_sets (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            task     TEXT NOT NULL,
+            run_id   TEXT NOT NULL DEFAULT '',  -- '' until the task's run exists
+            PRIMARY KEY (set_id, position)
+        )
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
@@ -310,6 +342,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m7_provider_batches,
     _m8_turn_grades,
     _m9_human_verdicts,
+    _m10_eval_sets,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

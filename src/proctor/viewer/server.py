@@ -12,6 +12,8 @@ Routes (GET and HEAD only):
     /models/<model>         one model's scores across every run of the folder
     /review/<run>...        review: people grade replies (`proctor.viewer.review`); its POST
                             /review/<run>/verdict is the one request that changes anything
+    /leaderboard            models × tasks (?set=SET, ?run=RUN…; 50 models a page)
+    /runs/<run>/grid        one row per item, one column per model (?disagree=1)
 
 Requests whose Host header is not this server's own loopback address are refused, so a web
 page elsewhere cannot reach the viewer through DNS rebinding. A POST is also refused unless its
@@ -45,7 +47,7 @@ from proctor.report.html import (
 from proctor.report.html.viewer_pages import error_html, run_href, samples_href
 from proctor.stats.comparison import compare_run_items
 from proctor.store import RunStore
-from proctor.viewer import pages, review
+from proctor.viewer import board, pages, review
 from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
 
 T = TypeVar("T")
@@ -108,6 +110,12 @@ class ViewerServer(ThreadingHTTPServer):
                 lambda store: review.page(
                     store, self._resolve(store, parts[1]), parts[2:], query, self.token
                 )
+            )
+        if parts == ["leaderboard"]:
+            return board.leaderboard_page(self.results_dir, query).encode("utf-8")
+        if parts[0] == "runs" and len(parts) == 3 and parts[2] == "grid":
+            return self._read(
+                lambda store: board.grid_page(store, self._resolve(store, parts[1]), query)
             )
         if parts[0] == "models" and len(parts) == 2:
             return self._read(lambda store: pages.model_page(store, parts[1]))

@@ -1,0 +1,120 @@
+"""(i) `proctor leaderboard` over many models × tasks: a generated results folder of TASKS runs
+(one per task), each of MODELS models × ITEMS items, every answer graded, written through
+`RunStore`. Measures the wall time and the peak RSS of `proctor leaderboard --json` (a child
+process), and checks the board has every model and task.
+
+    .venv/bin/python bench/bench_leaderboard.py [--models 500] [--tasks 10] [--items 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import PROCTOR, child_env
+
+from proctor.store import RunStore
+from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
+
+TARGETS = {"peak_mb": 300}
+
+
+def make_folder(root: Path, models: int, tasks: int, items: int) -> int:
+    """The folder: one run per task, `models` × `items` answers each; returns the answers."""
+    names = tuple(f"openai-compat/m{m:03d}@http://127.0.0.1:1/v1" for m in range(models))
+    samples = [Sample(id=f"i{i:05d}", input=f"{i} + 7", target=str(i + 7)) for i in range(items)]
+    with RunStore.open(root) as store:
+        for t in range(tasks):
+            run_id = f"20261201-0000{t:02d}-task{t:02d}-bench"
+            info = RunInfo(
+                run_id=run_id, task=f"task{t:02d}", models=names, dataset_hash=f"sha256:{t}",
+                dataset_size=items, generator_version="bench", prompt_variant="B", lang="en",
+                created_at=f"2026-12-01T00:00:{t:02d}+00:00", params=GenerationParams(),
+                seed=None,
+            )  # fmt: skip
+            store.create_run(info, samples, f"fp-{t}", {})
+            scores: list[tuple[str, str, int, Score]] = []
+            for m, model in enumerate(names):
+                records = []
+                for s in samples:
+                    right = (int(s.id[1:]) + m + t) % 100 < 100 - m % 60
+                    records.append(
+                        Record(
+                            run_id=run_id, model=model, sample_id=s.id, status="ok",
+                            text=f"Final answer: {s.target if right else 0}",
+                            finish_reason="stop", usage=Usage(40, 12), latency_s=0.2,
+                            attempts=1, prompt_variant="B", lang="en",
+                        )
+                    )  # fmt: skip
+                    scores.append(
+                        (model, s.id, 0, Score("correct" if right else "wrong", "bench", ""))
+                    )
+                store.add_records(records)
+            store.save_scores(run_id, scores, f"task{t:02d}/1")
+            store.set_status(run_id, "complete")
+    return models * tasks * items
+
+
+def run(models: int, tasks: int, items: int) -> dict[str, float]:
+    """Generate the folder, then time `proctor leaderboard --json` over it (peak RSS too)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "results"
+        started = time.perf_counter()
+        answers = make_folder(root, models, tasks, items)
+        made = time.perf_counter() - started
+        started = time.perf_counter()
+        done = subprocess.run(
+            [*PROCTOR, "leaderboard", "--json", "-r", str(root)],
+            capture_output=True, text=True, env=child_env(), check=True,
+        )  # fmt: skip
+        wall = time.perf_counter() - started
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        board = json.loads(done.stdout)
+        assert len(board["models"]) == models and len(board["tasks"]) == tasks
+    return {
+        "load": os.getloadavg()[0],
+        "models": models, "tasks": tasks, "items": items, "answers": answers,
+        "generate_s": made, "leaderboard_s": wall, "peak_mb": peak_mb,
+    }  # fmt: skip
+
+
+def render(got: dict[str, float]) -> list[str]:
+    """The section of RESULTS.md (`run_all.py`)."""
+    met = "met" if got["peak_mb"] < TARGETS["peak_mb"] else "NOT met"
+    return [
+        f"## (i) `proctor leaderboard`: {got['models']:.0f} models × {got['tasks']:.0f} tasks "
+        f"× {got['items']:.0f} items ({got['answers']:,.0f} answers)",
+        "",
+        f"- the folder generated through `RunStore` in {got['generate_s']:.0f} s (graded; "
+        "bench/bench_leaderboard.py), one run per task.",
+        f"- `proctor leaderboard --json` (a child process, startup included): "
+        f"{got['leaderboard_s']:.1f} s; peak RSS {got['peak_mb']:.0f} MB (target < "
+        f"{TARGETS['peak_mb']} MB: {met}); load average {got.get('load', 0):.1f} at the end "
+        "(seconds stretch with it on a shared machine, memory does not).",
+        "- each run's cells are read with the report's own `summarize` over its stored grades, "
+        "one run's answers in memory at a time; the board keeps per model only its items' "
+        "right/wrong for the paired comparisons of neighbours.",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--models", type=int, default=500)
+    parser.add_argument("--tasks", type=int, default=10)
+    parser.add_argument("--items", type=int, default=20)
+    a = parser.parse_args()
+    print("\n".join(render(run(a.models, a.tasks, a.items))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""A leaderboard: models (and variants) × tasks, from one result per (model, task).
+
+Each cell is the model's accuracy on the task with its interval, exactly as the run's own report
+has them (`ModelMetrics`). A model's mean is the plain mean of its tasks' accuracies (each task
+counts the same, whatever its size); its interval treats the tasks as independent, each with the
+standard error its own interval implies. Models are ranked by their mean over every task of the
+board (a model missing a task ranks below every model that has them all); each is compared with
+the next one down on the items both answered (paired: exact McNemar on right/wrong), all the
+adjacent comparisons Holm-adjusted as one family (`proctor.stats.multiple`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from proctor.stats.intervals import normal_quantile
+from proctor.stats.multiple import ranked_comparisons
+from proctor.stats.paired import PairedComparison
+
+COMPLETE = "complete"
+MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """One model's result on one task, from one run: what the board reads of it."""
+
+    task: str
+    model: str
+    run_id: str
+    created_at: str
+    grader_version: str
+    state: str
+    """"complete", "incomplete" or "calls failed" (the run's state for this model)."""
+    n_items: int
+    n_scored: int
+    correct: int
+    accuracy: float | None
+    ci_low: float | None
+    ci_high: float | None
+    scores: Mapping[str, float]
+    """Per item ("sample#epoch"), 1.0 right, 0.0 wrong; unscored and failed calls left out."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class BoardCell:
+    task: str
+    run_id: str
+    state: str
+    """"complete", "incomplete", "calls failed", or "missing" (no run has it)."""
+    accuracy: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_scored: int
+    n_items: int
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    model: str
+    rank: int
+    cells: Mapping[str, BoardCell]
+    mean: float | None
+    mean_low: float | None
+    mean_high: float | None
+    tasks_scored: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    versus_next: PairedComparison | None
+    """Against the next model down, on the items both answered, Holm-adjusted; None for the
+    last."""
+
+    @property
+    def differs_from_next(self) -> bool:
+        return self.versus_next is not None and self.versus_next.significant
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    tasks: tuple[str, ...]
+    rows: tuple[BoardRow, ...]
+    confidence: float = 0.95
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tasks": list(self.tasks),
+            "confidence": self.confidence,
+            "models": [_row_json(r) for r in self.rows],
+        }
+
+
+def build_leaderboard(
+    results: Sequence[TaskResult],
+    *,
+    tasks: Sequence[str] = (),
+    models: Sequence[str] = (),
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Leaderboard:
+    """The board of `results` (one per model and task: two for the same pair is an error of
+    the caller's selection); `tasks` and `models` expected besides (a set's), shown missing
+    where no result has them."""
+    tasks = tuple(sorted({r.task for r in results} | set(tasks)))
+    by_model: dict[str, dict[str, TaskResult]] = {m: {} for m in models}
+    for r in results:
+        cells = by_model.setdefault(r.model, {})
+        if r.task in cells:
+            raise ValueError(f"two results for {r.model} on {r.task}")
+        cells[r.task] = r
+    z = normal_quantile(confidence)
+    means = {m: _mean(list(cells.values()), z) for m, cells in by_model.items()}
+
+    def key(model: str) -> tuple[int, float, str]:
+        scored = sum(c.accuracy is not None for c in by_model[model].values())
+        mean = means[model][0]
+        return (-scored, -(mean if mean is not None else -1.0), model)
+
+    order = sorted(by_model, key=key)
+    scores = {
+        m: {f"{t}:{item}": v for t, r in by_model[m].items() for item, v in r.scores.items()}
+        for m in order
+    }
+    versus = ranked_comparisons(scores, order, pairs="adjacent", confidence=confidence, seed=seed)
+    rows = []
+    for rank, model in enumerate(order, start=1):
+        cells = by_model[model]
+        mean, low, high = means[model]
+        costs = [c.cost for c in cells.values()]
+        rows.append(
+            BoardRow(
+                model=model, rank=rank,
+                cells={t: _cell(t, cells.get(t)) for t in tasks},
+                mean=mean, mean_low=low, mean_high=high,
+                tasks_scored=sum(c.accuracy is not None for c in cells.values()),
+                prompt_tokens=sum(c.prompt_tokens for c in cells.values()),
+                completion_tokens=sum(c.completion_tokens for c in cells.values()),
+                cost=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
+                versus_next=versus[rank - 1] if rank - 1 < len(versus) else None,
+            )
+        )  # fmt: skip
+    return Leaderboard(tasks, tuple(rows), confidence)
+
+
+def _cell(task: str, r: TaskResult | None) -> BoardCell:
+    if r is None:
+        return BoardCell(task, "", MISSING, None, None, None, 0, 0)
+    return BoardCell(
+        task, r.run_id, r.state, r.accuracy, r.ci_low, r.ci_high, r.n_scored, r.n_items
+    )
+
+
+def _mean(
+    cells: Sequence[TaskResult], z: float
+) -> tuple[float | None, float | None, float | None]:
+    """The mean of the tasks' accuracies and its interval (tasks independent)."""
+    known = [c for c in cells if c.accuracy is not None]
+    if not known:
+        return None, None, None
+    mean = sum(c.accuracy or 0.0 for c in known) / len(known)
+    variance = 0.0
+    for c in known:
+        if c.ci_low is not None and c.ci_high is not None:
+            variance += ((c.ci_high - c.ci_low) / (2 * z)) ** 2
+    half = z * math.sqrt(variance) / len(known)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def _row_json(r: BoardRow) -> dict[str, Any]:
+    v = r.versus_next
+    return {
+        "rank": r.rank,
+        "model": r.model,
+        "mean": r.mean,
+        "mean_ci_low": r.mean_low,
+        "mean_ci_high": r.mean_high,
+        "tasks_scored": r.tasks_scored,
+        "tasks": {
+            t: {
+                "state": c.state, "run_id": c.run_id or None, "accuracy": c.accuracy,
+                "ci_low": c.ci_low, "ci_high": c.ci_high, "n_scored": c.n_scored,
+                "n_items": c.n_items,
+            }
+            for t, c in r.cells.items()
+        },
+        "prompt_tokens": r.prompt_tokens,
+        "completion_tokens": r.completion_tokens,
+        "cost": r.cost,
+        "versus_next": None
+        if v is None
+        else {
+            "model": v.b, "n": v.n, "difference": v.difference, "p": v.p_value,
+            "p_adjusted": v.p_adjusted, "significant": v.significant, "test": v.test,
+        },
+    }
