@@ -87,6 +87,7 @@ def _parts(stats: RunStatistics) -> dict[str, Any]:
     if stats.gate is not None:
         parts["gate"] = {
             "passed": stats.gate.passed,
+            "inconclusive": sum(r.inconclusive for r in stats.gate.rows),
             "checks": [asdict(r) for r in stats.gate.rows],
         }
     if stats.calibration:

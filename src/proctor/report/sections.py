@@ -147,12 +147,16 @@ def gate(stats: RunStatistics) -> list[Section]:
     if g is None:
         return []
     rows = tuple(
-        (r.requirement, r.model, gate_value(r), str(r.n), "pass" if r.passed else "FAIL",
-         r.note)
+        (r.requirement, r.model, gate_value(r), str(r.n), r.result, r.note)
         for r in g.rows
     )  # fmt: skip
-    failed = sum(not r.passed for r in g.rows)
-    note = "gate passed" if g.passed else f"gate failed: {failed} of {len(g.rows)} checks"
+    failed = sum(not r.passed and not r.inconclusive for r in g.rows)
+    undecided = sum(r.inconclusive for r in g.rows)
+    note = (
+        "gate passed" if g.passed
+        else f"gate failed: {failed} of {len(g.rows)} checks" if failed
+        else f"gate inconclusive: {undecided} of {len(g.rows)} checks lack the evidence to decide"
+    )  # fmt: skip
     head = ("requirement", "model", "value", "n", "result", "note")
     return [Section("gate", "Gate", head, rows, note, frozenset({0, 1, 5}))]
 

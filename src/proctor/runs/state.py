@@ -109,9 +109,15 @@ def state_exit(
             f"Fix the cause, then `proctor run --retry-errors {run_id}` asks them again"
         )
     if gate is not None and not gate.passed:
-        failed = sum(not r.passed for r in gate.rows)
-        return EXIT_CHECK_FAILED, (
-            f"[red]gate failed:[/] {failed} of {len(gate.rows)} checks"
+        failed = sum(not r.passed and not r.inconclusive for r in gate.rows)
+        if failed:
+            return EXIT_CHECK_FAILED, (
+                f"[red]gate failed:[/] {failed} of {len(gate.rows)} checks"
+            )
+        undecided = sum(r.inconclusive for r in gate.rows)
+        return EXIT_INCONCLUSIVE, (
+            f"[yellow]gate inconclusive:[/] {undecided} of {len(gate.rows)} checks lack the "
+            "evidence to decide (their notes say how many items would); never a pass"
         )
     return EXIT_OK, None
 

@@ -146,6 +146,11 @@ class GateReport:
     def passed(self) -> bool:
         return all(r.passed for r in self.rows)
 
+    @property
+    def inconclusive(self) -> int:
+        """Checks with too little evidence either way (none failed when `passed` alone fails)."""
+        return sum(r.inconclusive for r in self.rows)
+
 
 @dataclass(frozen=True)
 class RunStatistics:
