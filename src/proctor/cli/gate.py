@@ -82,6 +82,10 @@ def gate_cmd(
     allow_inconclusive: Annotated[
         bool, typer.Option(help="Exit 0, not 7, when checks lack the evidence to decide.")
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(help="Also fail a model with more than 5 % of its replies cut off."),
+    ] = False,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass, 7 when
     some lack the evidence to decide.
@@ -103,7 +107,7 @@ def gate_cmd(
     ask = GateAsk(
         tuple(require or ()), baseline, model, judge, config, alpha,
         "point" if rule == "point" else "bound" if rule == "bound" else None,
-        None if margin is None else parse_points(margin), allow_inconclusive,
+        None if margin is None else parse_points(margin), allow_inconclusive, strict,
     )  # fmt: skip
     with RunStore.open(results_dir) as store:
         gate = gate_stored_run(store, run_ref, ask)

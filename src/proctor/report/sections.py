@@ -161,6 +161,23 @@ def gate(stats: RunStatistics) -> list[Section]:
     return [Section("gate", "Gate", head, rows, note, frozenset({0, 1, 5}))]
 
 
+def truncation(stats: RunStatistics) -> list[Section]:
+    """Replies cut off by max_tokens, and the accuracy bounds they leave."""
+    if not stats.truncation:
+        return []
+    rows = tuple(
+        (t.model, f"{t.capped:,} of {t.scored:,}", pct(t.rate), pct(t.accuracy_low),
+         pct(t.accuracy_high), pct(t.finished_accuracy),
+         "—" if t.suggested_max_tokens is None else f"{t.suggested_max_tokens:,}")
+        for t in stats.truncation
+    )  # fmt: skip
+    warnings = [w for t in stats.truncation if (w := t.warning()) is not None]
+    note = "; ".join(warnings) or "cut-off replies are graded wrong; the bounds say what they hide"
+    head = ("model", "cut off", "rate", "accuracy (cut-off wrong)", "accuracy (cut-off right)",
+            "accuracy on finished", "suggested max_tokens")  # fmt: skip
+    return [Section("truncation", "Cut-off replies", head, rows, note)]
+
+
 def calibration(stats: RunStatistics) -> list[Section]:
     """ECE and Brier score of each model's stated confidences."""
     if not stats.calibration:
@@ -270,6 +287,7 @@ SECTIONS: tuple[Callable[[RunStatistics], list[Section]], ...] = (
     judges,
     task_metrics,
     gate,
+    truncation,
     calibration,
     cost,
 )

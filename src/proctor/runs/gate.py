@@ -44,6 +44,7 @@ from proctor.stats.gates import (
     parse_requirement,
 )
 from proctor.stats.run_statistics import GateReport
+from proctor.stats.truncation import THRESHOLD as TRUNCATION_THRESHOLD
 from proctor.stats.turn_scores import TurnScores
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
@@ -72,6 +73,9 @@ class GateAsk:
     significantly worse" (`proctor.stats.margin`)."""
     allow_inconclusive: bool = False
     """Exit 0, not 7, when the only open checks are inconclusive (the lines still say so)."""
+    strict: bool = False
+    """Also require each model's share of cut-off replies at most the warning threshold
+    (`proctor.stats.truncation`), on its point estimate."""
 
 
 @dataclass(frozen=True)
@@ -125,11 +129,13 @@ def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:
         if ask.baseline is not None:
             raise ConfigError(f"--baseline compares answers; {info.task} run {run_id} has turns")
         return _gate_turns(run_id, texts, turn_scores(store, run_id), models, kind)
-    if not texts and ask.baseline is None:
+    if not texts and ask.baseline is None and not ask.strict:
         raise ConfigError(
             "nothing to check: give --require or --baseline, or set [gate] require in the "
             "suite's config"
         )
+    if ask.strict:
+        texts = [*texts, f"rule=point:truncated<={TRUNCATION_THRESHOLD:g}"]
     requirements = [parse_requirement(t) for t in texts]
     items = [i for i in stored_items(store, run_id) if i.record.model in models]
     epochs = config.get("epochs", 1)

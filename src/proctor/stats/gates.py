@@ -40,6 +40,7 @@ from proctor.stats.metrics import NOT_SCORED
 from proctor.stats.paired import compare_paired
 from proctor.stats.repeats import repeat_metrics
 from proctor.stats.scores import item_scores
+from proctor.stats.truncation import cut_off
 from proctor.types import GradedItem
 
 JudgeKappa = Mapping[str, tuple[float | None, int, tuple[float, float] | None]]
@@ -59,6 +60,7 @@ METRICS: dict[str, str] = {
     "judge_kappa": "Cohen's kappa of the judge against human verdicts (proctor judge --against)",
     "format": "share of scored replies in the requested format (valid JSON for extraction)",
     "failed": "share of replies whose call failed",
+    "truncated": "share of scored replies cut off by max_tokens",
     "n": "number of scored replies",
 }
 
@@ -178,6 +180,12 @@ def measure(metric: str, items: Sequence[GradedItem], judge: JudgeScores) -> Mea
         return Measured(sum(hits) / len(hits), len(hits), "", bounds)
     if metric == "n":
         return Measured(float(len(scored)), len(scored))
+    if metric == "truncated":
+        if not scored:
+            return Measured(None, 0, "no scored reply")
+        cut = [cut_off(i) for i in scored]
+        bounds = share_bounds(cut, [i.sample.id for i in scored])
+        return Measured(sum(cut) / len(cut), len(cut), "", bounds)
     if metric == "failed":
         if not items:
             return Measured(None, 0, "no reply")

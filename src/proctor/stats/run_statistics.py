@@ -27,6 +27,7 @@ from proctor.stats.scores import scores_by_model
 from proctor.stats.size import SizeTrend, size_trend
 from proctor.stats.taxonomy import taxonomy_counts
 from proctor.stats.tiers import Tier
+from proctor.stats.truncation import CapHits, cap_hits
 from proctor.stats.turn_scores import TurnScores
 from proctor.types import GradedItem, RunInfo
 
@@ -187,6 +188,9 @@ class RunStatistics:
     """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
     turns: tuple[TurnScores, ...] = ()
     """A dialogue or workflow run's stored grade, one per model; empty for any other run."""
+    truncation: tuple[CapHits, ...] = ()
+    """Per model, replies cut off by max_tokens and the accuracy bounds they leave; empty when
+    no reply was cut off (`proctor.stats.truncation`)."""
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -256,6 +260,7 @@ def build_statistics(
         calibration=_calibration(confidence_pairs),
         calculator=_calculator(items, calculator_pairs, task),
         taxonomy=taxonomy_counts(items),
+        truncation=cap_hits(items, names, info.params.max_tokens),
         size=sizes_trend if len({p.parameters for p in sizes_trend.points}) >= 2 else None,
         cost=tuple(ledger(items, prices or PriceTable({}), [m.model for m in metrics.models])),
         prompts=prompts,
