@@ -132,6 +132,14 @@ def run(
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print calls, tokens and cost; call nothing.")
     ] = False,
+    detect: Annotated[
+        str | None,
+        typer.Option(help="With --estimate: items (and cost) to detect this difference (2pp)."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="With --detect: a stored run whose models' disagreement sizes it."),
+    ] = None,
     prices: Annotated[
         Path | None,
         typer.Option(
@@ -261,6 +269,13 @@ def run(
     )
     if estimate:
         print_estimate(plan, price_table, console, check_set=asks_here)
+        if detect is not None:
+            from proctor.cli.run_support import print_sizing
+            from proctor.runs.sizing import sizing
+            from proctor.stats.margin import parse_points
+
+            sized = sizing(plan, parse_points(detect, "--detect"), price_table, baseline)
+            print_sizing(sized, console)
         return
     if samples < 1:
         raise typer.BadParameter("--samples must be at least 1")

@@ -4,6 +4,7 @@ calling each model went (retries, rate limits, a model stopped by its circuit br
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -15,6 +16,9 @@ from proctor.cli.keys import key_from
 from proctor.runs.ask import reusable, run_keys
 from proctor.runs.plan import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable
+
+if TYPE_CHECKING:
+    from proctor.runs.sizing import Sizing
 
 
 def print_estimate(
@@ -67,6 +71,22 @@ def print_estimate(
         spent = f"at most ${total:,.4f}"
     reused = f" ({all_reused:,} answers from the response cache)" if all_reused else ""
     console.print(f"{all_calls:,} calls in all{reused}; cost {spent}. Nothing was called.")
+
+
+def print_sizing(sized: Sizing, console: Console) -> None:
+    """The items `--detect` needs, then what asking them costs per model (list and batch)."""
+    console.print(Text(sized.plan.sentence()), soft_wrap=True)
+    table = Table(title=f"Cost of {sized.plan.items:,} items")
+    for col in ("model", "calls", "prompt tokens (est.)", "completion tokens (max)",
+                "list price (max)", "batch price (max)"):  # fmt: skip
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for c in sized.costs:
+        table.add_row(
+            Text(c.model), f"{c.calls:,}", f"{c.prompt_tokens:,}", f"{c.completion_tokens:,}",
+            "no price" if c.list_cost is None else f"${c.list_cost:,.4f}",
+            "no price" if c.batch_cost is None else f"${c.batch_cost:,.4f}",
+        )  # fmt: skip
+    console.print(table)
 
 
 def print_call_reports(outcome: RunOutcome, console: Console) -> None:
