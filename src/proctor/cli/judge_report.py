@@ -47,6 +47,14 @@ def print_validation(v: JudgeValidation, console: Console) -> None:
     if len(v.per_model) > 1:
         for model, a in v.per_model.items():
             console.print(Text(f"  {model}: agreement {_pct(a.share)} of {a.n}, kappa {_kappa(a)}"))
+    for model, c in v.corrected.items():
+        console.print(
+            Text(
+                f"  {model}: judge-measured accuracy {_pct(c.raw)} ({_pct(c.raw_low)}–"
+                f"{_pct(c.raw_high)}); corrected by {c.labelled} labels (prediction-powered "
+                f"inference): {_pct(c.estimate)} ({_pct(c.low)}–{_pct(c.high)}, 95 %)"
+            )
+        )
     if v.pairwise:
         console.print(
             Text(
