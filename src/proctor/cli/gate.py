@@ -6,6 +6,8 @@
     proctor gate latest                           the newest run in the store (for CI)
 
     proctor gate RUN --baseline RUN_B --margin 1pp   … and within one point of RUN_B
+    proctor gate --policy release.toml RUN… [--baseline RUN…]   a release over several runs
+    proctor gate --policy release.toml                          check the policy file only
 
 A requirement holds when its interval's bound clears it ("accuracy>=0.9": the 95 % interval's
 low end is at least 90 %), not its point estimate; `--rule point` (or `rule=point:` before one
@@ -41,9 +43,13 @@ _JUDGE_METRICS = ("judge_mean", "judge_unscored")
 
 
 def gate_cmd(
-    run_ref: Annotated[
-        str, typer.Argument(metavar="RUN", help="Run id, prefix, folder, or latest.")
-    ],
+    runs: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="RUN...",
+            help="Run id, prefix, folder, or latest; with --policy, every run of the release.",
+        ),
+    ] = None,
     require: Annotated[
         list[str] | None,
         typer.Option(
@@ -53,8 +59,11 @@ def gate_cmd(
         ),
     ] = None,
     baseline: Annotated[
-        str | None,
-        typer.Option(help="Also require: not significantly worse than this run."),
+        list[str] | None,
+        typer.Option(
+            help="Also require: not significantly worse than this run (with --policy: the "
+            "baseline runs, repeat)."
+        ),
     ] = None,
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="Check only this model of the run.")
@@ -86,6 +95,13 @@ def gate_cmd(
         bool,
         typer.Option(help="Also fail a model with more than 5 % of its replies cut off."),
     ] = False,
+    policy: Annotated[
+        Path | None,
+        typer.Option(help="A release policy (TOML) over the runs: GO / NO-GO / INCONCLUSIVE."),
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option(help="With --policy: also write the decision as Markdown.")
+    ] = None,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass, 7 when
     some lack the evidence to decide.
@@ -98,14 +114,22 @@ def gate_cmd(
     from proctor.store import RunStore
 
     console = SafeConsole()
+    if policy is not None:
+        from proctor.cli.policy import policy_gate
+
+        policy_gate(policy, runs or [], baseline or [], results_dir, markdown, allow_inconclusive)
+        return
+    if not runs or len(runs) > 1 or (baseline and len(baseline) > 1):
+        raise ConfigError("gate checks one run against one --baseline (several: use --policy)")
+    run_ref, base = runs[0], (baseline[0] if baseline else None)
     if not (results_dir / "proctor.db").exists():
         raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
     if rule is not None and rule not in RULES:
         raise ConfigError(f"--rule is bound or point, got {rule!r}")
-    if margin is not None and baseline is None:
+    if margin is not None and base is None:
         raise ConfigError("--margin compares with a baseline: give --baseline RUN")
     ask = GateAsk(
-        tuple(require or ()), baseline, model, judge, config, alpha,
+        tuple(require or ()), base, model, judge, config, alpha,
         "point" if rule == "point" else "bound" if rule == "bound" else None,
         None if margin is None else parse_points(margin), allow_inconclusive, strict,
     )  # fmt: skip
