@@ -140,6 +140,16 @@ def run(
         str | None,
         typer.Option(help="With --detect: a stored run whose models' disagreement sizes it."),
     ] = None,
+    sequential: Annotated[
+        bool,
+        typer.Option(help="With -m A -m B --margin: ask in batches, stop once decided."),
+    ] = False,
+    margin: Annotated[
+        str | None, typer.Option(help="With --sequential: the margin in points (1pp).")
+    ] = None,
+    sequential_batch: Annotated[
+        int, typer.Option(help="With --sequential: items per batch between looks.")
+    ] = 20,
     prices: Annotated[
         Path | None,
         typer.Option(
@@ -267,6 +277,13 @@ def run(
         api_key_env=named_keys,
         also_calls=(judge_model,) if judge_model else (),
     )
+    if sequential and not estimate:
+        from proctor.cli.sequential import ask_sequential
+
+        if margin is None:
+            raise typer.BadParameter("--sequential needs --margin, e.g. --margin 1pp")
+        ask_sequential(plan, margin, sequential_batch, seed or 0, resume, console)
+        return
     if estimate:
         print_estimate(plan, price_table, console, check_set=asks_here)
         if detect is not None:

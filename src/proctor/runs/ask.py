@@ -309,9 +309,14 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
 
 
 def _todo(
-    store: RunStore, run_id: str, plan: RunPlan, model: str, retry_errors: bool
+    store: RunStore,
+    run_id: str,
+    plan: RunPlan,
+    model: str,
+    retry_errors: bool,
+    only: frozenset[str] | None = None,
 ) -> list[tuple[Sample, int]]:
-    by_id = {s.id: s for s in plan.samples}
+    by_id = {s.id: s for s in plan.samples if only is None or s.id in only}
     pairs = store.missing(run_id, model, plan.epochs)
     if retry_errors:
         failed = sorted(
@@ -332,8 +337,10 @@ async def execute(
     on_plan: OnPlan | None = None,
     on_result: OnResult | None = None,
     executor: Executor | None = None,
+    only: frozenset[str] | None = None,
 ) -> RunOutcome:
-    """Ask what is missing (and, with `retry_errors`, what failed) and store every answer.
+    """Ask what is missing (and, with `retry_errors`, what failed) and store every answer;
+    with `only`, just those sample ids (a sequential run asks its items batch by batch).
 
     `executor` says who asks (default: `LocalExecutor`, this event loop); whoever asks, every
     record comes back here and is committed to the store by this process."""
@@ -364,7 +371,7 @@ async def execute(
                 check_capabilities(built)
                 if plan.batch is not None:
                     check_batchable(built)
-            todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
+            todo = {m: _todo(store, run_id, plan, m, retry_errors, only) for m in plan.models}
             settings = AskSettings(
                 run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
                 params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
