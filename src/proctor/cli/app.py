@@ -23,8 +23,13 @@ from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
 from proctor.cli.options import (
+    DetectOption,
+    MarginOption,
     ResultsDir,
     SandboxLimits,
+    SequentialBatch,
+    SequentialFlag,
+    SizingBaseline,
     terminal,
 )
 from proctor.cli.plain_help import command_group
@@ -132,24 +137,11 @@ def run(
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print calls, tokens and cost; call nothing.")
     ] = False,
-    detect: Annotated[
-        str | None,
-        typer.Option(help="With --estimate: items (and cost) to detect this difference (2pp)."),
-    ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(help="With --detect: a stored run whose models' disagreement sizes it."),
-    ] = None,
-    sequential: Annotated[
-        bool,
-        typer.Option(help="With -m A -m B --margin: ask in batches, stop once decided."),
-    ] = False,
-    margin: Annotated[
-        str | None, typer.Option(help="With --sequential: the margin in points (1pp).")
-    ] = None,
-    sequential_batch: Annotated[
-        int, typer.Option(help="With --sequential: items per batch between looks.")
-    ] = 20,
+    detect: DetectOption = None,
+    baseline: SizingBaseline = None,
+    sequential: SequentialFlag = False,
+    margin: MarginOption = None,
+    sequential_batch: SequentialBatch = 20,
     prices: Annotated[
         Path | None,
         typer.Option(
@@ -217,7 +209,7 @@ def run(
     calls failed, 130 when interrupted (see the README's exit codes)."""
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
-    from proctor.cli.run_support import print_call_reports, print_estimate
+    from proctor.cli.run_support import print_call_reports, print_estimate, print_sizing
     from proctor.prompts.arithmetic import check_lang
     from proctor.providers.keys import parse_key_env
     from proctor.runs.plan import Asking, Paper, build_plan
@@ -280,19 +272,11 @@ def run(
     if sequential and not estimate:
         from proctor.cli.sequential import ask_sequential
 
-        if margin is None:
-            raise typer.BadParameter("--sequential needs --margin, e.g. --margin 1pp")
         ask_sequential(plan, margin, sequential_batch, seed or 0, resume, console)
         return
     if estimate:
         print_estimate(plan, price_table, console, check_set=asks_here)
-        if detect is not None:
-            from proctor.cli.run_support import print_sizing
-            from proctor.runs.sizing import sizing
-            from proctor.stats.margin import parse_points
-
-            sized = sizing(plan, parse_points(detect, "--detect"), price_table, baseline)
-            print_sizing(sized, console)
+        print_sizing(plan, price_table, console, detect, baseline)
         return
     if samples < 1:
         raise typer.BadParameter("--samples must be at least 1")

@@ -73,8 +73,20 @@ def print_estimate(
     console.print(f"{all_calls:,} calls in all{reused}; cost {spent}. Nothing was called.")
 
 
-def print_sizing(sized: Sizing, console: Console) -> None:
-    """The items `--detect` needs, then what asking them costs per model (list and batch)."""
+def print_sizing(
+    plan: RunPlan, prices: PriceTable, console: Console, detect: str | None, baseline: str | None
+) -> None:
+    """With `--detect`: the items it needs, then what asking them costs per model (list and
+    batch prices); nothing without it."""
+    if detect is None:
+        return
+    from proctor.runs.sizing import sizing
+    from proctor.stats.margin import parse_points
+
+    _print_sizing(sizing(plan, parse_points(detect, "--detect"), prices, baseline), console)
+
+
+def _print_sizing(sized: Sizing, console: Console) -> None:
     console.print(Text(sized.plan.sentence()), soft_wrap=True)
     table = Table(title=f"Cost of {sized.plan.items:,} items")
     for col in ("model", "calls", "prompt tokens (est.)", "completion tokens (max)",

@@ -12,7 +12,12 @@ from proctor.runs.state import EXIT_CHECK_FAILED, EXIT_INCONCLUSIVE, EXIT_OK
 
 
 def ask_sequential(
-    plan: RunPlan, margin: str, batch: int, seed: int, resume: str | None, console: SafeConsole
+    plan: RunPlan,
+    margin: str | None,
+    batch: int,
+    seed: int,
+    resume: str | None,
+    console: SafeConsole,
 ) -> None:
     import asyncio
 
@@ -21,6 +26,8 @@ def ask_sequential(
     from proctor.runs.sequential import run_sequential
     from proctor.stats.margin import parse_points
 
+    if margin is None:
+        raise typer.BadParameter("--sequential needs --margin, e.g. --margin 1pp")
     done = asyncio.run(
         run_sequential(plan, parse_points(margin), batch=batch, seed=seed, resume=resume)
     )
