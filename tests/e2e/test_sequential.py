@@ -36,6 +36,12 @@ def test_a_clearly_better_model_is_decided_early(tmp_path: Path) -> None:
                         "-m", stub.model, "--sequential", "--margin", "1pp", "-r",
                         tmp_path / "r")  # fmt: skip
         asked = stub.stats().requests
+        with RunStore.open(tmp_path / "r") as store:
+            (run,) = store.list_runs()
+        # stopped early, the run resumes as any run: the rest is asked, nothing twice
+        again, more = cli("run", "--resume", run.run_id, "-r", tmp_path / "r")
+        assert again == 0, more
+        assert stub.stats().requests == items
     assert code == 0, out
     assert f"SUPERIOR: {stub.model} against fake/const:42" in out
     found = re.search(r"decided after (\d+) of 200 items", out)
@@ -43,8 +49,7 @@ def test_a_clearly_better_model_is_decided_early(tmp_path: Path) -> None:
     assert int(found.group(1)) == asked < items / 2  # well under half; nothing more was sent
     assert "valid under optional stopping" in out and "Howard et al." in out
     with RunStore.open(tmp_path / "r") as store:
-        (run,) = store.list_runs()
-        assert store.count_records(run.run_id)[stub.model] == asked
+        assert store.count_records(run.run_id)[stub.model] == items
 
 
 def test_a_near_tie_stays_inconclusive_and_asks_everything(tmp_path: Path) -> None:
