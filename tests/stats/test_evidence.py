@@ -103,3 +103,12 @@ def test_decide_reads_the_right_end(op: str, low: float, high: float, result: st
 
     assert decide(op, (low + high) / 2, Bounds(low, high, "share"), 0.9 if ">" in op else 0.1,
                   "bound") == result  # fmt: skip
+
+
+def test_repeats_of_one_case_are_one_case_of_evidence() -> None:
+    """Ten replies to the same question, all right, prove no more than one case does."""
+    from proctor.stats.evidence import share_bounds
+
+    bounds = share_bounds([True] * 10, ["same"] * 10)
+    assert bounds.low == pytest.approx(count_bounds(1, 1).low)
+    assert share_bounds([True] * 10, [f"c{i}" for i in range(10)]).low > bounds.low

@@ -57,7 +57,7 @@ def share_bounds(
     outcomes: Sequence[bool], clusters: Sequence[Hashable], confidence: float = CONFIDENCE
 ) -> Bounds:
     """The interval of a share of 0/1 outcomes; cases asked several times are one cluster."""
-    if len(set(clusters)) < len(clusters) and len(set(clusters)) >= 2:
+    if len(set(clusters)) < len(clusters):  # repeats: never more evidence than the cases
         low, high = clustered_wilson_interval(list(outcomes), list(clusters), confidence)
     else:
         low, high = wilson_interval(sum(outcomes), len(outcomes), confidence)
