@@ -55,13 +55,15 @@ def test_a_clearly_better_model_is_decided_early(tmp_path: Path) -> None:
 def test_a_near_tie_stays_inconclusive_and_asks_everything(tmp_path: Path) -> None:
     items = 60
     with run_stub(StubConfig(correct_rate=0.9, seed=1)) as a, run_stub(
-        StubConfig(correct_rate=0.9, seed=2)
+        StubConfig(correct_rate=0.88, seed=1)
     ) as b:
         code, out = cli("run", "arithmetic", "--n", str(items), "-m", a.model, "-m", b.model,
                         "--sequential", "--margin", "1pp", "-r", tmp_path / "r")  # fmt: skip
         assert (a.stats().requests, b.stats().requests) == (items, items)
     assert code == 7, out
     assert "INCONCLUSIVE" in out and f"every one of the {items} items asked" in out
+    found = re.search(r"= ([+−]\d+\.\d) points", out)
+    assert found is not None and abs(float(found.group(1).replace("−", "-"))) <= 2.0, out
 
 
 def test_sequential_needs_a_margin_and_two_models(tmp_path: Path) -> None:
