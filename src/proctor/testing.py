@@ -46,8 +46,15 @@ def assert_run(
     )
     gate = gate_of(candidate.id, rows, candidate.state)
     if gate.code != 0:
+        undecided = sum(r.inconclusive for r in rows)
+        verdict = (
+            f"gate failed for run {candidate.id}: {gate.failed - undecided} of {len(rows)} checks"
+            if gate.failed > undecided or not undecided
+            else f"gate inconclusive for run {candidate.id}: {undecided} of {len(rows)} checks "
+            "lack the evidence to decide (never a pass)"
+        )
         lines = [
-            f"gate failed for run {candidate.id}: {gate.failed} of {len(rows)} checks",
+            verdict,
             table(rows),
         ]
         if gate.problems:
@@ -90,7 +97,7 @@ def table(rows: Sequence[GateRow]) -> str:
     """The gate's rows as a plain-text table (what a failing test prints)."""
     header = ("requirement", "model", "value", "n", "result", "note")
     body = [
-        (r.requirement, r.model, gate_value(r), str(r.n), "pass" if r.passed else "FAIL", r.note)
+        (r.requirement, r.model, gate_value(r), str(r.n), r.result, r.note)
         for r in rows
     ]
     widths = [max(len(row[c]) for row in (header, *body)) for c in range(len(header))]

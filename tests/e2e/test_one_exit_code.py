@@ -53,7 +53,11 @@ def test_a_passed_suite_gate_exits_0_from_every_command(suite: Path, tmp_path: P
     for command in ("report", "score", "gate"):
         code, out = proctor(command, "latest", "-r", results)
         assert code == 0, (command, out)
-    assert_run("latest", "accuracy>=0.9", results_dir=results)
+    # the suite's gate names the point-estimate rule; one right case proves nothing by default
+    assert_run("latest", "rule=point:accuracy>=0.9", results_dir=results)
+    with pytest.raises(AssertionError, match="gate inconclusive") as raised:
+        assert_run("latest", "accuracy>=0.9", results_dir=results)
+    assert "about 35 items would decide it" in str(raised.value)
 
 
 def test_gate_values_read_alike_in_every_output(suite: Path, tmp_path: Path) -> None:

@@ -33,7 +33,8 @@ name = "mini"
 judge_kinds = ["summary"]
 
 [gate]
-require = ["accuracy>=0.5", "kind=extraction:accuracy>=0.9"]
+# two cases prove no threshold by their interval: this gate names the point-estimate rule
+require = ["rule=point:accuracy>=0.5", "rule=point,kind=extraction:accuracy>=0.9"]
 """
 VERDICT = '{"score": 7, "correctness": 8, "completeness": 6, "reason": "fine"}'
 STRUCTURED = [json.loads(line) for line in builtin_bytes("structured", "items.jsonl").splitlines()]
@@ -147,10 +148,12 @@ def _gate(o: Outputs) -> None:
     assert "Gate" in o.terminal and "kind=extraction:accuracy>=0.9" in o.terminal
     assert o.results["gate"]["passed"] is True
     assert [c["requirement"] for c in o.results["gate"]["checks"]] == [
-        "accuracy>=0.5",
-        "kind=extraction:accuracy>=0.9",
+        "rule=point:accuracy>=0.5",
+        "rule=point,kind=extraction:accuracy>=0.9",
     ]
+    assert all(c["rule"] == "point" for c in o.results["gate"]["checks"])
     assert "### Gate" in o.summary and "gate passed" in o.summary
+    assert "point-estimate rule" in o.summary and "point-estimate rule" in o.html
     assert 'id="gate"' in o.html and "kind=extraction:accuracy&gt;=0.9" in o.html
 
 

@@ -44,16 +44,27 @@ def item(
 
 @pytest.mark.parametrize("row", EVALUATE, ids=[r["name"] for r in EVALUATE])
 def test_evaluate(row: dict[str, Any]) -> None:
+    """The table's rows measure values on a handful of items: their pass/fail is the
+    point-estimate rule's, named; the default rule (the interval's bound) is checked beside it:
+    it never passes what the point estimate fails, and never fails what it passes."""
     items = [item(*i) for i in row["items"]]
     models = list(dict.fromkeys(i.record.model for i in items))
     judge = {(m, s, e): v for m, s, e, v in row.get("judge", [])}
-    rows = evaluate([parse_requirement(row["require"])], items, models, judge)
+    rows = evaluate([parse_requirement(row["require"])], items, models, judge, rule="point")
     got = [[r.model, r.value, r.n, r.passed] for r in rows]
     assert got == [
         [m, pytest.approx(v) if v is not None else None, n, p] for m, v, n, p in row["rows"]
     ]
     if "note" in row:
         assert all(row["note"] in r.note for r in rows)
+    assert all("point-estimate rule" in r.note for r in rows if r.value is not None)
+    bound = evaluate([parse_requirement(row["require"])], items, models, judge)
+    for by_point, by_bound in zip(rows, bound, strict=True):
+        assert by_bound.value == by_point.value
+        if by_bound.passed:
+            assert by_point.passed
+        if by_point.passed:
+            assert by_bound.passed or by_bound.inconclusive
 
 
 def _answers(model: str, correct: int, wrong: int) -> list[GradedItem]:

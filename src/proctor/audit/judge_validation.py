@@ -14,7 +14,7 @@ left out of the figures, never read as a disagreement or an agreement."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from proctor.datasets.labels import HumanLabel
 from proctor.errors import ConfigError
 from proctor.extract.judge_verdict import combine_pairwise, read_replies
 from proctor.stats.agreement import Agreement, agreement, self_consistency
+from proctor.stats.ppi import Corrected, corrected_accuracy
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 
@@ -46,6 +47,9 @@ class JudgeValidation:
     repeats: int
     self_consistency: float | None
     consistency_items: int
+    corrected: Mapping[str, Corrected] = field(default_factory=dict)
+    """Pointwise only: per model, the judge's pass rate and the same corrected by the labels
+    with prediction-powered inference (`proctor.stats.ppi`)."""
 
     def as_json(self) -> dict[str, Any]:
         def one(a: Agreement) -> dict[str, Any]:
@@ -111,6 +115,7 @@ def validate(
     per_model: dict[str, list[tuple[str, str]]] = {}
     repeated: list[list[str]] = []
     unjudged = unscored = biased = readable_pairs = 0
+    labelled_keys: set[tuple[str, str, int]] = set()
     for label in labels:
         model = _model_of(label, sides, run_id)
         verdicts: list[str] = []
@@ -139,6 +144,7 @@ def validate(
         if first is not None:
             pairs.append((first, label.label))
             per_model.setdefault(model, []).append((first, label.label))
+            labelled_keys.add((model, label.sample_id, label.epoch))
     positive = "a" if pairwise else "pass"
     consistency, consistent_n = self_consistency(repeated) if repeats > 1 else (None, 0)
     return JudgeValidation(
@@ -156,7 +162,34 @@ def validate(
         repeats=repeats,
         self_consistency=consistency,
         consistency_items=consistent_n,
+        corrected=(
+            {} if pairwise else _corrected(stored, judge, per_model, labelled_keys, pass_score)
+        ),
     )
+
+
+def _corrected(
+    stored: Sequence[Judgement],
+    judge: str,
+    per_model: Mapping[str, Sequence[tuple[str, str]]],
+    labelled: set[tuple[str, str, int]],
+    pass_score: int,
+) -> dict[str, Corrected]:
+    """Per model: PPI over the judge's readable verdicts on the replies nobody labelled, and
+    the (judge, human) pairs on those labelled."""
+    out: dict[str, Corrected] = {}
+    for model, pairs in per_model.items():
+        verdicts = [
+            _pointwise(j, pass_score)
+            for j in stored
+            if j.judge == judge and j.model == model and j.ordering == "single"
+            and (j.model, j.sample_id, j.epoch) not in labelled
+        ]  # fmt: skip
+        unlabelled = [v == "pass" for v in verdicts if v is not None]
+        found = corrected_accuracy(unlabelled, [(f == "pass", h == "pass") for f, h in pairs])
+        if found is not None:
+            out[model] = found
+    return out
 
 
 def _first_verdict(

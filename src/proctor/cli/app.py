@@ -25,8 +25,13 @@ from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
 from proctor.cli.no_repeats import RefuseRepeats
 from proctor.cli.options import (
+    DetectOption,
+    MarginOption,
     ResultsDir,
     SandboxLimits,
+    SequentialBatch,
+    SequentialFlag,
+    SizingBaseline,
     terminal,
 )
 from proctor.cli.plain_help import command_group
@@ -151,6 +156,11 @@ def run(
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print calls, tokens and cost; call nothing.")
     ] = False,
+    detect: DetectOption = None,
+    baseline: SizingBaseline = None,
+    sequential: SequentialFlag = False,
+    margin: MarginOption = None,
+    sequential_batch: SequentialBatch = 20,
     prices: Annotated[
         Path | None,
         typer.Option(
@@ -222,6 +232,7 @@ def run(
         batch_policy,
         make_executor,
         print_estimate,
+        print_sizing,
         refuse_unusable,
     )
     from proctor.prompts.arithmetic import check_lang
@@ -279,8 +290,15 @@ def run(
     t = with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
     plan = matrix_plan(t, model or ["local"], (prompts, langs), paper, asking, calling,
                        results_dir)  # fmt: skip
+    if sequential and not estimate:
+        from proctor.cli.sequential import ask_sequential
+
+        ask_sequential(plan, margin, sequential_batch, seed or 0, resume, terminal())
+        return
     if estimate:
-        print_estimate(plan, load_price_table(prices), terminal(), check_set=_asks_here(chosen))
+        price_table = load_price_table(prices)
+        print_estimate(plan, price_table, terminal(), check_set=_asks_here(chosen))
+        print_sizing(plan, price_table, terminal(), detect, baseline)
         return
     _warn_same_samples(samples, temperature)
     outcome = _ask(plan, chosen, ref, retry_errors is not None, suite_run)

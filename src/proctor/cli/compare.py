@@ -5,9 +5,14 @@
     proctor compare RUN --models A B            two models of one run
     proctor compare RUN                         the two models of a run that has two
 
+    proctor compare RUN_A RUN_B --margin 1pp    is B within one point of A? (a release verdict)
+
 Exit codes: 0 when B is not significantly worse than A (better, or not distinguishable);
 1 when B is significantly worse (a regression, for CI); 2 on a usage or data error, including
 "no item was scored on both sides" (e.g. every call of one side failed).
+With --margin: 0 for SUPERIOR, NON-INFERIOR and EQUIVALENT, 1 for INFERIOR, 7 for INCONCLUSIVE
+(0 with --allow-inconclusive). The computing is `proctor.runs.compare`; this file parses and
+prints.
 Both sides are read with their stored grades (`proctor score RUN` grades again); nothing is
 written to the store and no model is called.
 """
@@ -20,12 +25,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.errors import ConfigError, ProctorError
-from proctor.runs.state import EXIT_WORSE
+from proctor.runs.state import EXIT_OK
 
 if TYPE_CHECKING:
-    from proctor.types import GradedItem, RunInfo
+    from rich.console import Console
 
+    from proctor.stats.margin import MarginDecision
 
 
 def compare_cmd(
@@ -71,113 +76,54 @@ def compare_cmd(
         str | None,
         typer.Option(help="With --imported: which of their graders (default: the first)."),
     ] = None,
+    margin: Annotated[
+        str | None,
+        typer.Option(
+            help="Practical margin in points (1pp): SUPERIOR / NON-INFERIOR / EQUIVALENT / "
+            "INFERIOR / INCONCLUSIVE from the paired interval of B − A."
+        ),
+    ] = None,
+    allow_inconclusive: Annotated[
+        bool,
+        typer.Option(help="With --margin: exit 0, not 7, when the verdict is INCONCLUSIVE."),
+    ] = False,
 ) -> None:
     """Compare two models on the same items: flipped items and whether the difference is real.
 
     (A typer command: each parameter is one option of `proctor compare`, hence their number.)
 
-    Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors.
+    Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors; with --margin as
+    the module docstring says.
     """
     from proctor.cli.console import SafeConsole
     from proctor.report.atomic import write_text_atomic
     from proctor.report.compare import comparison_markdown, render_comparison
-    from proctor.runs.grade import stored_items
-    from proctor.stats.comparison import Side, compare_runs, side_labels
-    from proctor.store import RunStore
+    from proctor.runs.compare import CompareAsk, compare_exit, compare_stored
+    from proctor.stats.margin import parse_points
 
     _check_options(confidence, alpha, power, detect, resamples, show)
-    if imported and (run_b is not None or models is not None):
-        raise typer.BadParameter("--imported compares the two graders of one run: name one run")
-    def load(ref: str) -> tuple[RunInfo, list[GradedItem]]:
-        folder = _results_dir_of(ref, results_dir)
-        if not (folder / "proctor.db").exists():
-            raise ProctorError(f"no run store in {folder} (use --results-dir)")
-        with RunStore.open(folder) as store:
-            run_id = store.resolve(ref)
-            info = store.run_info(run_id)
-            items = stored_items(store, run_id)
-        return info, items
-
-    info_a, items_a = load(run_a)
-    info_b, items_b = (info_a, items_a) if run_b is None else load(run_b)
-    wanted: tuple[str | None, str | None] = models or (None, None)
-    if run_b is None and models is None and not imported:
-        if len(info_a.models) != 2:
-            raise typer.BadParameter(
-                f"run {info_a.run_id} has {len(info_a.models)} models: compare two runs, or "
-                "name two of its models with --models A B"
-            )
-        wanted = (info_a.models[0], info_a.models[1])
-    model_a = _pick_model(info_a, wanted[0], "A")
-    model_b = _pick_model(info_b, wanted[1], "B")
-    if imported:
-        folder = _results_dir_of(run_a, results_dir)
-        label_a, items_a = _imported_side(folder, info_a, items_a, grader)
-        label_b = f"proctor {info_a.task}"
-    elif info_a.run_id == info_b.run_id and model_a == model_b:
-        raise ConfigError(f"A and B are the same model of the same run: {model_a}")
-    else:
-        label_a, label_b = side_labels(model_a, model_b, info_a.run_id, info_b.run_id)
-    comparison = compare_runs(
-        items_a,
-        items_b,
-        Side(label_a, model_a, info_a),
-        Side(label_b, model_b, info_b),
-        confidence=confidence,
-        alpha=alpha,
-        power=power,
-        detect=None if detect is None else detect / 100.0,
-        resamples=resamples,
-        seed=seed,
-    )
-    if comparison.common_ids == 0:
-        raise ProctorError("the two runs have no sample id in common: nothing to compare")
+    ask = CompareAsk(
+        run_a, run_b, results_dir, models, confidence, alpha, power,
+        None if detect is None else detect / 100.0, seed, resamples, imported, grader,
+        None if margin is None else parse_points(margin),
+    )  # fmt: skip
+    comparison = compare_stored(ask)
     console = SafeConsole()
     render_comparison(comparison, console, show=show)
     if markdown is not None:
         write_text_atomic(markdown, comparison_markdown(comparison, show=show))
         console.print(f"wrote {markdown}")
-    if comparison.paired.n == 0:
-        raise ProctorError("no item was scored on both sides: nothing to compare")
-    if comparison.b_significantly_worse:
-        raise typer.Exit(EXIT_WORSE)
+    code = compare_exit(comparison, allow_inconclusive=allow_inconclusive)
+    if comparison.margin is not None:
+        _print_margin_exit(console, comparison.margin, code)
+    if code != EXIT_OK:
+        raise typer.Exit(code)
 
 
-def _imported_side(
-    folder: Path, info: RunInfo, items: list[GradedItem], grader: str | None
-) -> tuple[str, list[GradedItem]]:
-    """The imported grader's name and the run's items graded by its stored verdicts."""
-    from dataclasses import replace
-
-    from proctor.store import RunStore
-    from proctor.store.imported import verdicts
-    from proctor.types import GradedItem
-
-    with RunStore.open(folder) as store:
-        stored = verdicts(store, info.run_id)
-    graders = list(dict.fromkeys(v.grader for v in stored))
-    if not graders:
-        raise ConfigError(f"run {info.run_id} was not imported: it has no other grader")
-    name = grader or graders[0]
-    if name not in graders:
-        raise ConfigError(f"no grader {name!r} in run {info.run_id}: {', '.join(graders)}")
-    by_key = {(v.model, v.sample_id, v.epoch): v for v in stored if v.grader == name}
-    theirs = []
-    for item in items:
-        r = item.record
-        v = by_key.get((r.model, r.sample_id, r.epoch))
-        if v is None:
-            continue
-        score = replace(
-            item.score,
-            outcome=v.outcome,
-            rule=name,
-            explanation=v.explanation,
-            extracted=v.extracted,
-            normalized=None,
-        )
-        theirs.append(GradedItem(item.sample, r, score))
-    return name, theirs
+def _print_margin_exit(console: Console, decision: MarginDecision, code: int) -> None:
+    if decision.verdict == "INCONCLUSIVE":
+        how = "exit 0 (--allow-inconclusive)" if code == EXIT_OK else f"exit {code}"
+        console.print(f"[yellow]inconclusive:[/] not enough evidence to decide; {how}")
 
 
 def _check_options(
@@ -192,33 +138,3 @@ def _check_options(
         raise typer.BadParameter("--resamples must be at least 100")
     if show < 0:
         raise typer.BadParameter("--show must not be negative")
-
-
-def _pick_model(info: RunInfo, wanted: str | None, side: str) -> str:
-    """The run's model named exactly `wanted`, or the only one containing it; the run's only
-    model when `wanted` is None."""
-    names = info.models
-    if wanted is None:
-        if len(names) == 1:
-            return names[0]
-        raise ConfigError(
-            f"run {info.run_id} has {len(names)} models ({', '.join(names)}): "
-            f"choose with --models A B"
-        )
-    if wanted in names:
-        return wanted
-    matches = [name for name in names if wanted.casefold() in name.casefold()]
-    if len(matches) == 1:
-        return matches[0]
-    what = "matches several" if matches else "matches none"
-    raise ConfigError(
-        f"model {wanted!r} for {side} {what} of run {info.run_id}'s models: {', '.join(names)}"
-    )
-
-
-def _results_dir_of(run_ref: str, default: Path) -> Path:
-    """A run folder `<results>/runs/<id>` names its own results folder."""
-    p = Path(run_ref)
-    if p.is_dir() and p.parent.name == "runs" and (p.parent.parent / "proctor.db").exists():
-        return p.parent.parent
-    return default

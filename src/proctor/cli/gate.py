@@ -5,9 +5,19 @@
     proctor gate RUN --baseline RUN_B             … and not significantly worse than RUN_B
     proctor gate latest                           the newest run in the store (for CI)
 
-Exit codes: 0 when every requirement passes, 1 when any fails, 2 on a usage or data error;
-3 when the run is incomplete and 4 when calls failed (these come first: a gate over the answers
-that came back says nothing of those that did not).
+    proctor gate RUN --baseline RUN_B --margin 1pp   … and within one point of RUN_B
+    proctor gate --policy release.toml RUN… [--baseline RUN…]   a release over several runs
+    proctor gate --policy release.toml                          check the policy file only
+
+A requirement holds when its interval's bound clears it ("accuracy>=0.9": the 95 % interval's
+low end is at least 90 %), not its point estimate; `--rule point` (or `rule=point:` before one
+requirement) reads the point estimate instead, and the table says so.
+
+Exit codes: 0 when every requirement passes, 1 when any fails, 7 when none fails but some lack
+the evidence to decide (INCONCLUSIVE, with the items that would decide it; 0 with
+--allow-inconclusive), 2 on a usage or data error; 3 when the run is incomplete and 4 when calls
+failed (these come first: a gate over the answers that came back says nothing of those that
+did not).
 Grading is redone purely from the stored records; judge verdicts are read again from the stored
 judge replies; nothing is written and no model is called.
 """
@@ -33,9 +43,13 @@ _JUDGE_METRICS = ("judge_mean", "judge_unscored")
 
 
 def gate_cmd(
-    run_ref: Annotated[
-        str, typer.Argument(metavar="RUN", help="Run id, prefix, folder, or latest.")
-    ],
+    runs: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="RUN...",
+            help="Run id, prefix, folder, or latest; with --policy, every run of the release.",
+        ),
+    ] = None,
     require: Annotated[
         list[str] | None,
         typer.Option(
@@ -45,8 +59,11 @@ def gate_cmd(
         ),
     ] = None,
     baseline: Annotated[
-        str | None,
-        typer.Option(help="Also require: not significantly worse than this run."),
+        list[str] | None,
+        typer.Option(
+            help="Also require: not significantly worse than this run (with --policy: the "
+            "baseline runs, repeat)."
+        ),
     ] = None,
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="Check only this model of the run.")
@@ -63,16 +80,59 @@ def gate_cmd(
     results_dir: Annotated[
         Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
     ] = DEFAULT_RESULTS,
+    rule: Annotated[
+        str | None,
+        typer.Option(help="bound (default: the interval must clear it) or point (the estimate)."),
+    ] = None,
+    margin: Annotated[
+        str | None,
+        typer.Option(help="With --baseline: require B within this many points of it (1pp)."),
+    ] = None,
+    allow_inconclusive: Annotated[
+        bool, typer.Option(help="Exit 0, not 7, when checks lack the evidence to decide.")
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(help="Also fail a model with more than 5 % of its replies cut off."),
+    ] = False,
+    policy: Annotated[
+        Path | None,
+        typer.Option(help="A release policy (TOML) over the runs: GO / NO-GO / INCONCLUSIVE."),
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option(help="With --policy: also write the decision as Markdown.")
+    ] = None,
 ) -> None:
-    """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
+    """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass, 7 when
+    some lack the evidence to decide.
+
+    (A typer command: each parameter is one option of `proctor gate`, hence their number.)"""
     from proctor.cli.console import SafeConsole, plain
     from proctor.runs.gate import GateAsk, gate_stored_run
+    from proctor.stats.evidence import RULES
+    from proctor.stats.margin import parse_points
     from proctor.store import RunStore
 
     console = SafeConsole()
+    if policy is not None:
+        from proctor.cli.policy import policy_gate
+
+        policy_gate(policy, runs or [], baseline or [], results_dir, markdown, allow_inconclusive)
+        return
+    if not runs or len(runs) > 1 or (baseline and len(baseline) > 1):
+        raise ConfigError("gate checks one run against one --baseline (several: use --policy)")
+    run_ref, base = runs[0], (baseline[0] if baseline else None)
     if not (results_dir / "proctor.db").exists():
         raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
-    ask = GateAsk(tuple(require or ()), baseline, model, judge, config, alpha)
+    if rule is not None and rule not in RULES:
+        raise ConfigError(f"--rule is bound or point, got {rule!r}")
+    if margin is not None and base is None:
+        raise ConfigError("--margin compares with a baseline: give --baseline RUN")
+    ask = GateAsk(
+        tuple(require or ()), base, model, judge, config, alpha,
+        "point" if rule == "point" else "bound" if rule == "bound" else None,
+        None if margin is None else parse_points(margin), allow_inconclusive, strict,
+    )  # fmt: skip
     with RunStore.open(results_dir) as store:
         gate = gate_stored_run(store, run_ref, ask)
     for warning in gate.warnings:
@@ -85,7 +145,8 @@ def gate_cmd(
         console.print(gate.line, soft_wrap=True)
     if gate.code != EXIT_OK:
         raise typer.Exit(gate.code)
-    console.print(f"[green]gate passed:[/] {len(gate.rows)} checks")
+    if gate.line is None:
+        console.print(f"[green]gate passed:[/] {len(gate.rows)} checks")
 
 
 def _print(console: Console, run_id: str, rows: Sequence[GateRow]) -> None:
@@ -102,7 +163,8 @@ def _print(console: Console, run_id: str, rows: Sequence[GateRow]) -> None:
     table.add_column("result", no_wrap=True)
     table.add_column("note", overflow="fold")
     for row in rows:
-        result = Text("pass", style="green") if row.passed else Text("FAIL", style="bold red")
+        style = "green" if row.passed else "bold yellow" if row.inconclusive else "bold red"
+        result = Text(row.result, style=style)
         value = gate_value(row)
         table.add_row(
             Text(row.requirement), Text(row.model), value, str(row.n), result, Text(row.note)

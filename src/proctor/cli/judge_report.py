@@ -44,6 +44,14 @@ def print_validation(v: JudgeValidation, console: Console) -> None:
         for model, a in v.per_model.items():
             kappa = _kappa(a.kappa, a.kappa_low, a.kappa_high)
             console.print(Text(f"  {model}: agreement {_pct(a.share)} of {a.n}, kappa {kappa}"))
+    for model, c in v.corrected.items():
+        console.print(
+            Text(
+                f"  {model}: judge-measured accuracy {_pct(c.raw)} ({_pct(c.raw_low)}–"
+                f"{_pct(c.raw_high)}); corrected by {c.labelled} labels (prediction-powered "
+                f"inference): {_pct(c.estimate)} ({_pct(c.low)}–{_pct(c.high)}, 95 %)"
+            )
+        )
     if v.pairwise:
         console.print(
             Text(

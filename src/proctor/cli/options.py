@@ -66,3 +66,23 @@ def results_dir_of(run_ref: str, default: Path) -> Path:
     if p.is_dir() and p.parent.name == "runs" and (p.parent.parent / "proctor.db").exists():
         return p.parent.parent
     return default
+
+
+# `proctor run`'s release options (issue 30): sizing before paying, and stopping once decided
+DetectOption = Annotated[
+    str | None,
+    typer.Option(help="With --estimate: items (and cost) to detect this difference (2pp)."),
+]
+SizingBaseline = Annotated[
+    str | None,
+    typer.Option("--baseline", help="With --detect: a stored run of two models to size it by."),
+]
+SequentialFlag = Annotated[
+    bool, typer.Option(help="With -m A -m B --margin: ask in batches, stop once decided.")
+]
+MarginOption = Annotated[
+    str | None, typer.Option(help="With --sequential: the margin in points (1pp).")
+]
+SequentialBatch = Annotated[
+    int, typer.Option(help="With --sequential: items per batch between looks.")
+]

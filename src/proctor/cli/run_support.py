@@ -22,6 +22,7 @@ from proctor.stats.cost import PriceTable
 if TYPE_CHECKING:
     from proctor.calling.batching import BatchPolicy
     from proctor.executors.base import Executor
+    from proctor.runs.sizing import Sizing
 
 
 def print_estimate(
@@ -78,6 +79,34 @@ def print_estimate(
         spent = f"at most ${total:,.4f}"
     reused = f" ({all_reused:,} answers from the response cache)" if all_reused else ""
     console.print(f"{all_calls:,} calls in all{reused}; cost {spent}. Nothing was called.")
+
+
+def print_sizing(
+    plan: RunPlan, prices: PriceTable, console: Console, detect: str | None, baseline: str | None
+) -> None:
+    """With `--detect`: the items it needs, then what asking them costs per model (list and
+    batch prices); nothing without it."""
+    if detect is None:
+        return
+    from proctor.runs.sizing import sizing
+    from proctor.stats.margin import parse_points
+
+    _print_sizing(sizing(plan, parse_points(detect, "--detect"), prices, baseline), console)
+
+
+def _print_sizing(sized: Sizing, console: Console) -> None:
+    console.print(Text(sized.plan.sentence()), soft_wrap=True)
+    table = Table(title=f"Cost of {sized.plan.items:,} items")
+    for col in ("model", "calls", "prompt tokens (est.)", "completion tokens (max)",
+                "list price (max)", "batch price (max)"):  # fmt: skip
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for c in sized.costs:
+        table.add_row(
+            Text(c.model), f"{c.calls:,}", f"{c.prompt_tokens:,}", f"{c.completion_tokens:,}",
+            "no price" if c.list_cost is None else f"${c.list_cost:,.4f}",
+            "no price" if c.batch_cost is None else f"${c.batch_cost:,.4f}",
+        )  # fmt: skip
+    console.print(table)
 
 
 def print_call_reports(outcome: RunOutcome, console: Console) -> None:

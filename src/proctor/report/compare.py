@@ -16,6 +16,14 @@ from proctor.stats.paired import PairedComparison
 from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES
 
 SHOWN_FLIPS = 20
+_MARGIN_STYLE = {
+    "SUPERIOR": "bold green",
+    "NON-INFERIOR": "bold green",
+    "EQUIVALENT": "bold green",
+    "INFERIOR": "bold red",
+    "INCONCLUSIVE": "bold yellow",
+}
+_MARGIN_MARK = {"INFERIOR": "❌", "INCONCLUSIVE": "⚠️"}
 
 
 # ---- words -------------------------------------------------------------------------------------
@@ -91,6 +99,9 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
     style = "bold red" if c.b_significantly_worse else "bold green" if p.significant else "bold"
     console.print(Text(p.verdict(), style=style))
     console.print(Text(method_line(p), style="dim"))
+    if c.margin is not None:
+        console.print(Text(c.margin.sentence(), style=_MARGIN_STYLE[c.margin.verdict]))
+        console.print(Text(c.margin.method_line(), style="dim"))
 
     for title, flips in (
         (f"Regressions: {c.a.label} higher than {c.b.label}", c.regressions),
@@ -147,6 +158,12 @@ def comparison_markdown(c: RunComparison, show: int = SHOWN_FLIPS) -> str:
         f"{mark} **{escape_cell(p.verdict(), limit=None)}**",
         escape_cell(method_line(p), limit=None),
     ]
+    if c.margin is not None:
+        parts.append(
+            f"{_MARGIN_MARK.get(c.margin.verdict, '✅')} "
+            f"**{escape_cell(c.margin.sentence(), limit=None)}**\n\n"
+            f"{escape_cell(c.margin.method_line(), limit=None)}"
+        )
     left_out = notes(c)
     if left_out:
         parts.append("\n".join(f"- {escape_cell(line, limit=None)}" for line in left_out))

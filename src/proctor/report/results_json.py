@@ -90,8 +90,18 @@ def _parts(stats: RunStatistics) -> dict[str, Any]:
     if stats.gate is not None:
         parts["gate"] = {
             "passed": stats.gate.passed,
+            "inconclusive": sum(r.inconclusive for r in stats.gate.rows),
             "checks": [asdict(r) for r in stats.gate.rows],
         }
+    if stats.truncation:
+        parts["truncation"] = {
+            t.model: {"scored": t.scored, "cut_off": t.capped, "rate": t.rate,
+                      "accuracy_cut_off_wrong": t.accuracy_low,
+                      "accuracy_cut_off_right": t.accuracy_high,
+                      "accuracy_on_finished": t.finished_accuracy, "max_tokens": t.cap,
+                      "suggested_max_tokens": t.suggested_max_tokens, "warning": t.warning()}
+            for t in stats.truncation
+        }  # fmt: skip
     if stats.calibration:
         parts["calibration"] = {
             model: {"n": c.n, "ece": c.ece, "brier": c.brier,

@@ -196,14 +196,35 @@ def gate(stats: RunStatistics) -> list[Section]:
     if g is None:
         return []
     rows = tuple(
-        (r.requirement, r.model, gate_value(r), str(r.n), "pass" if r.passed else "FAIL",
-         r.note)
+        (r.requirement, r.model, gate_value(r), str(r.n), r.result, r.note)
         for r in g.rows
     )  # fmt: skip
-    failed = sum(not r.passed for r in g.rows)
-    note = "gate passed" if g.passed else f"gate failed: {failed} of {len(g.rows)} checks"
+    failed = sum(not r.passed and not r.inconclusive for r in g.rows)
+    undecided = sum(r.inconclusive for r in g.rows)
+    note = (
+        "gate passed" if g.passed
+        else f"gate failed: {failed} of {len(g.rows)} checks" if failed
+        else f"gate inconclusive: {undecided} of {len(g.rows)} checks lack the evidence to decide"
+    )  # fmt: skip
     head = ("requirement", "model", "value", "n", "result", "note")
     return [Section("gate", "Gate", head, rows, note, frozenset({0, 1, 5}))]
+
+
+def truncation(stats: RunStatistics) -> list[Section]:
+    """Replies cut off by max_tokens, and the accuracy bounds they leave."""
+    if not stats.truncation:
+        return []
+    rows = tuple(
+        (t.model, f"{t.capped:,} of {t.scored:,}", pct(t.rate), pct(t.accuracy_low),
+         pct(t.accuracy_high), pct(t.finished_accuracy),
+         "—" if t.suggested_max_tokens is None else f"{t.suggested_max_tokens:,}")
+        for t in stats.truncation
+    )  # fmt: skip
+    warnings = [w for t in stats.truncation if (w := t.warning()) is not None]
+    note = "; ".join(warnings) or "cut-off replies are graded wrong; the bounds say what they hide"
+    head = ("model", "cut off", "rate", "accuracy (cut-off wrong)", "accuracy (cut-off right)",
+            "accuracy on finished", "suggested max_tokens")  # fmt: skip
+    return [Section("truncation", "Cut-off replies", head, rows, note)]
 
 
 def calibration(stats: RunStatistics) -> list[Section]:
@@ -316,6 +337,7 @@ SECTIONS: tuple[Callable[[RunStatistics], list[Section]], ...] = (
     human,
     task_metrics,
     gate,
+    truncation,
     calibration,
     cost,
 )

@@ -87,7 +87,9 @@ def gate_value(row: GateRow) -> str:
     return f"{row.value:.4g}"  # a turn run's own metric (a score, a count), as its grade has it
 
 
-SHARE_METRICS = frozenset({"accuracy", "consistency", "judge_unscored", "format", "failed"})
+SHARE_METRICS = frozenset(
+    {"accuracy", "consistency", "judge_unscored", "format", "failed", "truncated"}
+)
 """Gate metrics that are shares of replies (`proctor.stats.gates.METRICS`)."""
 
 

@@ -219,9 +219,14 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
 
 
 def _todo(
-    store: RunStore, run_id: str, plan: RunPlan, model: str, retry_errors: bool
+    store: RunStore,
+    run_id: str,
+    plan: RunPlan,
+    model: str,
+    retry_errors: bool,
+    only: frozenset[str] | None = None,
 ) -> list[tuple[Sample, int]]:
-    by_id = {s.id: s for s in plan.samples}
+    by_id = {s.id: s for s in plan.samples if only is None or s.id in only}
     pairs = store.missing(run_id, model, plan.epochs)
     if retry_errors:
         failed = sorted(
@@ -242,8 +247,10 @@ async def execute(
     on_plan: OnPlan | None = None,
     on_result: OnResult | None = None,
     executor: Executor | None = None,
+    only: frozenset[str] | None = None,
 ) -> RunOutcome:
-    """Ask what is missing (and, with `retry_errors`, what failed) and store every answer.
+    """Ask what is missing (and, with `retry_errors`, what failed) and store every answer;
+    with `only`, just those sample ids (a sequential run asks its items batch by batch).
 
     `executor` says who asks (default: `LocalExecutor`, this event loop); whoever asks, every
     record comes back here and is committed to the store by this process."""
@@ -268,7 +275,7 @@ async def execute(
             if resume is not None:
                 keys = run_keys(plan, given, check_set=check_set)
                 built = _checked_providers(plan, given, own, keys, chosen.asks_here)
-            todo = {m: _todo(store, run_id, plan, m, retry_errors) for m in plan.models}
+            todo = {m: _todo(store, run_id, plan, m, retry_errors, only) for m in plan.models}
             settings = _settings(plan, run_id, keys)
             todo, cache_keys, reused = _from_cache(store, plan, settings, todo, keys)
             if on_plan is not None:

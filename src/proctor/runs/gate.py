@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from proctor.datasets.suites.config import load_config
 from proctor.errors import ConfigError
@@ -26,12 +27,14 @@ from proctor.runs.report import SUITE_KEY, describe_version, judge_scores, turn_
 from proctor.runs.state import (
     EXIT_CHECK_FAILED,
     EXIT_INCOMPLETE,
+    EXIT_INCONCLUSIVE,
     EXIT_OK,
     state_exit,
     state_lines,
 )
 from proctor.runs.turns import TurnKind, turn_kind
 from proctor.stats.completeness import Completeness, completeness
+from proctor.stats.evidence import Rule
 from proctor.stats.gates import (
     OPS,
     GateRow,
@@ -41,6 +44,7 @@ from proctor.stats.gates import (
     parse_requirement,
 )
 from proctor.stats.run_statistics import GateReport
+from proctor.stats.truncation import THRESHOLD as TRUNCATION_THRESHOLD
 from proctor.stats.turn_scores import TurnScores
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
@@ -62,6 +66,16 @@ class GateAsk:
     judge: str | None = None
     config: Path | None = None
     alpha: float | None = None
+    rule: Rule | None = None
+    """Decide every requirement by this rule (else each its own: the interval's bound)."""
+    margin: float | None = None
+    """With `baseline`: require B within this margin of it (a share), not merely "not
+    significantly worse" (`proctor.stats.margin`)."""
+    allow_inconclusive: bool = False
+    """Exit 0, not 7, when the only open checks are inconclusive (the lines still say so)."""
+    strict: bool = False
+    """Also require each model's share of cut-off replies at most the warning threshold
+    (`proctor.stats.truncation`), on its point estimate."""
 
 
 @dataclass(frozen=True)
@@ -115,11 +129,13 @@ def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:
         if ask.baseline is not None:
             raise ConfigError(f"--baseline compares answers; {info.task} run {run_id} has turns")
         return _gate_turns(run_id, texts, turn_scores(store, run_id), models, kind)
-    if not texts and ask.baseline is None:
+    if not texts and ask.baseline is None and not ask.strict:
         raise ConfigError(
             "nothing to check: give --require or --baseline, or set [gate] require in the "
             "suite's config"
         )
+    if ask.strict:
+        texts = [*texts, f"rule=point:truncated<={TRUNCATION_THRESHOLD:g}"]
     requirements = [parse_requirement(t) for t in texts]
     items = [i for i in stored_items(store, run_id) if i.record.model in models]
     epochs = config.get("epochs", 1)
@@ -133,7 +149,7 @@ def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:
     kappa = None
     if any(r.metric == "judge_kappa" for r in requirements):
         kappa = _judge_kappa(store.run_dir(run_id), ask.judge)
-    rows = evaluate(requirements, items, models, scores, kappa)
+    rows = evaluate(requirements, items, models, scores, kappa, ask.rule)
     warnings: list[str] = []
     if ask.baseline is not None:
         base_id = store.resolve(ask.baseline)
@@ -156,15 +172,27 @@ def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:
             base_info.models,
             label=base_id,
             alpha=ask.alpha if ask.alpha is not None else stored_alpha,
+            margin=ask.margin,
         )
-    return gate_of(run_id, rows, state, tuple(warnings))
+    return gate_of(run_id, rows, state, tuple(warnings), ask.allow_inconclusive)
 
 
 def gate_of(
-    run_id: str, rows: Sequence[GateRow], state: Completeness, warnings: tuple[str, ...] = ()
+    run_id: str,
+    rows: Sequence[GateRow],
+    state: Completeness,
+    warnings: tuple[str, ...] = (),
+    allow_inconclusive: bool = False,
 ) -> Gate:
-    """The verdict on rows already checked: the state's exit code first, then the checks'."""
+    """The verdict on rows already checked: the state's exit code first, then the checks'
+    (inconclusive ones exit 7, or 0 when allowed, and the line says so)."""
     code, line = state_exit(run_id, state, gate=GateReport(tuple(rows)))
+    if code == EXIT_INCONCLUSIVE and allow_inconclusive:
+        undecided = sum(r.inconclusive for r in rows)
+        code, line = EXIT_OK, (
+            f"[yellow]gate passed with {undecided} inconclusive check(s)[/] "
+            "(--allow-inconclusive): they were not shown to hold"
+        )
     return Gate(run_id, tuple(rows), tuple(state_lines(run_id, state)), code, line, warnings)
 
 
@@ -176,9 +204,10 @@ def baseline_rows(
     *,
     label: str,
     alpha: float = DEFAULT_ALPHA,
+    margin: float | None = None,
 ) -> list[GateRow]:
     """One row per model: not significantly worse than the baseline's model of the same name
-    (or its only model) on the items both scored."""
+    (or its only model) on the items both scored; with `margin`, within it of the baseline."""
     rows = []
     for m in models:
         if m in base_models:
@@ -197,6 +226,7 @@ def baseline_rows(
                 label=label,
                 model=m,
                 alpha=alpha,
+                margin=margin,
             )
         )
     return rows
@@ -280,11 +310,16 @@ def _judge_kappa(run_dir: Path, judge: str | None) -> JudgeKappa:
     found = stored_kappa(run_dir, judge)
     if found is None:
         return {}
-    out: dict[str, tuple[float | None, int]] = {}
-    overall = found.get("overall") or {}
-    out[""] = (overall.get("kappa"), int(overall.get("n") or 0))
+    out: dict[str, tuple[float | None, int, tuple[float, float] | None]] = {}
+
+    def one(a: Mapping[str, Any]) -> tuple[float | None, int, tuple[float, float] | None]:
+        low, high = a.get("kappa_low"), a.get("kappa_high")
+        interval = (float(low), float(high)) if low is not None and high is not None else None
+        return a.get("kappa"), int(a.get("n") or 0), interval
+
+    out[""] = one(found.get("overall") or {})
     for model, a in (found.get("per_model") or {}).items():
-        out[str(model)] = (a.get("kappa"), int(a.get("n") or 0))
+        out[str(model)] = one(a)
     return out
 
 

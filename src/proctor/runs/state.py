@@ -11,6 +11,7 @@ run's state gives (`state_exit`), for `run`, `score`, `report`, `gate` and `proc
 | 4 | calls failed: everything was asked, some calls failed after the last attempt |
 | 5 | a workflow stopped by its hard budget (tokens, wall time, tool calls) |
 | 6 | a workflow's (or dialogue's) output failed validation |
+| 7 | inconclusive: too little evidence to decide a check (`gate`, `compare --margin`) |
 | 130 | interrupted (Ctrl-C / SIGINT): what was stored is kept |
 | 143, 129 | the same, stopped by SIGTERM or SIGHUP (`cli.stop_signals`: 128 + the signal) |
 
@@ -35,6 +36,7 @@ EXIT_INCOMPLETE = 3
 EXIT_CALLS_FAILED = 4
 EXIT_BUDGET = 5
 EXIT_INVALID_OUTPUT = 6
+EXIT_INCONCLUSIVE = 7
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 """Interrupted by SIGTERM (128 + 15), handled as Ctrl-C."""
@@ -53,6 +55,7 @@ PRECEDENCE: tuple[int, ...] = (
     EXIT_BUDGET,
     EXIT_INVALID_OUTPUT,
     EXIT_CHECK_FAILED,
+    EXIT_INCONCLUSIVE,
 )
 
 
@@ -106,9 +109,15 @@ def state_exit(
             f"Fix the cause, then `proctor run --retry-errors {run_id}` asks them again"
         )
     if gate is not None and not gate.passed:
-        failed = sum(not r.passed for r in gate.rows)
-        return EXIT_CHECK_FAILED, (
-            f"[red]gate failed:[/] {failed} of {len(gate.rows)} checks"
+        failed = sum(not r.passed and not r.inconclusive for r in gate.rows)
+        if failed:
+            return EXIT_CHECK_FAILED, (
+                f"[red]gate failed:[/] {failed} of {len(gate.rows)} checks"
+            )
+        undecided = sum(r.inconclusive for r in gate.rows)
+        return EXIT_INCONCLUSIVE, (
+            f"[yellow]gate inconclusive:[/] {undecided} of {len(gate.rows)} checks lack the "
+            "evidence to decide (their notes say how many items would); never a pass"
         )
     return EXIT_OK, None
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from proctor.stats.bootstrap import DEFAULT_RESAMPLES
 from proctor.stats.intervals import clustered_mean_interval, wilson_interval
+from proctor.stats.margin import MarginDecision, decide_margin
 from proctor.stats.metrics import NOT_SCORED
 from proctor.stats.paired import DEFAULT_ALPHA, DEFAULT_POWER, PairedComparison, compare_paired
 from proctor.stats.scores import item_scores
@@ -97,6 +98,8 @@ class RunComparison:
     side_b: SideScore
     by_category: Mapping[str, CategoryChange]
     """Each category's accuracy on each side, over the paired items of that category."""
+    margin: MarginDecision | None = None
+    """With a margin asked: the verdict of B (candidate) against A (baseline) within it."""
 
     @property
     def same_dataset(self) -> bool:
@@ -127,9 +130,11 @@ def compare_runs(
     detect: float | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    margin: float | None = None,
 ) -> RunComparison:
     """Compare side A's model in `items_a` with side B's model in `items_b` (the same list when
-    both models are of one run)."""
+    both models are of one run); with `margin` (a share), also the margin verdict of B against
+    A (`proctor.stats.margin`)."""
     mine_a = [item for item in items_a if item.record.model == a.model]
     mine_b = [item for item in items_b if item.record.model == b.model]
     samples_a = _samples(mine_a)
@@ -162,7 +167,19 @@ def compare_runs(
         if scores_a[sid] != scores_b[sid]
     ]
     kept = set(paired_ids)
+    decision = None
+    if margin is not None:
+        decision = decide_margin(
+            [scores_a[sid] for sid in paired_ids],
+            [scores_b[sid] for sid in paired_ids],
+            margin,
+            names=(a.label, b.label),
+            confidence=confidence,
+            alpha=alpha,
+            power=power,
+        )
     return RunComparison(
+        margin=decision,
         side_a=_side_score([scores_a[sid] for sid in paired_ids], confidence),
         side_b=_side_score([scores_b[sid] for sid in paired_ids], confidence),
         by_category=_by_category(paired_ids, samples_a, scores_a, scores_b),

@@ -35,6 +35,7 @@ from proctor.stats.scores import scores_by_model
 from proctor.stats.size import SizeTrend, size_trend
 from proctor.stats.taxonomy import taxonomy_counts
 from proctor.stats.tiers import Tier
+from proctor.stats.truncation import CapHits, cap_hits
 from proctor.stats.turn_scores import TurnScores
 from proctor.types import GradedItem, RunInfo
 
@@ -154,6 +155,11 @@ class GateReport:
     def passed(self) -> bool:
         return all(r.passed for r in self.rows)
 
+    @property
+    def inconclusive(self) -> int:
+        """Checks with too little evidence either way (none failed when `passed` alone fails)."""
+        return sum(r.inconclusive for r in self.rows)
+
 
 @dataclass(frozen=True)
 class RunStatistics:
@@ -192,6 +198,9 @@ class RunStatistics:
     """A dialogue or workflow run's stored grade, one per model; empty for any other run."""
     human: HumanSummary | None = None
     """People's verdicts beside the rules' grades; None when nobody reviewed the run."""
+    truncation: tuple[CapHits, ...] = ()
+    """Per model, replies cut off by max_tokens and the accuracy bounds they leave; empty when
+    no reply was cut off (`proctor.stats.truncation`)."""
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -275,6 +284,7 @@ def build_statistics(
         calibration=_calibration(confidence_pairs),
         calculator=_calculator(items, calculator_pairs, task),
         taxonomy=taxonomy_counts(items),
+        truncation=cap_hits(items, names, info.params.max_tokens),
         size=sizes_trend if len({p.parameters for p in sizes_trend.points}) >= 2 else None,
         cost=tuple(ledger(items, prices or PriceTable({}), [m.model for m in metrics.models])),
         prompts=prompts,

@@ -1,0 +1,41 @@
+"""`proctor run TASK -m A -m B --sequential --margin 1pp`: parse and print; the asking is
+`proctor.runs.sequential`. Exit codes: 0 when B is SUPERIOR, NON-INFERIOR or EQUIVALENT, 1 when
+INFERIOR, 7 when every item was asked and it is still INCONCLUSIVE."""
+
+from __future__ import annotations
+
+import typer
+
+from proctor.cli.console import SafeConsole
+from proctor.runs.plan import RunPlan
+from proctor.runs.state import EXIT_CHECK_FAILED, EXIT_INCONCLUSIVE, EXIT_OK
+
+
+def ask_sequential(
+    plan: RunPlan,
+    margin: str | None,
+    batch: int,
+    seed: int,
+    resume: str | None,
+    console: SafeConsole,
+) -> None:
+    import asyncio
+
+    from rich.text import Text
+
+    from proctor.runs.sequential import run_sequential
+    from proctor.stats.margin import parse_points
+
+    if margin is None:
+        raise typer.BadParameter("--sequential needs --margin, e.g. --margin 1pp")
+    done = asyncio.run(
+        run_sequential(plan, parse_points(margin), batch=batch, seed=seed, resume=resume)
+    )
+    style = {"INFERIOR": "bold red", "INCONCLUSIVE": "bold yellow"}.get(done.verdict, "bold green")
+    console.print(Text(f"run {done.run.run_id}"))
+    console.print(Text(done.sentence(), style=style), soft_wrap=True)
+    code = {"INFERIOR": EXIT_CHECK_FAILED, "INCONCLUSIVE": EXIT_INCONCLUSIVE}.get(
+        done.verdict, EXIT_OK
+    )
+    if code != EXIT_OK:
+        raise typer.Exit(code)

@@ -1,0 +1,119 @@
+"""Cut-off replies bounded: per model, how many replies hit the token cap, and what accuracy
+would be if every cut-off reply had been finished wrong — or right.
+
+A reply is cut off when its finish reason is "length" (the provider stopped it at max_tokens)
+or its grade is `truncated`. Every harness scores a cut-off reply as wrong; that is one end of
+the truth, not the truth:
+
+    accuracy, cut-off counted wrong   correct / scored                     (what is reported)
+    accuracy, cut-off counted right   (correct + cut-off not correct) / scored
+    accuracy on finished replies      correct among replies not cut off
+
+The two first bound what the model would score with room to finish. Past `THRESHOLD` of a
+model's scored replies cut off, a warning suggests a larger max_tokens (twice the cap the
+replies hit); `proctor gate --strict` then exits non-zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from proctor.stats.metrics import NOT_SCORED
+from proctor.types import GradedItem
+
+THRESHOLD = 0.05
+"""The share of cut-off replies past which a model's accuracy is warned about."""
+
+
+@dataclass(frozen=True)
+class CapHits:
+    model: str
+    scored: int
+    capped: int
+    """Scored replies cut off by max_tokens."""
+    correct: int
+    capped_correct: int
+    """Cut-off replies graded correct all the same (a final answer given before the cut)."""
+    cap: int | None
+    """The max_tokens the cut-off replies hit: the run's setting, else the most output tokens
+    one of them used."""
+    threshold: float = THRESHOLD
+
+    @property
+    def rate(self) -> float:
+        return self.capped / self.scored if self.scored else 0.0
+
+    @property
+    def accuracy_low(self) -> float | None:
+        return self.correct / self.scored if self.scored else None
+
+    @property
+    def accuracy_high(self) -> float | None:
+        if not self.scored:
+            return None
+        return (self.correct + self.capped - self.capped_correct) / self.scored
+
+    @property
+    def finished_accuracy(self) -> float | None:
+        finished = self.scored - self.capped
+        return (self.correct - self.capped_correct) / finished if finished else None
+
+    @property
+    def warned(self) -> bool:
+        return self.scored > 0 and self.rate > self.threshold
+
+    @property
+    def suggested_max_tokens(self) -> int | None:
+        if not self.warned or self.cap is None:
+            return None
+        return 2 * self.cap
+
+    def warning(self) -> str | None:
+        """One line when past the threshold, else None."""
+        if not self.warned:
+            return None
+        low, high = self.accuracy_low or 0.0, self.accuracy_high or 0.0
+        more = (
+            f"; try max_tokens {self.suggested_max_tokens:,}"
+            if self.suggested_max_tokens is not None
+            else ""
+        )
+        return (
+            f"{self.model}: {self.capped:,} of {self.scored:,} replies ({self.rate * 100:.1f} %) "
+            f"hit the token cap; its accuracy lies between {low * 100:.1f} % (cut-off counted "
+            f"wrong) and {high * 100:.1f} % (counted right){more}"
+        )
+
+
+def cut_off(item: GradedItem) -> bool:
+    return item.record.finish_reason == "length" or item.score.outcome == "truncated"
+
+
+def cap_hits(
+    items: Sequence[GradedItem],
+    models: Sequence[str],
+    max_tokens: int | None,
+    threshold: float = THRESHOLD,
+) -> tuple[CapHits, ...]:
+    """One row per model when any model has a cut-off reply; empty when none has."""
+    rows = []
+    for model in models:
+        scored = [
+            i for i in items if i.record.model == model and i.score.outcome not in NOT_SCORED
+        ]
+        capped = [i for i in scored if cut_off(i)]
+        used = [t for i in capped if (t := i.record.usage.completion_tokens)]
+        cap = max_tokens if max_tokens else (max(used) if used else None)
+        rows.append(
+            CapHits(
+                model=model,
+                scored=len(scored),
+                capped=len(capped),
+                correct=sum(i.score.outcome == "correct" for i in scored),
+                capped_correct=sum(i.score.outcome == "correct" for i in capped),
+                cap=cap,
+                threshold=threshold,
+            )
+        )
+    return tuple(rows) if any(r.capped for r in rows) else ()

@@ -1,0 +1,73 @@
+"""`proctor run TASK -m A -m B --sequential --margin 1pp` through the CLI against loopback stubs:
+a clearly better model is decided after well under half the items, and the items not asked are
+never sent; a near tie stays INCONCLUSIVE (exit 7) after asking every item."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from proctor.cli.app import app
+from proctor.store import RunStore
+from support.stub.config import StubConfig
+from support.stub.server import run_stub
+
+ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def cli(*args: str | Path) -> tuple[int, str]:
+    result = CliRunner().invoke(app, [str(a) for a in args], env=ENV, catch_exceptions=False)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_a_clearly_better_model_is_decided_early(tmp_path: Path) -> None:
+    items = 200
+    with run_stub(StubConfig(correct_rate=0.95, seed=1)) as stub:
+        code, out = cli("run", "arithmetic", "--n", str(items), "-m", "fake/const:42",
+                        "-m", stub.model, "--sequential", "--margin", "1pp", "-r",
+                        tmp_path / "r")  # fmt: skip
+        asked = stub.stats().requests
+        with RunStore.open(tmp_path / "r") as store:
+            (run,) = store.list_runs()
+        # stopped early, the run resumes as any run: the rest is asked, nothing twice
+        again, more = cli("run", "--resume", run.run_id, "-r", tmp_path / "r")
+        assert again == 0, more
+        assert stub.stats().requests == items
+    assert code == 0, out
+    assert f"SUPERIOR: {stub.model} against fake/const:42" in out
+    found = re.search(r"decided after (\d+) of 200 items", out)
+    assert found is not None, out
+    assert int(found.group(1)) == asked < items / 2  # well under half; nothing more was sent
+    assert "valid under optional stopping" in out and "Howard et al." in out
+    with RunStore.open(tmp_path / "r") as store:
+        assert store.count_records(run.run_id)[stub.model] == items
+
+
+def test_a_near_tie_stays_inconclusive_and_asks_everything(tmp_path: Path) -> None:
+    items = 60
+    with run_stub(StubConfig(correct_rate=0.9, seed=1)) as a, run_stub(
+        StubConfig(correct_rate=0.88, seed=1)
+    ) as b:
+        code, out = cli("run", "arithmetic", "--n", str(items), "-m", a.model, "-m", b.model,
+                        "--sequential", "--margin", "1pp", "-r", tmp_path / "r")  # fmt: skip
+        assert (a.stats().requests, b.stats().requests) == (items, items)
+    assert code == 7, out
+    assert "INCONCLUSIVE" in out and f"every one of the {items} items asked" in out
+    found = re.search(r"= ([+−]\d+\.\d) points", out)
+    assert found is not None and abs(float(found.group(1).replace("−", "-"))) <= 2.0, out
+
+
+def test_sequential_needs_a_margin_and_two_models(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["run", "arithmetic", "--n", "5", "-m", "fake/const:1",
+                                      "-m", "fake/const:2", "--sequential", "-r",
+                                      str(tmp_path / "r")], env=ENV)  # fmt: skip
+    assert result.exit_code == 2
