@@ -16,6 +16,7 @@ from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
+from proctor.cli.export import export_cmd
 from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
@@ -440,6 +441,7 @@ app.command(name="compare")(compare_cmd)
 app.command(name="gate")(gate_cmd)
 app.command(name="judge")(judge_cmd)
 app.command(name="view")(view_cmd)
+app.command(name="export")(export_cmd)
 app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
 app.add_typer(new_app, name="new")
