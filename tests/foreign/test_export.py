@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .exported_run import ALPHA, MadeRun, make_run, proctor
+from support.replayed_run import ALPHA, MadeRun, make_run, proctor
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +134,13 @@ def test_a_target_of_the_wrong_kind_is_refused_and_nothing_written(
                    "-r", made.results)  # fmt: skip
     assert done.returncode == 2 and not (tmp_path / "x.jsonl").exists()
     assert "Traceback" not in done.stderr
+
+
+def test_the_run_streamed_every_answer_to_samples_jsonl(made: MadeRun) -> None:
+    """Written while the run asked (`proctor.runs.answer_log`), before any grade."""
+    path = made.results / "runs" / made.run_id / "samples.jsonl"
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert {(x["model"], x["sample_id"], x["epoch"]) for x in lines} == set(outcomes(made))
+    assert len(lines) == 12 and all(x["status"] == "ok" and "outcome" not in x for x in lines)
+    by_key = {(x["model"], x["sample_id"]): x["reply"] for x in lines}
+    assert by_key[(made.models[0], "q2")] == ALPHA["[q2]"]

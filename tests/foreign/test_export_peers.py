@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .exported_run import MadeRun, make_run, proctor
+from support.replayed_run import MadeRun, make_run, proctor
 
 ROOT = Path(__file__).resolve().parents[2]
 READERS = Path(__file__).with_name("peer_readers.py")

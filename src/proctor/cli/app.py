@@ -24,6 +24,7 @@ from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
 from proctor.cli.options import (
+    JunitOption,
     ResultsDir,
     SandboxLimits,
     terminal,
@@ -189,6 +190,7 @@ def run(
         float, typer.Option(help="Seconds before the first poll of a batch (then ×1.5, ≤ 300).")
     ] = 5.0,
     results_dir: ResultsDir = DEFAULT_RESULTS,
+    junit: JunitOption = None,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report.
 
@@ -287,7 +289,7 @@ def run(
             suite_run, judge, results_dir, outcome.run_id, timeout, console,
             key=outcome.keys.get(judge_model or ""),
         )  # fmt: skip
-    _report_run(outcome, results_dir, prices, sandbox_limits, err_console)
+    _report_run(outcome, results_dir, prices, sandbox_limits, err_console, junit)
 
 
 def _batch_policy(batch: bool, size: int, poll: float, executor: str) -> BatchPolicy | None:
@@ -365,16 +367,19 @@ def _report_run(
     prices: Path | None,
     sandbox_limits: str | None,
     err: SafeConsole,
+    junit: Path | None = None,
 ) -> None:
-    """Grade-free report of the run just asked (its answers were graded as stored), then exit
-    as its state and its own gate say (`proctor.runs.state`)."""
+    """Grade-free report of the run just asked (its answers were graded as stored) and what CI
+    reads of it (`--junit`, $GITHUB_STEP_SUMMARY), then exit as its state and its own gate say
+    (`proctor.runs.state`)."""
     from proctor.cli.run_state import exit_for, say_store_failed
     from proctor.runs.state import EXIT_INCOMPLETE, session_cause
 
     try:
         state, gate = grade_and_report(
-            outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits
-        )
+            outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits,
+            ci=True, junit=junit,
+        )  # fmt: skip
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
         say_store_failed(
             err, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"

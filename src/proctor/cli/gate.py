@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
+from proctor.cli.options import JunitOption
 from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_OK
 
@@ -63,6 +64,7 @@ def gate_cmd(
     results_dir: Annotated[
         Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
     ] = DEFAULT_RESULTS,
+    junit: JunitOption = None,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass."""
     from proctor.cli.console import SafeConsole, plain
@@ -75,6 +77,9 @@ def gate_cmd(
     ask = GateAsk(tuple(require or ()), baseline, model, judge, config, alpha)
     with RunStore.open(results_dir) as store:
         gate = gate_stored_run(store, run_ref, ask)
+    from proctor.runs.ci import gate_ci_files
+
+    gate_ci_files(gate, junit)
     for warning in gate.warnings:
         console.print(f"[yellow]warning:[/] {plain(warning)}")
     if gate.rows:

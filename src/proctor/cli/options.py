@@ -27,6 +27,16 @@ SandboxLimits = Annotated[
     ),
 ]
 
+JunitOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--junit",
+        metavar="FILE",
+        help="Also write JUnit XML for CI dashboards (run: a test case per answer; gate: per"
+        " requirement). $GITHUB_STEP_SUMMARY, when set, gets the summary appended.",
+    ),
+]
+
 
 def terminal(*, stderr: bool = False) -> SafeConsole:
     """The console a command prints to, made when it prints: `--help` imports no rich. A new

@@ -108,12 +108,15 @@ def grade_and_report(
     *,
     regrade: bool = True,
     sandbox_limits: str | None = None,
+    ci: bool = False,
+    junit: Path | None = None,
 ) -> tuple[Completeness, GateReport | None]:
     """Print and write the report from the run's stored grades, after grading every answer
     again (saving the grades) when `regrade` (`proctor score`); the run's completeness, said at
     the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
     else under the limits of its last grading (named in its grader version, e.g.
-    "humaneval/2+strict"), else the reference's."""
+    "humaneval/2+strict"), else the reference's. `ci` (a run just asked): also `junit` and
+    the job summary (`proctor.runs.ci`)."""
     from rich.text import Text
 
     from proctor.cli.console import plain
@@ -138,6 +141,10 @@ def grade_and_report(
             grade_run(store, run_id, task, keep_items=False, workers=None)
         stats = run_statistics(store, run_id, task, prices=table)
         written = write_report(store, stats)
+        if ci:
+            from proctor.runs.ci import run_ci_files
+
+            written += run_ci_files(stats, junit)
         run_dir = store.run_dir(run_id)
     state = stats.completeness
     console = terminal()

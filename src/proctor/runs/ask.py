@@ -30,6 +30,7 @@ from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import key_sources, make_provider
 from proctor.runs import grade as grading
+from proctor.runs.answer_log import OnStored, answer_log
 from proctor.runs.plan import (
     ModelReport,
     OnPlan,
@@ -332,11 +333,13 @@ async def execute(
     on_plan: OnPlan | None = None,
     on_result: OnResult | None = None,
     executor: Executor | None = None,
+    on_stored: OnStored | None = None,
 ) -> RunOutcome:
     """Ask what is missing (and, with `retry_errors`, what failed) and store every answer.
 
     `executor` says who asks (default: `LocalExecutor`, this event loop); whoever asks, every
-    record comes back here and is committed to the store by this process."""
+    record comes back here and is committed to the store by this process, then appended to
+    the run's samples.jsonl and handed to `on_stored`."""
     check_models(plan.models)
     own: list[Provider] = []
     given = providers or {}
@@ -389,9 +392,12 @@ async def execute(
             grading.prepare(store, run_id, plan.task)
             sink = _GroupCommit(store, run_id, cache_keys)
             grader = grading.RunGrader(plan.task, sink.commit_scores, on_result)
+            logged = answer_log(store.run_dir(run_id))
 
             async def commit(batch: Sequence[tuple[Record, Sample]]) -> None:
                 await sink.commit(batch)  # stored first: a grader bug never loses an answer
+                for stored in (logged, on_stored or (lambda _: None)):
+                    stored(batch)
                 grader.submit(batch)
 
             async def close() -> None:

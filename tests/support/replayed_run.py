@@ -1,6 +1,6 @@
-"""One run made through the CLI for the export tests: gsm8k on a file of three questions, two
-models on `proctor.replay` (alpha: one right, one wrong, one without an answer; beta: all
-right), two replies per item."""
+"""One run made through the CLI, for tests that read what a finished run leaves (export, CI
+outputs): gsm8k on a file of three questions, two models on `proctor.replay` (alpha: one
+right, one wrong, one without an answer; beta: all right), two replies per item."""
 
 from __future__ import annotations
 
@@ -34,16 +34,21 @@ class MadeRun:
     """alpha's model string, beta's."""
 
 
-def proctor(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    env.update({"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
+def proctor(
+    *args: str | Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m proctor ARGS` as a child process (no proxy, wide plain output; `env` added)."""
+    base = {k: v for k, v in os.environ.items()
+            if "proxy" not in k.lower() and k != "GITHUB_STEP_SUMMARY"}  # fmt: skip
+    env = {**base, "COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "proctor", *(str(a) for a in args)],
         env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
 
 
-def make_run(folder: Path) -> MadeRun:
+def make_run(folder: Path, *more: str | Path, env: dict[str, str] | None = None) -> MadeRun:
+    """The run, in `folder`/results; `more`: more options of `proctor run` (e.g. --junit)."""
     dataset = folder / "questions.jsonl"
     with dataset.open("w", encoding="utf-8") as f:
         for sample_id, question, target in QUESTIONS:
@@ -58,7 +63,7 @@ def make_run(folder: Path) -> MadeRun:
         models = (f"openai-compat/alpha@{a.base_url}", f"openai-compat/beta@{b.base_url}")
         done = proctor(
             "run", "gsm8k", "--dataset", dataset, "-m", models[0], "-m", models[1],
-            "--samples", "2", "--temperature", "0.5", "-r", results,
+            "--samples", "2", "--temperature", "0.5", "-r", results, *more, env=env,
         )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     (run_dir,) = (results / "runs").iterdir()

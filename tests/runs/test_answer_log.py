@@ -1,0 +1,50 @@
+"""samples.jsonl, streamed while a run asks (`proctor.runs.answer_log`): one line per stored
+answer, failed calls included; `on_stored` sees the same answers; a run that asks again
+(--retry-errors) appends. The CLI's file: tests/foreign/test_export.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from proctor.errors import AuthError
+from proctor.providers.fake import FakeProvider, Reply
+from proctor.runs.answer_log import ANSWER_LOG
+from proctor.runs.ask import execute
+from proctor.types import Prompt, Record, Sample
+
+from .test_ask import MODELS, N, correct, fakes, plan_for, sample_of
+
+
+def lines(run_dir: Path) -> list[dict[str, object]]:
+    text = (run_dir / ANSWER_LOG).read_text(encoding="utf-8")
+    assert text.endswith("\n")  # whole lines only
+    return [json.loads(line) for line in text.splitlines()]
+
+
+async def test_every_stored_answer_is_a_line_and_a_retry_appends(tmp_path: Path) -> None:
+    plan = plan_for(tmp_path)
+
+    def fails_on_q1(prompt: Prompt) -> Reply:
+        if sample_of(prompt).id == "q1":
+            return AuthError("HTTP 401: nope", status=401)
+        return correct(prompt)
+
+    seen: list[tuple[Record, Sample]] = []
+    providers = {"fake/a": FakeProvider("fake/a", fails_on_q1), "fake/b": fakes()["fake/b"]}
+    outcome = await execute(plan, providers=providers, on_stored=seen.extend)
+    first = lines(outcome.run_dir)
+    assert len(first) == N * len(MODELS) == len(seen)
+    assert {(x["model"], x["sample_id"]) for x in first} == {
+        (r.model, r.sample_id) for r, _ in seen
+    }
+    (failed,) = [x for x in first if x["status"] == "call_failed"]
+    assert (failed["model"], failed["sample_id"], failed["reply"]) == ("fake/a", "q1", "")
+    assert "nope" in str(failed["error"]) and failed["target"] == "101"
+
+    again = await execute(plan, resume=outcome.run_id, retry_errors=True, providers=fakes())
+    after = lines(again.run_dir)
+    assert after[: len(first)] == first
+    (retried,) = after[len(first) :]
+    assert (retried["model"], retried["sample_id"], retried["status"]) == ("fake/a", "q1", "ok")
+    assert retried["reply"] == "Let me add.\nFinal answer: 101"
