@@ -24,6 +24,7 @@ from proctor.cli.keys import ApiKeyEnv
 from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
 from proctor.cli.options import (
+    JsonOption,
     JunitOption,
     ResultsDir,
     SandboxLimits,
@@ -191,6 +192,7 @@ def run(
     ] = 5.0,
     results_dir: ResultsDir = DEFAULT_RESULTS,
     junit: JunitOption = None,
+    json_events: JsonOption = False,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report.
 
@@ -200,6 +202,11 @@ def run(
 
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
     calls failed, 130 when interrupted (see the README's exit codes)."""
+    if json_events:  # the same command, its events as JSON lines on stdout
+        params = {**locals(), "json_events": False}
+        from proctor.cli.json_events import as_json_lines
+
+        return as_json_lines(run, params)
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.run_support import print_call_reports, print_estimate
@@ -268,9 +275,9 @@ def run(
     if samples < 1:
         raise typer.BadParameter("--samples must be at least 1")
     if samples > 1 and temperature == 0:
-        err_console.print(
-            "[yellow]warning:[/] --samples > 1 at temperature 0 asks for the same reply again"
-        )
+        from proctor.cli.json_events import warn
+
+        warn(err_console, "--samples > 1 at temperature 0 asks for the same reply again")
     outcome = _ask(
         plan, chosen, resume, retry_errors is not None, suite_run, console, err_console
     )
@@ -315,6 +322,7 @@ def _ask(
 ) -> RunOutcome:
     """Execute the plan under the live progress view; on Ctrl-C (or SIGTERM, SIGHUP) say what
     is stored and how to go on, and exit with the signal's code."""
+    from proctor.cli.json_events import active, tee
     from proctor.cli.keys import print_key_header
     from proctor.cli.progress import RunProgress
     from proctor.cli.run_state import say_interrupted, say_store_failed
@@ -324,6 +332,7 @@ def _ask(
     results_dir = plan.results_dir
     asks_here = chosen is None or chosen.asks_here
     started: list[str] = []  # the run's id, once the run exists (for the Ctrl-C line)
+    events = active()  # --json
     try:
         with RunProgress(console) as progress:
 
@@ -332,6 +341,8 @@ def _ask(
                 keys = run_keys(replace(plan, models=tuple(counts)), {}, check_set=asks_here)
                 print_key_header(keys, console)
                 progress.on_plan(run_id, counts)
+                if events is not None:
+                    events.started(run_id, plan.task.name, counts)
 
             noted = _noting_run(started, on_plan)
             import asyncio  # here, not at the top: `--help` and other commands need none of it
@@ -342,10 +353,13 @@ def _ask(
                     resume=resume,
                     retry_errors=retry_errors,
                     on_plan=suite_run.on_plan(noted, results_dir) if suite_run else noted,
-                    on_result=progress.on_result,
+                    on_result=tee(progress.on_result, events),
                     executor=chosen,
+                    on_stored=events.stored if events is not None else None,
                 )
             )
+            if events is not None:
+                events.asked(outcome)
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM / SIGHUP handed on as one (stop_signals)
         from proctor.cli.stop_signals import interrupted_exit_code
 

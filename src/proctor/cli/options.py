@@ -37,6 +37,15 @@ JunitOption = Annotated[
     ),
 ]
 
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Events as JSON lines on stdout (run started, answer stored, progress, warnings,"
+        " run ended with its exit state and files); the human output goes to stderr.",
+    ),
+]
+
 
 def terminal(*, stderr: bool = False) -> SafeConsole:
     """The console a command prints to, made when it prints: `--help` imports no rich. A new
