@@ -31,6 +31,7 @@ from proctor.datasets.records import checked_json, read_text
 from proctor.errors import ConfigError, DatasetError
 from proctor.extract.quantity_match import expected_quantity
 from proctor.score.structured import (
+    ANSWER_FIELDS,
     RULES,
     StructuredItem,
     StructuredScorer,
@@ -318,7 +319,7 @@ def perturbed_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, 
 TASK = Task(
     name="structured",
     version=VERSION,
-    description="Structured answers {answer, confidence, citations, valid_until} on three axes.",
+    description=f"Structured answers {{{', '.join(ANSWER_FIELDS)}}} on three axes.",
     load=load,
     build_prompt=build_prompt,
     grade=grade_record,
