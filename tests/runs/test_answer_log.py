@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from proctor.errors import AuthError
 from proctor.providers.fake import FakeProvider, Reply
 from proctor.runs.answer_log import ANSWER_LOG
@@ -48,3 +50,38 @@ async def test_every_stored_answer_is_a_line_and_a_retry_appends(tmp_path: Path)
     (retried,) = after[len(first) :]
     assert (retried["model"], retried["sample_id"], retried["status"]) == ("fake/a", "q1", "ok")
     assert retried["reply"] == "Let me add.\nFinal answer: 101"
+
+
+def test_a_log_that_cannot_be_written_is_given_up_whole_lines_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk while appending: the batch's partial lines are taken back, later batches
+    are not written (the store reports the disk itself), nothing is raised."""
+    from proctor.runs.answer_log import answer_log
+    from proctor.types import Usage
+
+    def rec(sample_id: str) -> tuple[Record, Sample]:
+        r = Record("r", "m", sample_id, "ok", "reply", "stop", Usage(1, 1), 0.1, 1, "A", "en")
+        return r, Sample(sample_id, "1 + 1", "2")
+
+    write = answer_log(tmp_path)
+    write([rec("a")])
+    kept = (tmp_path / ANSWER_LOG).read_bytes()
+    real_open = Path.open
+
+    def full(self: Path, *args: object, **kwargs: object) -> object:
+        handle = real_open(self, *args, **kwargs)  # type: ignore[call-overload]
+        original = handle.write
+
+        def half(text: str) -> int:
+            original(text[: len(text) // 2])
+            raise OSError(28, "No space left on device")
+
+        handle.write = half
+        return handle
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "open", full)
+        write([rec("b"), rec("c")])
+    write([rec("d")])
+    assert (tmp_path / ANSWER_LOG).read_bytes() == kept

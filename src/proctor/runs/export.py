@@ -80,6 +80,10 @@ def export_run(results_dir: Path, run_ref: str, to: str, out: Path) -> tuple[str
     prompts = _prompts(task, info, {i.sample.id: i.sample for i in stats.items}.values())
     written = []
     for file in writer(stats, prompts):
-        path = out if file.path == HERE else out / Path(*PurePosixPath(file.path).parts)
+        parts = PurePosixPath(file.path).parts
+        if any(part in ("", ".", "..") for part in parts) and file.path != HERE:
+            # a name made from a stored model name must never leave the folder asked for
+            raise ConfigError(f"refused to write {file.path}: not a path inside {out}")
+        path = out if file.path == HERE else out / Path(*parts)
         written.append(write_atomic(path, file.write))
     return run_id, written
