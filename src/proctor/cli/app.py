@@ -16,6 +16,7 @@ from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
 from proctor.cli.dialogue import dialogue_cmd
+from proctor.cli.export import export_cmd
 from proctor.cli.gate import gate_cmd
 from proctor.cli.imports import import_app
 from proctor.cli.judge import judge_cmd
@@ -26,6 +27,8 @@ from proctor.cli.new import new_app
 from proctor.cli.no_repeats import RefuseRepeats
 from proctor.cli.options import (
     DetectOption,
+    JsonOption,
+    JunitOption,
     MarginOption,
     ResultsDir,
     SandboxLimits,
@@ -217,6 +220,8 @@ def run(
         float, typer.Option(help="Seconds before the first poll of a batch (then ×1.5, ≤ 300).")
     ] = 5.0,
     results_dir: ResultsDir = DEFAULT_RESULTS,
+    junit: JunitOption = None,
+    json_events: JsonOption = False,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report; several tasks
     make a set (one id, each task a run of its own: `proctor.runs.sets`).
@@ -228,6 +233,11 @@ def run(
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
     calls failed, 130 when interrupted (see the README's exit codes); a set exits with the
     first of its runs' codes that applies."""
+    if json_events:  # the same command, its events as JSON lines on stdout
+        params = {**locals(), "json_events": False}
+        from proctor.cli.json_events import as_json_lines
+
+        return as_json_lines(run, params)
     from proctor.cli.run_support import (
         batch_policy,
         make_executor,
@@ -310,7 +320,7 @@ def run(
             suite_run, judge, results_dir, outcome.run_id, timeout, terminal(),
             key=outcome.keys.get(judge_model or ""),
         )  # fmt: skip
-    _report_run(outcome, results_dir, prices, sandbox_limits, terminal(stderr=True))
+    _report_run(outcome, results_dir, prices, sandbox_limits, terminal(stderr=True), junit)
 
 
 def _resumed_turn_run(ref: str | None, results_dir: Path, timeout: float, attempts: int) -> bool:
@@ -336,9 +346,9 @@ def _check_counts(max_attempts: int, max_reply_bytes: int, samples: int) -> None
 
 def _warn_same_samples(samples: int, temperature: float) -> None:
     if samples > 1 and temperature == 0:
-        terminal(stderr=True).print(
-            "[yellow]warning:[/] --samples > 1 at temperature 0 asks for the same reply again"
-        )
+        from proctor.cli.json_events import warn
+
+        warn(terminal(stderr=True), "--samples > 1 at temperature 0 asks for the same reply again")
 
 
 def _asks_here(chosen: Executor | None) -> bool:
@@ -378,6 +388,7 @@ def _ask(
 ) -> RunOutcome:
     """Execute the plan under the live progress view; on Ctrl-C (or SIGTERM, SIGHUP) say what
     is stored and how to go on, and exit with the signal's code."""
+    from proctor.cli.json_events import active, tee
     from proctor.cli.keys import print_key_header
     from proctor.cli.progress import RunProgress
     from proctor.cli.run_state import say_interrupted, say_store_failed
@@ -388,6 +399,7 @@ def _ask(
     results_dir = plan.results_dir
     asks_here = _asks_here(chosen)
     started: list[str] = []  # the run's id, once the run exists (for the Ctrl-C line)
+    events = active()  # --json
     try:
         with RunProgress(console) as progress:
 
@@ -396,6 +408,8 @@ def _ask(
                 keys = run_keys(replace(plan, models=tuple(counts)), {}, check_set=asks_here)
                 print_key_header(keys, console)
                 progress.on_plan(run_id, counts)
+                if events is not None:
+                    events.started(run_id, plan.task.name, counts)
 
             noted = _noting_run(started, on_plan)
             import asyncio  # here, not at the top: `--help` and other commands need none of it
@@ -406,10 +420,13 @@ def _ask(
                     resume=resume,
                     retry_errors=retry_errors,
                     on_plan=suite_run.on_plan(noted, results_dir) if suite_run else noted,
-                    on_result=progress.on_result,
+                    on_result=tee(progress.on_result, events),
                     executor=chosen,
+                    on_stored=events.stored if events is not None else None,
                 )
             )
+            if events is not None:
+                events.asked(outcome)
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM / SIGHUP handed on as one (stop_signals)
         from proctor.cli.stop_signals import interrupted_exit_code
 
@@ -431,16 +448,19 @@ def _report_run(
     prices: Path | None,
     sandbox_limits: str | None,
     err: SafeConsole,
+    junit: Path | None = None,
 ) -> None:
-    """Grade-free report of the run just asked (its answers were graded as stored), then exit
-    as its state and its own gate say (`proctor.runs.state`)."""
+    """Grade-free report of the run just asked (its answers were graded as stored) and what CI
+    reads of it (`--junit`, $GITHUB_STEP_SUMMARY), then exit as its state and its own gate say
+    (`proctor.runs.state`)."""
     from proctor.cli.run_state import exit_for, say_store_failed
     from proctor.runs.state import EXIT_INCOMPLETE, session_cause
 
     try:
         state, gate = grade_and_report(
-            outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits
-        )
+            outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits,
+            ci=True, junit=junit,
+        )  # fmt: skip
     except StoreError as e:  # a full disk: the answers are stored, the report is not written
         say_store_failed(
             err, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"
@@ -476,6 +496,7 @@ app.command(name="compare")(compare_cmd)
 app.command(name="gate")(gate_cmd)
 app.command(name="judge")(judge_cmd)
 app.command(name="view")(view_cmd)
+app.command(name="export")(export_cmd)
 app.command(name="dialogue")(dialogue_cmd)
 app.command(name="workflow")(workflow_cmd)
 app.add_typer(new_app, name="new")

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
+from proctor.cli.options import JunitOption
 from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_OK
 
@@ -102,6 +103,7 @@ def gate_cmd(
     markdown: Annotated[
         Path | None, typer.Option(help="With --policy: also write the decision as Markdown.")
     ] = None,
+    junit: JunitOption = None,
 ) -> None:
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass, 7 when
     some lack the evidence to decide.
@@ -135,6 +137,9 @@ def gate_cmd(
     )  # fmt: skip
     with RunStore.open(results_dir) as store:
         gate = gate_stored_run(store, run_ref, ask)
+    from proctor.runs.ci import gate_ci_files
+
+    gate_ci_files(gate, junit)
     for warning in gate.warnings:
         console.print(f"[yellow]warning:[/] {plain(warning)}")
     if gate.rows:

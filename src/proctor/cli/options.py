@@ -49,6 +49,24 @@ def grade_by_kinds(values: list[str] | None) -> tuple[str, ...]:
             raise typer.BadParameter(f"--grade-by {value!r}: use human, KIND=human or rules")
         kinds.append(kind.strip() or "*")
     return tuple(dict.fromkeys(kinds))
+JunitOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--junit",
+        metavar="FILE",
+        help="Also write JUnit XML for CI dashboards (run: a test case per answer; gate: per"
+        " requirement). $GITHUB_STEP_SUMMARY, when set, gets the summary appended.",
+    ),
+]
+
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Events as JSON lines on stdout (run started, answer stored, progress, warnings,"
+        " run ended with its exit state and files); the human output goes to stderr.",
+    ),
+]
 
 
 def terminal(*, stderr: bool = False) -> SafeConsole:

@@ -123,12 +123,15 @@ def grade_and_report(
     regrade: bool = True,
     sandbox_limits: str | None = None,
     grade_by_human: tuple[str, ...] = (),
+    ci: bool = False,
+    junit: Path | None = None,
 ) -> tuple[Completeness, GateReport | None]:
     """Print and write the report from the run's stored grades, after grading every answer
     again (saving the grades) when `regrade` (`proctor score`); the run's completeness, said at
     the top when it is not a success. A task that runs code is graded under `sandbox_limits`,
     else under the limits of its last grading (named in its grader version, e.g.
-    "humaneval/2+strict"), else the reference's."""
+    "humaneval/2+strict"), else the reference's. `ci` (a run just asked): also `junit` and
+    the job summary (`proctor.runs.ci`)."""
     from proctor.runs.rereport import report_run
     from proctor.runs.state import state_lines
     from proctor.tasks.registry import get_task
@@ -137,7 +140,8 @@ def grade_and_report(
         return with_sandbox_limits(get_task(name), sandbox_limits or stored_limits or None)
 
     shown = report_run(
-        results_dir, run_ref, prices, task_for, regrade=regrade, grade_by_human=grade_by_human
+        results_dir, run_ref, prices, task_for, regrade=regrade, grade_by_human=grade_by_human,
+        ci=ci, junit=junit,
     )
     run_id, state = shown.run_id, shown.stats.completeness
     console = terminal()

@@ -31,6 +31,7 @@ from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import key_sources, make_provider
 from proctor.runs import grade as grading
+from proctor.runs.answer_log import OnStored, answer_log
 from proctor.runs.plan import (
     ModelReport,
     OnPlan,
@@ -248,12 +249,14 @@ async def execute(
     on_result: OnResult | None = None,
     executor: Executor | None = None,
     only: frozenset[str] | None = None,
+    on_stored: OnStored | None = None,
 ) -> RunOutcome:
     """Ask what is missing (and, with `retry_errors`, what failed) and store every answer;
     with `only`, just those sample ids (a sequential run asks its items batch by batch).
 
     `executor` says who asks (default: `LocalExecutor`, this event loop); whoever asks, every
-    record comes back here and is committed to the store by this process."""
+    record comes back here and is committed to the store by this process, then appended to
+    the run's samples.jsonl and handed to `on_stored`."""
     check_models(plan.models)
     own: list[Provider] = []
     given = providers or {}
@@ -280,7 +283,7 @@ async def execute(
             todo, cache_keys, reused = _from_cache(store, plan, settings, todo, keys)
             if on_plan is not None:
                 on_plan(run_id, _planned(store, run_id, plan.models, todo))
-            asking = _Asking(store, plan, settings, todo, cache_keys, built, started)
+            asking = _Asking(store, plan, settings, todo, cache_keys, built, started, on_stored)
             calls, asked, deadline_hit = await _ask_and_grade(asking, chosen, on_result)
             reports = tuple(
                 ModelReport(m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures))
@@ -365,6 +368,8 @@ class _Asking:
     providers: Mapping[str, Provider]
     started: float
     """time.monotonic() when the run started, for its deadline."""
+    on_stored: OnStored | None = None
+    """Told of each batch of answers once stored (`--json`'s answer events)."""
 
 
 async def _ask_and_grade(
@@ -377,9 +382,12 @@ async def _ask_and_grade(
     grading.prepare(store, run_id, plan.task)
     sink = GroupCommit(store, run_id, a.cache_keys)
     grader = grading.RunGrader(plan.task, sink.commit_scores, on_result)
+    logged = answer_log(store.run_dir(run_id))
 
     async def commit(batch: Sequence[tuple[Record, Sample]]) -> None:
         await sink.commit(batch)  # stored first: a grader bug never loses an answer
+        for stored in (logged, a.on_stored or (lambda _: None)):
+            stored(batch)
         grader.submit(batch)
 
     async def close() -> None:

@@ -74,6 +74,8 @@ def report_run(
     *,
     regrade: bool,
     grade_by_human: tuple[str, ...] = (),
+    ci: bool = False,
+    junit: Path | None = None,
 ) -> Reported:
     """Write the report of a run of samples from its stored grades, after grading every answer
     again (saving the grades) when `regrade`; the kinds in `grade_by_human` (or "*") are counted
@@ -91,6 +93,10 @@ def report_run(
             grade_run(store, run_id, task, keep_items=False, workers=None)
         stats = run_statistics(store, run_id, task, prices=table, grade_by_human=grade_by_human)
         written = write_report(store, stats)
+        if ci:  # a run just asked: also what CI reads of it (--junit, $GITHUB_STEP_SUMMARY)
+            from proctor.runs.ci import run_ci_files
+
+            written += run_ci_files(stats, junit)
         return Reported(run_id, stats, written, store.run_dir(run_id))
 
 

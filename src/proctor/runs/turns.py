@@ -129,8 +129,9 @@ def regrade_dialogue(store: RunStore, run_id: str) -> DialogueResult:
     return result
 
 
-def workflow_scores(result: WorkflowResult) -> TurnScores:
-    """The workflow's grade as the reports show it."""
+def workflow_scores(result: WorkflowResult, flow: Workflow) -> TurnScores:
+    """The workflow's grade as the reports show it; its detail also holds the budget and each
+    tool step's tool (the viewer's budget line and tool calls)."""
     tokens = str(result.tokens)
     if result.tokens_estimated:
         tokens += f" ({result.tokens_estimated} estimated: the server reported no usage)"
@@ -160,7 +161,11 @@ def workflow_scores(result: WorkflowResult) -> TurnScores:
         turns=turns,
         problems=tuple(f"failed check: {p}" for p in result.failed_checks),
         grader_version=WORKFLOW_GRADER,
-        detail=result.to_json(),
+        detail={
+            **result.to_json(),
+            "budget": flow.budget.model_dump(mode="json"),
+            "tools": {s.id: s.tool for s in flow.steps if s.kind == "tool"},
+        },
     )
 
 
@@ -198,7 +203,7 @@ async def run_workflow_in_store(
         # `proctor run --resume RUN` finds the recording without the workflow's file
         noted={"recording": str(tools.recording.resolve())} if tools.recording else None,
     )
-    return done, grade_and_write(results_dir, done.run_id, workflow_scores(done.result))
+    return done, grade_and_write(results_dir, done.run_id, workflow_scores(done.result, flow))
 
 
 def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
@@ -206,7 +211,7 @@ def regrade_workflow(store: RunStore, run_id: str) -> WorkflowResult:
     flow = Workflow.model_validate(store.run_config(run_id)["spec"])
     (model,) = store.run_info(run_id).models
     result = grade_workflow(flow, model, store.turns(run_id, model))
-    store_turn_grade(store, run_id, workflow_scores(result))
+    store_turn_grade(store, run_id, workflow_scores(result, flow))
     return result
 
 

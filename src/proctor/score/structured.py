@@ -126,6 +126,11 @@ class StructuredAnswer(BaseModel):
         return v.strip()
 
 
+ANSWER_FIELDS: tuple[str, ...] = tuple(StructuredAnswer.model_fields)
+"""The keys of a structured answer, in order: what the task's description (`proctor list
+tasks`) names, read from the one model that validates replies."""
+
+
 def parse_iso_date(text: str) -> date | None:
     """The UTC calendar date of an ISO 8601 date or date-time, or None when it is not one."""
     s = text.strip()

@@ -30,6 +30,7 @@ from proctor.datasets.records import checked_json, read_text
 from proctor.errors import ConfigError, DatasetError
 from proctor.extract.quantity_match import expected_quantity
 from proctor.score.structured import (
+    ANSWER_FIELDS,
     RULES,
     StructuredItem,
     StructuredScorer,
@@ -317,7 +318,7 @@ def perturbed_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, 
 TASK = benchmark_task(
     "structured",
     VERSION,
-    "Structured answers {answer, confidence, citations, valid_until} on three axes.",
+    f"Structured answers {{{', '.join(ANSWER_FIELDS)}}} on three axes.",
     load,
     build_prompt,
     grade_record,

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from proctor.report.html import svg, svg_plots
 from proctor.report.html.page import render
 from proctor.report.html.sample_data import browser_document, first_samples, script_json
+from proctor.report.html.turn_view import turn_transcripts
 from proctor.report.sections import Section, result_sections
 from proctor.report.text import (
     header_lines,
@@ -87,6 +88,7 @@ def report_html(stats: RunStatistics, *, links: Links | None = None) -> str:
             )
         ),
         audit=stats.task.audit,
+        transcripts=turn_transcripts(stats),
     )
 
 
