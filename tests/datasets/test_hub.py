@@ -6,6 +6,7 @@ content hash stored with the run."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -120,3 +121,57 @@ def test_without_the_library_the_cli_names_the_extra(tmp_path: Path) -> None:
     said = " ".join(done.stderr.split())
     assert "hf://openai/gsm8k@main:test needs Hugging Face's `datasets` library" in said
     assert "proctor-eval[hf]" in said and "Traceback" not in done.stderr
+
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _local_hub_cache(root: Path) -> dict[str, str]:
+    """A dataset "acme/tiny-math" (GSM8K's columns, 5 rows) in a Hugging Face datasets cache
+    under `root`, as `datasets` keeps a Hub dataset it read at commit COMMIT; the environment
+    that reads it offline. Built with the library's own json builder: no network."""
+    import datasets
+
+    rows = root / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"question": f"What is {i} + {i}?",
+                                        "answer": f"{i} + {i} = {2 * i}\n#### {2 * i}"}) + "\n"
+                            for i in range(1, 6)), encoding="utf-8")  # fmt: skip
+    built = datasets.load_dataset(
+        "json", data_files={"test": str(rows)}, cache_dir=str(root / "build"), split="test"
+    )
+    made = Path(built.cache_files[0]["filename"]).parent
+    cached = root / "cache" / "acme___tiny-math" / "default" / "0.0.0" / COMMIT
+    cached.mkdir(parents=True)
+    (cached / "tiny-math-test.arrow").write_bytes((made / "json-test.arrow").read_bytes())
+    (cached / "dataset_info.json").write_bytes((made / "dataset_info.json").read_bytes())
+    return {
+        "HF_HOME": str(root / "hf"),
+        "HF_DATASETS_CACHE": str(root / "cache"),
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HUB_OFFLINE": "1",
+    }
+
+
+@pytest.mark.skipif(not HAS_DATASETS, reason="needs the `datasets` library (the hf extra)")
+def test_a_dataset_by_name_is_read_offline_and_its_commit_stored(tmp_path: Path) -> None:
+    from proctor.store import RunStore
+
+    env = _local_hub_cache(tmp_path)
+    results = tmp_path / "R"
+    done = proctor("run", "gsm8k", "--dataset", "hf://acme/tiny-math", "-m",
+                   "fake/const:The answer is 4.", "-r", str(results), env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    with RunStore.open(results) as store:
+        (run,) = store.list_runs()
+        info = store.run_info(run.run_id)
+        config = store.run_config(run.run_id)
+        records = store.records(run.run_id)
+    assert config["source"] == f"hf://acme/tiny-math@{COMMIT}:test"
+    assert info.dataset_size == 5 and info.dataset_hash and len(records) == 5
+    assert "1 of 5" in done.stdout or "20.0 %" in done.stdout  # only 2 + 2 = 4 is right
+    # a name that is not in the cache is refused offline, naming it, storing nothing
+    done = proctor("run", "gsm8k", "--dataset", "hf://acme/other@main:test", "-m",
+                   "fake/const:4", "-r", str(tmp_path / "R2"), env=env)  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "hf://acme/other@main:test: cannot load it" in " ".join(done.stderr.split())
+    assert "Traceback" not in done.stderr and not (tmp_path / "R2").exists()
