@@ -75,7 +75,7 @@ def main() -> None:
     a = ap.parse_args()
     if a.render_only:
         saved = json.loads(a.out.with_suffix(".json").read_text())
-        a.out.write_text(render(saved))
+        a.out.write_text(_keep_setup(render(saved), a.out))
         print(a.out.read_text())
         return
     sizes = dict(QUICK_SIZES if a.quick else ISSUE_SIZES)
@@ -122,7 +122,7 @@ def main() -> None:
                    "part_sizes": part_sizes}  # fmt: skip
     a.out.parent.mkdir(parents=True, exist_ok=True)
     (a.out.with_suffix(".json")).write_text(json.dumps(res, indent=2, default=str))
-    a.out.write_text(render(res))
+    a.out.write_text(_keep_setup(render(res), a.out))
     print(a.out.read_text())
 
 
@@ -142,6 +142,16 @@ def _regrade_s(d: dict[str, object]) -> float:
 
 def _ok(flag: bool) -> str:
     return "met" if flag else "**missed**"
+
+
+def _keep_setup(text: str, out: Path) -> str:
+    """The set-up section bench/bench_setup.py wrote (it measures apart): kept on a rewrite."""
+    begin, end = "<!-- bench_setup: begin -->", "<!-- bench_setup: end -->"
+    old = out.read_text() if out.exists() else ""
+    if begin not in old or end not in old:
+        return text
+    block = begin + old.split(begin, 1)[1].split(end, 1)[0] + end
+    return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
 def render(r: dict[str, Any]) -> str:

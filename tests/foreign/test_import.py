@@ -122,22 +122,6 @@ def test_inspect_log_is_imported_and_its_accuracy_reproduced(
     assert diff["harness_version"] == "0.3.285" and diff["differences"]
 
 
-def test_a_zstandard_eval_log_is_refused_with_the_way_out(tmp_path: Path) -> None:
-    done = proctor(
-        "import",
-        "inspect",
-        str(FIXTURES / "inspect-0.3.285_gsm8k_2epochs.eval"),
-        "-r",
-        str(tmp_path),
-    )
-    if sys.version_info >= (3, 14):
-        assert done.returncode == 0, done.stderr
-        return
-    assert done.returncode == 2
-    assert "Zstandard" in done.stderr and "inspect log convert --to json" in done.stderr
-    assert not (tmp_path / "proctor.db").exists()
-
-
 def test_bad_logs_are_refused_naming_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "logs"
     bad.mkdir()

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from proctor.errors import ConfigError
+from proctor.providers.local_runtime import runtime_identity
 from proctor.providers.registry import bare_model, parse_model
 from proctor.types import GenerationParams, Prompt
 
@@ -76,8 +77,9 @@ def model_identity(model: str) -> dict[str, object]:
     spec = parse_model(bare_model(model))
     identity: dict[str, object] = {"kind": spec.kind, "name": spec.name, "base_url": spec.base_url}
     if spec.kind == "local":
-        # The runtime decides the reply too; the embedded model is its wheel's version.
-        identity["runtime"] = _version("llama-cpp-python")
+        # The runtime decides the reply too (which binding, and its version); the embedded
+        # model is its wheel's version.
+        identity["runtime"] = runtime_identity()
         if spec.path:
             try:
                 st = os.stat(Path(spec.path).expanduser())

@@ -9,6 +9,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from proctor.datasets.hub import FORM, hub_ref, is_hub_name
 from proctor.datasets.records import checked_json, csv_rows, jsonl_records, read_text
 from proctor.errors import DatasetError
 from proctor.types import Sample
@@ -25,11 +26,18 @@ def load_samples(path: str | Path) -> list[Sample]:
 
     p = Path(path)
     file = str(path)
+    if is_hub_name(path):
+        hub_ref(path)  # a bad name is refused naming the form
+        raise DatasetError(
+            f"hf://{file[4:].lstrip('/')}", None, None, "a dataset name, not a file: name it to "
+            "`proctor run --dataset`"
+        )  # fmt: skip
     suffix = p.suffix.lower()
     if suffix not in (".jsonl", ".csv"):
         raise DatasetError(
-            file, None, None, f"unsupported file type {suffix or '(none)'!r}: use .jsonl or .csv"
-        )
+            file, None, None, f"unsupported file type {suffix or '(none)'!r}: use .jsonl or .csv,"
+            f" or a dataset by name ({FORM})"
+        )  # fmt: skip
     text = read_text(p, file)
     records = jsonl_records(text, file) if suffix == ".jsonl" else _csv_records(text, file)
     samples: list[Sample] = []

@@ -1,9 +1,10 @@
 """Inspect AI's eval logs, log format version 2 (read and tested with inspect-ai 0.3.285): the
 `.json` log (one JSON document: `eval`, `plan`, `results`, `samples`, ...) and the `.eval` log (a
 zip archive: `header.json` with the same header, one `samples/<id>_epoch_<n>.json` per sample),
-read with the standard library. A `.eval` compressed with Zstandard (what Inspect writes today)
-needs Python 3.14's `zipfile`; on older Pythons it is refused with the command that converts it
-to `.json`; deflate-compressed `.eval` files are read everywhere.
+read with the standard library. A `.eval` compressed with Zstandard (what Inspect writes since
+April 2026) is read by Python 3.14's `zipfile`, or below 3.14 with the `zstandard` package
+(`zip_zstd`, within the same budget); without either it is refused with the command that converts
+it to `.json`. Deflate-compressed `.eval` files are read everywhere.
 
 A sample gives its `id`, `epoch` (from 1), `input` (a string or chat messages: the last user
 message is the question), `target`, `output` (`completion`, `choices[0].stop_reason`, `usage`,
@@ -42,6 +43,13 @@ from proctor.foreign.run import (
     proctor_task_for,
     read_json,
     text_of,
+)
+from proctor.foreign.zip_zstd import (
+    ZSTD,
+    ZstdMemberError,
+    inflate_member,
+    package_reads_zstd,
+    stdlib_reads_zstd,
 )
 from proctor.providers.http import json_object as obj
 from proctor.types import FinishReason, Sample, Usage
@@ -194,20 +202,30 @@ class _Meter:
                 "members share compressed data (they span more bytes "
                 f"than the file's {self.size:,})",
             )
+        if info.compress_type == ZSTD and not stdlib_reads_zstd():
+            with self.path.open("rb") as fp:
+                try:
+                    return b"".join(inflate_member(fp, info, lambda n: self.count(name, n)))
+                except ZstdMemberError as e:
+                    raise DatasetError(str(self.path), None, name, str(e)) from None
         parts: list[bytes] = []
         with archive.open(info) as stream:  # the sizes listed may lie: count what comes out
             while chunk := stream.read(1 << 20):
-                self.inflated += len(chunk)
-                if self.inflated > self.limit:
-                    b = self.budget
-                    raise self.refuse(
-                        name,
-                        f"the archive inflates to more than {self.limit:,} bytes, the most a "
-                        f"file of {self.size:,} bytes may ({b.max_ratio} times its size, at "
-                        f"least {b.ratio_floor >> 20} MiB, at most {b.max_inflated >> 20} MiB)",
-                    )
+                self.count(name, len(chunk))
                 parts.append(chunk)
         return b"".join(parts)
+
+    def count(self, name: str, inflated: int) -> None:
+        """Counts bytes as they come out; refuses at the first one over the archive's limit."""
+        self.inflated += inflated
+        if self.inflated > self.limit:
+            b = self.budget
+            raise self.refuse(
+                name,
+                f"the archive inflates to more than {self.limit:,} bytes, the most a "
+                f"file of {self.size:,} bytes may ({b.max_ratio} times its size, at "
+                f"least {b.ratio_floor >> 20} MiB, at most {b.max_inflated >> 20} MiB)",
+            )
 
 
 def _read_zip(path: Path, budget: ArchiveBudget = BUDGET) -> tuple[dict[str, Any], list[object]]:
@@ -239,14 +257,15 @@ def _read_zip(path: Path, budget: ArchiveBudget = BUDGET) -> tuple[dict[str, Any
                     str(path), None, None, "no header.json: an unfinished or not an Inspect log"
                 )
             methods = {i.compress_type for i in archive.infolist()}
-            if ZSTD in methods and not _reads_zstd():
+            if ZSTD in methods and not (stdlib_reads_zstd() or package_reads_zstd()):
                 raise DatasetError(
                     str(path),
                     None,
                     None,
                     "compressed with Zstandard (newer Inspect versions write it), which this "
-                    "Python's standard library cannot read (3.14 can): convert it with `inspect "
-                    "log convert --to json --output-dir DIR LOG` and import the .json",
+                    "Python cannot read: install the `zstandard` package (bash scripts/setup.sh "
+                    "does; Python 3.14 needs none), or convert it with `inspect log convert "
+                    "--to json --output-dir DIR LOG` and import the .json",
                 )
             header = member("header.json")
             samples = [member(n) for n in wanted]
@@ -255,14 +274,6 @@ def _read_zip(path: Path, budget: ArchiveBudget = BUDGET) -> tuple[dict[str, Any
     if not isinstance(header, dict):
         raise DatasetError(str(path), None, "header.json", "expected a JSON object")
     return header, samples
-
-
-ZSTD = 93
-"""The zip compression method of Zstandard."""
-
-
-def _reads_zstd() -> bool:
-    return getattr(zipfile, "ZIP_ZSTANDARD", None) == ZSTD
 
 
 def read_inspect(path: Path, budget: ArchiveBudget = BUDGET) -> ForeignRun:

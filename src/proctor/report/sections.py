@@ -51,6 +51,18 @@ def _number(value: float | None) -> str:
     return f"{value:.4g}"
 
 
+def _metric(name: str, value: float | None) -> str:
+    """A task metric as every report shows it: a share of replies (its name says "accuracy",
+    "replies" or "answers": lm-eval's filters, valid replies, unscored answers) as a percentage
+    with one decimal, like every accuracy; other numbers (means, ECE, Brier) as numbers."""
+    words = name.split(" (")[0]
+    if value is not None and value == value and (
+        "accuracy" in words or words.endswith(("replies", "answers"))
+    ):
+        return pct(value)
+    return _number(value)
+
+
 def _mean(value: float | None) -> str:
     return NONE if value is None else f"{value:.2f}"
 
@@ -184,7 +196,7 @@ def task_metrics(stats: RunStatistics) -> list[Section]:
     if t is None:
         return []
     rows = tuple(
-        (model, *(_number(per_model.get(name)) for name in t.names))
+        (model, *(_metric(name, per_model.get(name)) for name in t.names))
         for model, per_model in t.values.items()
     )
     return [Section("task-metrics", f"{stats.task.name} metrics", ("model", *t.names), rows)]

@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rich import box
 from rich.cells import cell_len
 from rich.console import Console, JustifyMethod, OverflowMethod
-from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from proctor.report.sections import Section, result_sections
+from proctor.report.terminal_fit import new_table, section_tables, terminal_labels
+from proctor.report.terminal_fit import spare as _spare
 from proctor.report.text import (
     NONE,
     cell_text,
@@ -49,7 +49,7 @@ def render_report(stats: RunStatistics, console: Console) -> None:
     the run has its data. Cells are plain `Text`: a name with brackets stays as written."""
     rows = list(stats.ranking)
     models = [m.model for m in rows]
-    labels = short_names(models)
+    labels = terminal_labels(short_names(models))
     console.print(_header(stats.info, name_pattern(models)))
     if stats.suite:
         console.print(Text(f"suite {stats.suite}"))
@@ -120,19 +120,12 @@ def render_sections(
 ) -> None:
     """Print result sections (`proctor.report.sections`), each a table and its note; a model
     in the first column by its short label (`labels`, as in the ranking)."""
+    shown = terminal_labels(labels or {})
     for section in sections:
-        console.print(_section(section, labels or {}))
+        for table in section_tables(section, shown, console):
+            console.print(table)
         if section.note:
             console.print(Text(section.note, style="dim"))
-
-
-def _section(section: Section, labels: Mapping[str, str]) -> Table:
-    table = light_table(section.title)
-    for i, heading in enumerate(section.head):
-        table.add_column(heading, justify="left" if i == 0 else "right", overflow="fold")
-    for first, *rest in section.rows:
-        table.add_row(Text(labels.get(first, first)), *(Text(cell) for cell in rest))
-    return table
 
 
 def _header(info: RunInfo, pattern: str | None) -> Table:
@@ -146,12 +139,6 @@ def _header(info: RunInfo, pattern: str | None) -> Table:
     return grid
 
 
-def _spare(console: Console, table: Table) -> int:
-    """Cells left on a console line by the table drawn unwrapped (< 0: too wide)."""
-    unbounded = console.options.update_width(1_000_000)
-    return console.width - Measurement.get(console, unbounded, table).maximum
-
-
 @dataclass(frozen=True)
 class _Column:
     heading: str
@@ -163,7 +150,7 @@ class _Column:
 
 _SCORES = (
     _Column("accuracy", lambda m: pct(m.accuracy), no_wrap=True),
-    _Column("95 % CI", lambda m: interval(m.ci_low, m.ci_high), overflow="fold"),
+    _Column("95 % CI", lambda m: interval(m.ci_low, m.ci_high), no_wrap=True),
     _Column("correct/scored", lambda m: f"{m.correct}/{m.n_scored}"),
     _Column("tier", lambda m: m.tier, justify="center"),
 )
@@ -261,7 +248,7 @@ def _table(
     columns: Sequence[_Column],
     name_width: int,
 ) -> Table:
-    table = light_table(title)
+    table = new_table(title)
     table.add_column("#", justify="right", no_wrap=True)
     _name_column(table, [m for _, m in ranked], labels, name_width)
     for c in columns:
@@ -278,10 +265,11 @@ def _slices(
     slices: Sequence[Mapping[str, Cell]],
 ) -> Table:
     """One column per model, one row per slice value (few models)."""
-    table = light_table(title)
+    table = new_table(title)
     table.add_column("", overflow="fold")
     for m in rows:
-        table.add_column(Text(labels[m.model]), justify="right", overflow="fold")
+        # a cell ("35.0 % (n=20)") on one line; a heading longer than the column folds
+        table.add_column(Text(labels[m.model]), justify="right", no_wrap=True, overflow="fold")
     for value in slice_values(slices):
         cells = (Text(cell_text(by.get(value))) for by in slices)
         table.add_row(Text(slice_name(value)), *cells)
@@ -309,7 +297,7 @@ def _slices_by_model(
     values = slice_values(slices)
 
     def build(part: Sequence[str], heading: str, name_width: int = NAME_WIDTH) -> Table:
-        table = light_table(heading)
+        table = new_table(heading)
         table.add_column("#", justify="right", no_wrap=True)
         _name_column(table, rows, labels, name_width)
         for value in part:
@@ -338,18 +326,6 @@ def _slices_by_model(
         spare = max(0, _spare(console, build(part, heading)))
         tables.append(build(part, heading, NAME_WIDTH + spare))
     return tables
-
-
-def light_table(title: str) -> Table:
-    """A light table with no outer frame: the fewest characters spent on lines (80 columns)."""
-    return Table(
-        title=title,
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        collapse_padding=True,
-    )
 
 
 def _legend(tiers: Sequence[Tier]) -> Table:

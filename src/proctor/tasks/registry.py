@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from proctor.datasets.hub import hub_ref, is_hub_name, load_hub
+from proctor.datasets.jsonl import content_hash
 from proctor.datasets.loaders import load_samples
 from proctor.errors import ConfigError
 from proctor.plugins import TASK_GROUP, PluginTable
@@ -124,6 +126,17 @@ def default_max_tokens(task: Task, variant: str) -> int:
     return task.max_tokens.get(variant) or (32 if variant.upper() == "A" else 256)
 
 
+def _hub_dataset(task: Task, dataset: Path) -> Dataset:
+    """`--dataset hf://ORG/NAME[@REVISION][:SPLIT]`: the rows as samples, the source naming the
+    revision read (`datasets.hub`)."""
+    ref = hub_ref(dataset)
+    if task.load_file is not None:  # its rows are not id/input/target (tests, choices …)
+        raise ConfigError(f"task {task.name} reads its own dataset files, not {ref.spec()}")
+    samples, source = load_hub(ref)
+    picked = tuple(samples)
+    return Dataset(picked, content_hash(picked), "hf", source)
+
+
 def load_for_run(
     task: Task,
     *,
@@ -137,7 +150,9 @@ def load_for_run(
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
     loaded: Dataset | None = None
-    if dataset is not None and task.load_file is not None:
+    if dataset is not None and is_hub_name(dataset):
+        loaded = _hub_dataset(task, dataset)
+    elif dataset is not None and task.load_file is not None:
         loaded = task.load_file(dataset, seed)
     elif dataset is not None:
         samples = tuple(load_samples(dataset))
