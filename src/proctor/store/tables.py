@@ -49,6 +49,18 @@ def tuples(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[t
     return rows
 
 
+def newest_unfinished(store: Transactions, table: str, fingerprint: str) -> str | None:
+    """The id of the newest row of `table` (runs, eval_sets) with this fingerprint that is not
+    complete, if any: what a resume of the same command goes on with."""
+    with store.transaction(f"find a resumable row of {table}", write=False) as db:
+        row = db.execute(
+            f"SELECT id FROM {table} WHERE fingerprint = ? AND status <> 'complete'"
+            " ORDER BY created_at DESC, rowid DESC LIMIT 1",
+            (fingerprint,),
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def require_run(db: sqlite3.Connection, db_path: Path, run_id: str) -> sqlite3.Row:
     """The run's row in `runs`; StoreError when there is none."""
     row: sqlite3.Row | None = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
