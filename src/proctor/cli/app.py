@@ -28,6 +28,8 @@ from proctor.cli.options import (
     JsonOption,
     JunitOption,
     MarginOption,
+    MaxAttempts,
+    RequestTimeout,
     ResultsDir,
     SandboxLimits,
     SequentialBatch,
@@ -128,11 +130,11 @@ def run(
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Reply length limit.")] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
-    timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
+    timeout: RequestTimeout = 120.0,
     concurrency: Annotated[
         int | None, typer.Option(help="Requests in flight per model (default: provider's).")
     ] = None,
-    max_attempts: Annotated[int, typer.Option(help="Attempts per call, retries included.")] = 4,
+    max_attempts: MaxAttempts = 4,
     samples: Annotated[
         int, typer.Option("--samples", help="Replies per item (use temperature > 0).")
     ] = 1,
