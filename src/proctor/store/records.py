@@ -11,6 +11,8 @@ from proctor.store.tables import Transactions, now, require_run, tuples, upsert
 from proctor.types import Record
 
 READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
+JOIN_SAMPLE = " JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+"""Each record `r` with its sample `s` (for the sample's position or data)."""
 """A record's columns as `codec.record_from_row` reads them, from `records r`."""
 
 # First "ok" wins: a stored failure may be replaced (by a success, or by a later failure), a
@@ -71,8 +73,7 @@ def failed(store: Transactions, run_id: str, model: str) -> list[str]:
     with store.transaction(f"read records of run {run_id}", write=False) as db:
         require_run(db, store.db_path, run_id)
         rows = db.execute(
-            "SELECT r.sample_id FROM records r JOIN samples s"
-            " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+            f"SELECT r.sample_id FROM records r{JOIN_SAMPLE}"
             " WHERE r.run_id = ? AND r.model = ? AND r.status = 'call_failed'"
             " GROUP BY s.position, r.sample_id ORDER BY s.position",
             (run_id, model),
@@ -88,8 +89,7 @@ def read(store: Transactions, run_id: str, model: str | None) -> list[Record]:
         require_run(db, store.db_path, run_id)
         rows = tuples(
             db,
-            f"SELECT {READ_COLUMNS} FROM records r JOIN samples s"
-            " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+            f"SELECT {READ_COLUMNS} FROM records r{JOIN_SAMPLE}"
             f" WHERE {where} ORDER BY r.model, s.position, r.epoch",
             args,
         )

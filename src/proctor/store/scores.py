@@ -9,7 +9,7 @@ from typing import Any
 
 from proctor.store import codec
 from proctor.store import samples as samples_table
-from proctor.store.records import READ_COLUMNS
+from proctor.store.records import JOIN_SAMPLE, READ_COLUMNS
 from proctor.store.tables import Transactions, now, require_run, tuples
 from proctor.types import GradedItem, Record, Sample, Score
 
@@ -22,8 +22,9 @@ _SCORE_AT = len(codec.RECORD_READ_COLUMNS)
 _GRADED_ITEMS = (
     f"SELECT {READ_COLUMNS}, "
     + ", ".join(f"c.{column}" for column in codec.SCORE_READ_COLUMNS)
-    + " FROM records r JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-    " LEFT JOIN scores c ON c.run_id = r.run_id AND c.model = r.model"
+    + " FROM records r"
+    + JOIN_SAMPLE
+    + " LEFT JOIN scores c ON c.run_id = r.run_id AND c.model = r.model"
     " AND c.sample_id = r.sample_id AND c.epoch = r.epoch"
     " WHERE r.run_id = ? ORDER BY r.model, s.position, r.epoch"
 )
@@ -145,8 +146,7 @@ def ungraded(store: Transactions, run_id: str) -> list[tuple[Record, Sample]]:
         require_run(db, store.db_path, run_id)
         rows = tuples(
             db,
-            f"SELECT {READ_COLUMNS}, s.data FROM records r JOIN samples s"
-            " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+            f"SELECT {READ_COLUMNS}, s.data FROM records r{JOIN_SAMPLE}"
             " LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
             " AND g.sample_id = r.sample_id AND g.epoch = r.epoch"
             " WHERE r.run_id = ? AND g.run_id IS NULL"
