@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 
 from proctor.store import codec
-from proctor.store.tables import Transactions, now, require_run, tuples, upsert
+from proctor.store.tables import Transactions, now, reading_run, require_run, tuples, upsert
 from proctor.types import Record
 
 READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
@@ -50,8 +50,7 @@ def missing(store: Transactions, run_id: str, model: str, epochs: int) -> list[t
     """
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, got {epochs}")
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         ids = db.execute(
             "SELECT sample_id FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
         ).fetchall()
@@ -70,8 +69,7 @@ def missing(store: Transactions, run_id: str, model: str, epochs: int) -> list[t
 
 def failed(store: Transactions, run_id: str, model: str) -> list[str]:
     """Ids of samples (in sample order) with a "call_failed" record for `model`."""
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         rows = db.execute(
             f"SELECT r.sample_id FROM records r{JOIN_SAMPLE}"
             " WHERE r.run_id = ? AND r.model = ? AND r.status = 'call_failed'"
@@ -85,8 +83,7 @@ def read(store: Transactions, run_id: str, model: str | None) -> list[Record]:
     """Stored records, ordered by model, then sample position, then epoch."""
     where = "r.run_id = ?" + ("" if model is None else " AND r.model = ?")
     args: tuple[str, ...] = (run_id,) if model is None else (run_id, model)
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         rows = tuples(
             db,
             f"SELECT {READ_COLUMNS} FROM records r{JOIN_SAMPLE}"

@@ -10,7 +10,7 @@ from typing import Any
 from proctor.store import codec
 from proctor.store import samples as samples_table
 from proctor.store.records import JOIN_SAMPLE, READ_COLUMNS
-from proctor.store.tables import Transactions, now, require_run, tuples
+from proctor.store.tables import Transactions, now, reading_run, require_run, tuples
 from proctor.types import GradedItem, Record, Sample, Score
 
 ScoreRow = tuple[str, str, int, Score]
@@ -142,8 +142,7 @@ def mark_graded(store: Transactions, run_id: str, grader_version: str) -> None:
 
 def ungraded(store: Transactions, run_id: str) -> list[tuple[Record, Sample]]:
     """The stored records that have no grade yet, with their samples, in `records` order."""
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         rows = tuples(
             db,
             f"SELECT {READ_COLUMNS}, s.data FROM records r{JOIN_SAMPLE}"
@@ -172,8 +171,7 @@ def graded_items(store: Transactions, run_id: str, ungraded: Score) -> list[Grad
     # building one costs more than looking its values up.
     grades: dict[tuple[Any, ...], Score] = {}
     items: list[GradedItem] = []
-    with store.transaction(f"read graded records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read graded records") as db:
         # One read of records and their grades together, row by row: each row's tuple
         # (and the grade values a shared Score makes redundant) is freed as it is read,
         # not held with all the others until the last.
@@ -192,8 +190,7 @@ def graded_items(store: Transactions, run_id: str, ungraded: Score) -> list[Grad
 
 def read(store: Transactions, run_id: str) -> dict[tuple[str, str, int], Score]:
     """The run's scores keyed by (model, sample id, epoch)."""
-    with store.transaction(f"read scores of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read scores") as db:
         rows = db.execute("SELECT * FROM scores WHERE run_id = ?", (run_id,)).fetchall()
     return {
         (str(r["model"]), str(r["sample_id"]), int(r["epoch"])): codec.score_from_row(r)
@@ -203,8 +200,7 @@ def read(store: Transactions, run_id: str) -> dict[tuple[str, str, int], Score]:
 
 def grader_version(store: Transactions, run_id: str) -> str | None:
     """The grader version of the last `save` (or `mark_graded`), or None if never graded."""
-    with store.transaction(f"read scores of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read scores") as db:
         row = db.execute(
             "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
         ).fetchone()

@@ -5,8 +5,8 @@ belongs to."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -59,6 +59,15 @@ def newest_unfinished(store: Transactions, table: str, fingerprint: str) -> str 
             (fingerprint,),
         ).fetchone()
     return None if row is None else str(row[0])
+
+
+@contextmanager
+def reading_run(store: Transactions, run_id: str, what: str) -> Iterator[sqlite3.Connection]:
+    """A read transaction named "`what` of run RUN" on a run that must exist (StoreError when it
+    does not): how every table module reads one run's rows."""
+    with store.transaction(f"{what} of run {run_id}", write=False) as db:
+        require_run(db, store.db_path, run_id)
+        yield db
 
 
 def require_run(db: sqlite3.Connection, db_path: Path, run_id: str) -> sqlite3.Row:
