@@ -201,9 +201,7 @@ def run(
     ] = "deterministic",
     cache_share_keys: Annotated[
         bool,
-        typer.Option(
-            "--cache-share-keys", help="Reuse answers paid with another API key too."
-        ),
+        typer.Option("--cache-share-keys", help="Reuse answers paid with another API key too."),
     ] = False,
     batch: Annotated[
         bool,
@@ -321,23 +319,29 @@ def run(
     report_run(outcome, results_dir, prices, sandbox_limits, terminal(stderr=True), junit)
 
 
-app.command(name="score")(score_cmd)
-app.command(name="report")(report_cmd)
-app.command(name="list")(list_cmd)
-app.command(name="audit")(audit_cmd)
-app.add_typer(cache_app, name="cache")
-app.add_typer(import_app, name="import")
-app.command(name="compare")(compare_cmd)
-app.command(name="gate")(gate_cmd)
-app.command(name="judge")(judge_cmd)
-app.command(name="view")(view_cmd)
-app.command(name="export")(export_cmd)
-app.command(name="dialogue")(dialogue_cmd)
-app.command(name="workflow")(workflow_cmd)
-app.add_typer(new_app, name="new")
-app.add_typer(review_app, name="review")
-app.command(name="validate")(validate_cmd)
-app.command(name="leaderboard")(leaderboard_cmd)
+for name, command in (
+    ("score", score_cmd),
+    ("report", report_cmd),
+    ("list", list_cmd),
+    ("audit", audit_cmd),
+    ("compare", compare_cmd),
+    ("gate", gate_cmd),
+    ("judge", judge_cmd),
+    ("view", view_cmd),
+    ("export", export_cmd),
+    ("dialogue", dialogue_cmd),
+    ("workflow", workflow_cmd),
+    ("validate", validate_cmd),
+    ("leaderboard", leaderboard_cmd),
+):
+    app.command(name=name)(command)
+for name, group in (
+    ("cache", cache_app),
+    ("import", import_app),
+    ("new", new_app),
+    ("review", review_app),
+):
+    app.add_typer(group, name=name)
 
 
 def main() -> None:
