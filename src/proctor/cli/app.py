@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -30,6 +28,8 @@ from proctor.cli.options import (
     JsonOption,
     JunitOption,
     MarginOption,
+    MaxAttempts,
+    RequestTimeout,
     ResultsDir,
     SandboxLimits,
     SequentialBatch,
@@ -39,25 +39,23 @@ from proctor.cli.options import (
 )
 from proctor.cli.plain_help import command_group
 from proctor.cli.ray_options import RayForwardEnv, RayResources, RayRuntimeEnv
-from proctor.cli.report import (
-    grade_and_report,
-    report_cmd,
-    score_cmd,
-    turn_run_kind,
-    with_sandbox_limits,
-)
+from proctor.cli.report import report_cmd, score_cmd, with_sandbox_limits
 from proctor.cli.review import review_app
+from proctor.cli.run_ask import (
+    ask,
+    asks_here,
+    check_counts,
+    print_outcome,
+    report_run,
+    resumed_turn_run,
+    set_named,
+    warn_same_samples,
+)
 from proctor.cli.validate import validate_cmd
 from proctor.cli.view import view as view_cmd
 from proctor.cli.workflow import workflow_cmd
-from proctor.errors import ProctorError, StoreError
+from proctor.errors import ProctorError
 from proctor.runs.state import EXIT_USAGE
-
-if TYPE_CHECKING:
-    from proctor.cli.console import SafeConsole
-    from proctor.cli.suite import SuiteRun
-    from proctor.executors.base import Executor
-    from proctor.runs.plan import OnPlan, RunOutcome, RunPlan
 
 app = command_group(
     name="proctor",
@@ -132,11 +130,11 @@ def run(
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Reply length limit.")] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
-    timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
+    timeout: RequestTimeout = 120.0,
     concurrency: Annotated[
         int | None, typer.Option(help="Requests in flight per model (default: provider's).")
     ] = None,
-    max_attempts: Annotated[int, typer.Option(help="Attempts per call, retries included.")] = 4,
+    max_attempts: MaxAttempts = 4,
     samples: Annotated[
         int, typer.Option("--samples", help="Replies per item (use temperature > 0).")
     ] = 1,
@@ -203,9 +201,7 @@ def run(
     ] = "deterministic",
     cache_share_keys: Annotated[
         bool,
-        typer.Option(
-            "--cache-share-keys", help="Reuse answers paid with another API key too."
-        ),
+        typer.Option("--cache-share-keys", help="Reuse answers paid with another API key too."),
     ] = False,
     batch: Annotated[
         bool,
@@ -228,7 +224,7 @@ def run(
 
     (A typer command: each parameter is one option of `proctor run`, hence their number and
     the length of its signature; each run's plan is built by `proctor.runs.plan.build_plan`, as
-    `proctor.evaluate` builds it, asked by `_ask` and reported by `_report_run`.)
+    `proctor.evaluate` builds it, asked by `run_ask.ask` and reported by `run_ask.report_run`.)
 
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
     calls failed, 130 when interrupted (see the README's exit codes); a set exits with the
@@ -254,7 +250,7 @@ def run(
         raise typer.BadParameter("use either --resume or --retry-errors")
     ref, named = resume or retry_errors, list(tasks or [])
     task = named[0] if named else None
-    if retry_errors is None and _resumed_turn_run(ref, results_dir, timeout, max_attempts):
+    if retry_errors is None and resumed_turn_run(ref, results_dir, timeout, max_attempts):
         return
     suite_run = None
     if suite is not None:
@@ -264,7 +260,7 @@ def run(
         task, dataset, max_tokens = "suite", suite, max_tokens or suite_run.max_tokens
     if ref is None and task is None and dataset is None and config is None:
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
-    _check_counts(max_attempts, max_reply_bytes, samples)
+    check_counts(max_attempts, max_reply_bytes, samples)
     from proctor.cli.cache import check_policy
     from proctor.providers.keys import parse_key_env
 
@@ -284,7 +280,7 @@ def run(
     asking = Asking(prompts[0] if prompts else None, check_lang(langs[0] if langs else "en"),
                     max_tokens, temperature, timeout, max_reply_bytes)  # fmt: skip
     paper = Paper(dataset, seed, n, limit)
-    set_ref = _set_named(ref, results_dir)
+    set_ref = set_named(ref, results_dir)
     if len(named) > 1 or set_ref is not None or config is not None:
         from proctor.cli.run_set import set_command
 
@@ -307,12 +303,12 @@ def run(
         return
     if estimate:
         price_table = load_price_table(prices)
-        print_estimate(plan, price_table, terminal(), check_set=_asks_here(chosen))
+        print_estimate(plan, price_table, terminal(), check_set=asks_here(chosen))
         print_sizing(plan, price_table, terminal(), detect, baseline)
         return
-    _warn_same_samples(samples, temperature)
-    outcome = _ask(plan, chosen, ref, retry_errors is not None, suite_run)
-    _print_outcome(outcome, retry_errors is not None)
+    warn_same_samples(samples, temperature)
+    outcome = ask(plan, chosen, ref, retry_errors is not None, suite_run)
+    print_outcome(outcome, retry_errors is not None)
     if suite_run is not None or judge is not None:
         from proctor.cli.suite import judge_after_run
 
@@ -320,189 +316,32 @@ def run(
             suite_run, judge, results_dir, outcome.run_id, timeout, terminal(),
             key=outcome.keys.get(judge_model or ""),
         )  # fmt: skip
-    _report_run(outcome, results_dir, prices, sandbox_limits, terminal(stderr=True), junit)
+    report_run(outcome, results_dir, prices, sandbox_limits, terminal(stderr=True), junit)
 
 
-def _resumed_turn_run(ref: str | None, results_dir: Path, timeout: float, attempts: int) -> bool:
-    """A dialogue or workflow run named by --resume goes on as its own command would."""
-    if ref is None or not (results_dir / "proctor.db").exists():
-        return False
-    kind, run_id = turn_run_kind(results_dir, ref)
-    if kind:
-        from proctor.cli.turns import resume_turn_run
-
-        resume_turn_run(results_dir, run_id, kind, timeout=timeout, max_attempts=attempts)
-    return bool(kind)
-
-
-def _check_counts(max_attempts: int, max_reply_bytes: int, samples: int) -> None:
-    if max_attempts < 1:
-        raise typer.BadParameter("--max-attempts must be at least 1")
-    if max_reply_bytes < 1:
-        raise typer.BadParameter("--max-reply-bytes must be at least 1")
-    if samples < 1:
-        raise typer.BadParameter("--samples must be at least 1")
-
-
-def _warn_same_samples(samples: int, temperature: float) -> None:
-    if samples > 1 and temperature == 0:
-        from proctor.cli.json_events import warn
-
-        warn(terminal(stderr=True), "--samples > 1 at temperature 0 asks for the same reply again")
-
-
-def _asks_here(chosen: Executor | None) -> bool:
-    return chosen is None or chosen.asks_here
-
-
-def _print_outcome(outcome: RunOutcome, retried: bool) -> None:
-    from proctor.cli.run_support import print_call_reports
-
-    console = terminal()
-    if outcome.resumed:
-        what = "failed or missing" if retried else "missing"
-        console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
-    print_call_reports(outcome, console)
-    if any(outcome.reused.values()):
-        from proctor.cli.cache import print_reused
-
-        print_reused(outcome, console)
-
-
-def _set_named(ref: str | None, results_dir: Path) -> str | None:
-    """The set `--resume`/`--retry-errors` names, or None (it names a run, or nothing)."""
-    if ref is None:
-        return None
-    from proctor.runs.sets import find_set
-
-    return find_set(results_dir, ref)
-
-
-
-def _ask(
-    plan: RunPlan,
-    chosen: Executor | None,
-    resume: str | None,
-    retry_errors: bool,
-    suite_run: SuiteRun | None,
-) -> RunOutcome:
-    """Execute the plan under the live progress view; on Ctrl-C (or SIGTERM, SIGHUP) say what
-    is stored and how to go on, and exit with the signal's code."""
-    from proctor.cli.json_events import active, tee
-    from proctor.cli.keys import print_key_header
-    from proctor.cli.progress import RunProgress
-    from proctor.cli.run_state import say_interrupted, say_store_failed
-    from proctor.runs.ask import execute, run_keys
-    from proctor.runs.state import EXIT_INCOMPLETE
-
-    console, err_console = terminal(), terminal(stderr=True)
-    results_dir = plan.results_dir
-    asks_here = _asks_here(chosen)
-    started: list[str] = []  # the run's id, once the run exists (for the Ctrl-C line)
-    events = active()  # --json
-    try:
-        with RunProgress(console) as progress:
-
-            def on_plan(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
-                # the models are known now (a resumed run's come from the store), none asked
-                keys = run_keys(replace(plan, models=tuple(counts)), {}, check_set=asks_here)
-                print_key_header(keys, console)
-                progress.on_plan(run_id, counts)
-                if events is not None:
-                    events.started(run_id, plan.task.name, counts)
-
-            noted = _noting_run(started, on_plan)
-            import asyncio  # here, not at the top: `--help` and other commands need none of it
-
-            outcome = asyncio.run(
-                execute(
-                    plan,
-                    resume=resume,
-                    retry_errors=retry_errors,
-                    on_plan=suite_run.on_plan(noted, results_dir) if suite_run else noted,
-                    on_result=tee(progress.on_result, events),
-                    executor=chosen,
-                    on_stored=events.stored if events is not None else None,
-                )
-            )
-            if events is not None:
-                events.asked(outcome)
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM / SIGHUP handed on as one (stop_signals)
-        from proctor.cli.stop_signals import interrupted_exit_code
-
-        say_interrupted(err_console, results_dir, started[0] if started else None)
-        raise typer.Exit(interrupted_exit_code()) from None
-    except StoreError as e:
-        if not started:
-            raise  # nothing was asked: a usage or configuration error (exit 2)
-        say_store_failed(
-            err_console, e, results_dir, started[0], f"proctor run --resume {started[0]}"
-        )
-        raise typer.Exit(EXIT_INCOMPLETE) from None
-    return outcome
-
-
-def _report_run(
-    outcome: RunOutcome,
-    results_dir: Path,
-    prices: Path | None,
-    sandbox_limits: str | None,
-    err: SafeConsole,
-    junit: Path | None = None,
-) -> None:
-    """Grade-free report of the run just asked (its answers were graded as stored) and what CI
-    reads of it (`--junit`, $GITHUB_STEP_SUMMARY), then exit as its state and its own gate say
-    (`proctor.runs.state`)."""
-    from proctor.cli.run_state import exit_for, say_store_failed
-    from proctor.runs.state import EXIT_INCOMPLETE, session_cause
-
-    try:
-        state, gate = grade_and_report(
-            outcome.run_id, results_dir, prices, regrade=False, sandbox_limits=sandbox_limits,
-            ci=True, junit=junit,
-        )  # fmt: skip
-    except StoreError as e:  # a full disk: the answers are stored, the report is not written
-        say_store_failed(
-            err, e, results_dir, outcome.run_id, f"proctor report {outcome.run_id}"
-        )
-        raise typer.Exit(EXIT_INCOMPLETE) from None
-    except Exception:
-        # Every answer is stored already; say so before the traceback of what went wrong.
-        err.print(
-            f"[red]the report of run {outcome.run_id} failed[/]; its answers are stored: "
-            f"`proctor report {outcome.run_id}` tries again"
-        )
-        raise
-    exit_for(err, outcome.run_id, state, session_cause(outcome), gate)
-
-
-
-def _noting_run(started: list[str], on_plan: OnPlan) -> OnPlan:
-    def note(run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:
-        started.append(run_id)
-        on_plan(run_id, counts)
-
-    return note
-
-
-
-app.command(name="score")(score_cmd)
-app.command(name="report")(report_cmd)
-app.command(name="list")(list_cmd)
-app.command(name="audit")(audit_cmd)
-app.add_typer(cache_app, name="cache")
-app.add_typer(import_app, name="import")
-app.command(name="compare")(compare_cmd)
-app.command(name="gate")(gate_cmd)
-app.command(name="judge")(judge_cmd)
-app.command(name="view")(view_cmd)
-app.command(name="export")(export_cmd)
-app.command(name="dialogue")(dialogue_cmd)
-app.command(name="workflow")(workflow_cmd)
-app.add_typer(new_app, name="new")
-app.add_typer(review_app, name="review")
-app.command(name="validate")(validate_cmd)
-app.command(name="leaderboard")(leaderboard_cmd)
+for name, command in (
+    ("score", score_cmd),
+    ("report", report_cmd),
+    ("list", list_cmd),
+    ("audit", audit_cmd),
+    ("compare", compare_cmd),
+    ("gate", gate_cmd),
+    ("judge", judge_cmd),
+    ("view", view_cmd),
+    ("export", export_cmd),
+    ("dialogue", dialogue_cmd),
+    ("workflow", workflow_cmd),
+    ("validate", validate_cmd),
+    ("leaderboard", leaderboard_cmd),
+):
+    app.command(name=name)(command)
+for name, group in (
+    ("cache", cache_app),
+    ("import", import_app),
+    ("new", new_app),
+    ("review", review_app),
+):
+    app.add_typer(group, name=name)
 
 
 def main() -> None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
+from proctor.cli.options import ResultsDir
 from proctor.cli.plain_help import command_group
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
@@ -23,9 +23,6 @@ if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from proctor.calling.cache_key import CachePolicy
     from proctor.runs.plan import RunOutcome
 
-ResultsDir = Annotated[
-    Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
-]
 
 cache_app = command_group(
     help="The response cache shared by the runs of a results folder.", no_args_is_help=True

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
+from proctor.cli.options import ResultsDir
 from proctor.runs.state import EXIT_OK
 
 if TYPE_CHECKING:
@@ -48,10 +49,7 @@ def compare_cmd(
             help="Model of A, then model of B (exact name or a unique part of one).",
         ),
     ] = None,
-    results_dir: Annotated[
-        Path,
-        typer.Option("--results-dir", "-r", help="Folder holding the run store."),
-    ] = DEFAULT_RESULTS,
+    results_dir: ResultsDir = DEFAULT_RESULTS,
     confidence: Annotated[float, typer.Option(help="Interval confidence.")] = 0.95,
     alpha: Annotated[float, typer.Option(help="Significance level of the test.")] = 0.05,
     power: Annotated[float, typer.Option(help="Power for the items-needed estimate.")] = 0.8,

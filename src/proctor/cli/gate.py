@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import JunitOption
+from proctor.cli.options import JunitOption, ResultsDir
 from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_OK
 
@@ -78,9 +78,7 @@ def gate_cmd(
     alpha: Annotated[
         float | None, typer.Option(help="Significance level for --baseline (default 0.05).")
     ] = None,
-    results_dir: Annotated[
-        Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
-    ] = DEFAULT_RESULTS,
+    results_dir: ResultsDir = DEFAULT_RESULTS,
     rule: Annotated[
         str | None,
         typer.Option(help="bound (default: the interval must clear it) or point (the estimate)."),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
+from proctor.cli.options import ResultsDir
 from proctor.cli.plain_help import command_group
 
 if TYPE_CHECKING:
@@ -30,9 +31,6 @@ import_app = command_group(
     help="Bring another harness's run into the store and re-grade it.", no_args_is_help=True
 )
 
-ResultsDir = Annotated[
-    Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
-]
 TaskOption = Annotated[
     str | None,
     typer.Option(help="The proctor task that grades the answers (default: from their task)."),

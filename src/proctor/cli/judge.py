@@ -22,6 +22,7 @@ import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.keys import ApiKeyEnv
+from proctor.cli.options import RequestTimeout, ResultsDir
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from rich.console import Console
@@ -55,7 +56,7 @@ def judge_cmd(
     parse_retries: Annotated[
         int, typer.Option(help="Times a reply without a valid verdict is asked again.")
     ] = 2,
-    timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
+    timeout: RequestTimeout = 120.0,
     concurrency: Annotated[int | None, typer.Option(help="Judge requests in flight.")] = None,
     api_key_env: ApiKeyEnv = None,
     against: Annotated[
@@ -73,9 +74,7 @@ def judge_cmd(
     pass_score: Annotated[
         int, typer.Option(help="With --against: a pointwise score at least this is a pass.")
     ] = 6,
-    results_dir: Annotated[
-        Path, typer.Option("--results-dir", "-r", help="Folder holding the run store.")
-    ] = DEFAULT_RESULTS,
+    results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
     missing, and writes the run's files again with the verdicts in them.

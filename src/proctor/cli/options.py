@@ -15,6 +15,8 @@ ResultsDir = Annotated[
     Path,
     typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
 ]
+RequestTimeout = Annotated[float, typer.Option(help="Per-request timeout, seconds.")]
+MaxAttempts = Annotated[int, typer.Option(help="Attempts per call, retries included.")]
 PricesOption = Annotated[
     Path | None,
     typer.Option(help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"),

@@ -7,7 +7,7 @@ redraws at its own refresh rate."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from types import TracebackType
+from typing import Self
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -24,6 +24,7 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
+from proctor._util.closing import Closing
 from proctor.report.text import names_line, short_names
 from proctor.types import Score
 
@@ -164,7 +165,7 @@ class _GridProgress(Progress):
             yield self.grid
 
 
-class RunProgress:
+class RunProgress(Closing):
     def __init__(self, console: Console) -> None:
         # All but the bar keep to one line: on a narrow console the bar gives way, not the counts.
         self._progress = _GridProgress(
@@ -182,16 +183,11 @@ class RunProgress:
         self._tally: dict[str, _Tally] = {}
         self._overall: TaskID | None = None
 
-    def __enter__(self) -> RunProgress:
+    def __enter__(self) -> Self:
         self._progress.start()
-        return self
+        return super().__enter__()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         self._progress.stop()
 
     def on_plan(self, run_id: str, counts: Mapping[str, tuple[int, int]]) -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
+from proctor._util.closing import Closing
 from proctor.cli.console import plain
 from proctor.errors import StoreError
 from proctor.runs.state import (
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from proctor.runs.sets import SetOutcome, SetPlan
 
 
-class SetProgress:
+class SetProgress(Closing):
     """One line per task as it starts ("set S · task 2 of 4: gsm8k"), under it the live view of
     that task's run; the set's own count in each line."""
 
@@ -70,17 +70,6 @@ class SetProgress:
         if self._live is not None:
             live, self._live = self._live, None
             live.__exit__(None, None, None)
-
-    def __enter__(self) -> SetProgress:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def run_set(

@@ -7,14 +7,13 @@ from typing import Annotated
 
 import typer
 
+from proctor.cli.options import ResultsDir
+
 DEFAULT_PORT = 8765
 
 
 def view(
-    results_dir: Annotated[
-        Path,
-        typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
-    ] = Path("proctor-results"),
+    results_dir: ResultsDir = Path("proctor-results"),
     port: Annotated[
         int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).", min=0, max=65535)
     ] = DEFAULT_PORT,

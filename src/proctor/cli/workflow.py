@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
+from proctor.cli.options import MaxAttempts, ResultsDir
 from proctor.cli.turns import ask_turn_run
 from proctor.errors import ConfigError
 
@@ -62,7 +63,7 @@ def workflow_cmd(
     timeout: Annotated[
         float, typer.Option(help="Per-request timeout in seconds (never past the budget).")
     ] = 120.0,
-    max_attempts: Annotated[int, typer.Option(help="Attempts per call, retries included.")] = 4,
+    max_attempts: MaxAttempts = 4,
     require_usage: Annotated[
         bool,
         typer.Option(
@@ -73,9 +74,7 @@ def workflow_cmd(
     resume: Annotated[
         str | None, typer.Option(help="Resume this workflow run (id, prefix or folder).")
     ] = None,
-    results_dir: Annotated[
-        Path, typer.Option("--results-dir", "-r", help="Folder for results.")
-    ] = DEFAULT_RESULTS,
+    results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Run a multi-step workflow under hard token, time and tool-call limits."""
     from proctor.tools.toolbox import ToolBox, ToolMode, standard_tools

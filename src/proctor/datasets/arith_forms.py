@@ -80,13 +80,18 @@ def _even_division(d: Draw, divisor: int, b: int, o1: str, hi: int) -> tuple[int
     return (a, q) if a != b and a <= hi and plain_int(a) else None
 
 
-def _medium_divided(d: Draw) -> _Built:
-    k, b, c, o1, o2 = d.small(), d.plain(2), d.plain(2), _sign(d), _sign(d)
-    found = _even_division(d, k, b, o1, 999)
+def _divided(d: Draw, k: int, b: int, c: int, o1: str, o2: str, hi: int) -> _Built:
+    """`(a o1 b) / k o2 c` with `a o1 b` a multiple of k (a ≤ hi), or None when none is drawn."""
+    found = _even_division(d, k, b, o1, hi)
     if found is None:
         return None
     a, q = found
     return f"({a} {o1} {b}) / {k} {o2} {c}", (a, b, k, c), _apply(q, o2, c)
+
+
+def _medium_divided(d: Draw) -> _Built:
+    k, b, c, o1, o2 = d.small(), d.plain(2), d.plain(2), _sign(d), _sign(d)
+    return _divided(d, k, b, c, o1, o2, 999)
 
 
 def _medium_group_scaled(d: Draw) -> _Built:
@@ -104,11 +109,7 @@ def _hard_product(d: Draw) -> _Built:
 
 def _hard_divided(d: Draw) -> _Built:
     e, b, c, o1, o2 = d.plain(2), d.plain(2, 3), d.plain(2, 3), _sign(d), _sign(d)
-    found = _even_division(d, e, b, o1, 9999)
-    if found is None:
-        return None
-    a, q = found
-    return f"({a} {o1} {b}) / {e} {o2} {c}", (a, b, e, c), _apply(q, o2, c)
+    return _divided(d, e, b, c, o1, o2, 9999)
 
 
 def _hard_group_scaled(d: Draw) -> _Built:

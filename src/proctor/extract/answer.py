@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
+from proctor._util.rule_docs import rule_docs
 from proctor.extract.comparison import find_comparisons, pick_comparison
 from proctor.extract.normalize import (
     clean_text,
@@ -257,18 +258,15 @@ _ORDER: dict[str, tuple[Rule, ...]] = {
 NO_ANSWER_RULE = "none"
 RETRACTED_RULE = "retracted"
 
-EXTRACTION_RULES: dict[str, str] = {
-    rule.__name__: " ".join((rule.__doc__ or "").split())
-    for rule in (
-        final_answer_line,
-        answer_line,
-        bare_answer,
-        boxed,
-        equals_ending,
-        last_number,
-        last_comparison,
-    )
-}
+EXTRACTION_RULES: dict[str, str] = rule_docs(
+    final_answer_line,
+    answer_line,
+    bare_answer,
+    boxed,
+    equals_ending,
+    last_number,
+    last_comparison,
+)
 EXTRACTION_RULES[NO_ANSWER_RULE] = "No extraction rule found an answer in the reply."
 EXTRACTION_RULES[RETRACTED_RULE] = (
     'The reply withdraws the answer it marked ("wait", "actually", "correction", "不对",'

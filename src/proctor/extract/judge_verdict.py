@@ -14,13 +14,15 @@ functions here without calling anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from proctor.extract.json_reply import first_json_object
+
+_Shape = TypeVar("_Shape", bound=BaseModel)
 
 
 class _Pointwise(BaseModel):
@@ -103,28 +105,32 @@ def _object(text: str) -> dict[str, Any] | str:
     return found
 
 
-def read_pointwise(text: str) -> JudgeReading:
-    """The verdict in a pointwise judge reply, or the reason it has none."""
+def _read(
+    text: str, shape: type[_Shape], reading: Callable[[_Shape], JudgeReading]
+) -> JudgeReading:
+    """The reply's JSON object validated as `shape` and read, or the reason it cannot be."""
     found = _object(text)
     if isinstance(found, str):
         return JudgeReading(error=found)
     try:
-        v = _Pointwise.model_validate(found)
+        v = shape.model_validate(found)
     except ValidationError as e:
         return JudgeReading(error=_errors(e))
-    return JudgeReading(score=JudgeScore(v.score, v.correctness, v.completeness, v.reason))
+    return reading(v)
+
+
+def read_pointwise(text: str) -> JudgeReading:
+    """The verdict in a pointwise judge reply, or the reason it has none."""
+    return _read(
+        text,
+        _Pointwise,
+        lambda v: JudgeReading(score=JudgeScore(v.score, v.correctness, v.completeness, v.reason)),
+    )
 
 
 def read_pairwise(text: str) -> JudgeReading:
     """The verdict in a pairwise judge reply, or the reason it has none."""
-    found = _object(text)
-    if isinstance(found, str):
-        return JudgeReading(error=found)
-    try:
-        v = _Pairwise.model_validate(found)
-    except ValidationError as e:
-        return JudgeReading(error=_errors(e))
-    return JudgeReading(pair=PairVerdict(v.winner, v.reason))
+    return _read(text, _Pairwise, lambda v: JudgeReading(pair=PairVerdict(v.winner, v.reason)))
 
 
 def read_replies(replies: Sequence[str], *, pairwise: bool) -> JudgeReading:

@@ -30,6 +30,18 @@ _THAI = re.compile(r"[\u0e00-\u0e7f]")
 _VIETNAMESE = re.compile(r"[ơưđạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 _TURKISH = re.compile(r"[ıİğĞşŞ]")
 _WORD = re.compile(r"(?<!\\)\b[^\W\d_]+\b")
+_SCRIPTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_KANA, "ja"),
+    (_HANGUL, "ko"),
+    (_HAN, "zh"),
+    (_ARABIC, "ar"),  # Persian's own letters make it "fa"; its digits ۰-۹ are in this block
+    (_CYRILLIC, "ru"),
+    (_DEVANAGARI, "hi"),
+    (_THAI, "th"),
+    (_VIETNAMESE, "vi"),
+)
+"""The scripts that tell a language by themselves, the first found wins (kana before the Han
+characters Japanese shares with Chinese)."""
 
 
 _WORD_LIST = {
@@ -52,22 +64,9 @@ language)."""
 
 def reply_language(text: str) -> str:
     """The language code of `text` ("en", "de", "zh", …), or "" when it cannot be told."""
-    if _KANA.search(text):
-        return "ja"
-    if _HANGUL.search(text):
-        return "ko"
-    if _HAN.search(text):
-        return "zh"
-    if _ARABIC.search(text) or re.search(r"[۰-۹]", text):
-        return "fa" if _PERSIAN.search(text) else "ar"
-    if _CYRILLIC.search(text):
-        return "ru"
-    if _DEVANAGARI.search(text):
-        return "hi"
-    if _THAI.search(text):
-        return "th"
-    if _VIETNAMESE.search(text):
-        return "vi"
+    for script, language in _SCRIPTS:
+        if script.search(text):
+            return "fa" if language == "ar" and _PERSIAN.search(text) else language
     words = [w.casefold() for w in _WORD.findall(text)]
     hits: Counter[str] = Counter()
     for language, known in _FUNCTION_WORDS.items():

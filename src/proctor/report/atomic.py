@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from proctor._util.processes import alive
 from proctor.errors import StoreError
 
 _TEMP = re.compile(r"^\..+?\.(?:(?P<pid>[0-9]+)\.)?[A-Za-z0-9_]+\.tmp$")
@@ -68,7 +69,7 @@ def remove_stale_temp_files(folder: Path) -> list[Path]:
         pid = m.group("pid")
         if pid is not None:
             # ours (a write may be under way on another thread) or a live writer's: kept
-            if int(pid) == os.getpid() or _alive(int(pid)):
+            if int(pid) == os.getpid() or alive(int(pid)):
                 continue
         else:
             with contextlib.suppress(OSError):
@@ -78,13 +79,3 @@ def remove_stale_temp_files(folder: Path) -> list[Path]:
             os.unlink(entry.path)
             removed.append(Path(entry.path))
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from proctor.sandbox.cleanup import alive
+from proctor._util.processes import alive
 
 ROOT = Path("/sys/fs/cgroup")
 PREFIX = "proctor-sandbox-"

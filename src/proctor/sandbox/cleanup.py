@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from proctor._util.processes import alive
+
 PREFIX = "proctor-sandbox-"
 _OURS = re.compile(rf"^{PREFIX}(\d+)-")
 _FS_IOC_GETFLAGS, _FS_IOC_SETFLAGS = 0x80086601, 0x40086602
@@ -143,17 +145,6 @@ def _rmdir(dir_fd: int, name: str) -> None:
         if e.errno != errno.ENOTEMPTY:
             raise
         _remove_below(dir_fd, name)  # something appeared meanwhile: once more
-
-
-def alive(pid: int) -> bool:
-    """Whether process `pid` exists (it may be another user's)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def sweep_stale_folders(base: str | None = None) -> list[str]:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from proctor.extract.code import CODE_RULES, extract_code
 from proctor.sandbox import Job, Limits, SandboxResult, detect, run_job
 from proctor.score.failed import CALL_FAILED_RULE
-from proctor.types import FinishReason, Sample, Score
+from proctor.types import FinishReason, Outcome, Sample, Score
 
 RULES: dict[str, str] = {
     "call_failed": CALL_FAILED_RULE,
@@ -129,22 +129,16 @@ def grade_code(
             normalized="passed",
             format_ok=found.format_ok,
         )
-    if result.status == "violation":
-        return Score(
-            "violation",
-            f"{found.rule}+violation",
-            f"violation: {result.detail} {where}",
-            extracted=found.value,
-            normalized=result.status,
-            format_ok=found.format_ok,
-        )
-    why = result.detail
-    errors = _last_lines(result.stderr)
-    if errors:
-        why += f": {errors}"
+    outcome: Outcome
+    if result.status == "violation":  # the code broke the sandbox's rules
+        outcome, rule, why = "violation", "violation", result.detail
+    else:
+        errors = _last_lines(result.stderr)
+        outcome, rule = "wrong", "tests_failed"
+        why = f"{result.detail}: {errors}" if errors else result.detail
     return Score(
-        "wrong",
-        f"{found.rule}+tests_failed",
+        outcome,
+        f"{found.rule}+{rule}",
         f"{result.status}: {why} {where}",
         extracted=found.value,
         normalized=result.status,

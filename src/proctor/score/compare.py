@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 
+from proctor._util.rule_docs import one_line, rule_docs
 from proctor.extract import NumberToken, read_comparison
 from proctor.extract.normalize import decimal_string
 
@@ -144,17 +145,10 @@ def text_equal(answer: str, target: str) -> Verdict:
     return Verdict(_text_key(answer) == _text_key(target), "text_equal", "", _text_key(answer))
 
 
-COMPARE_RULES: dict[str, str] = {
-    rule.__name__: " ".join((rule.__doc__ or "").split())
-    for rule in (
-        integer_equal,
-        decimal_equal,
-        fraction_equal,
-        comparison_equal,
-        text_equal,
-    )
-}
-COMPARE_RULES[FLOAT_ARTEFACT] = " ".join((float_artefact.__doc__ or "").split())
+COMPARE_RULES: dict[str, str] = rule_docs(
+    integer_equal, decimal_equal, fraction_equal, comparison_equal, text_equal
+)
+COMPARE_RULES[FLOAT_ARTEFACT] = one_line(float_artefact.__doc__)
 COMPARE_RULES[FORMAT_ONLY] = (
     "The number equals the target in value but is not written in the form the question asked"
     " for, so it is wrong."

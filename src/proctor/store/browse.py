@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from proctor.store import codec
+from proctor.store.records import JOIN_SAMPLE
 from proctor.store.tables import Transactions
 from proctor.types import Record, Sample, Score
 
@@ -21,12 +22,11 @@ NOT_GRADED = "not_graded"
 
 _READ = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
 _SCORE = "sc.outcome, sc.rule, sc.explanation, sc.extracted, sc.normalized, sc.format_ok"
-_SAMPLE = " JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
 _SCORES = (
     " LEFT JOIN scores sc ON sc.run_id = r.run_id AND sc.model = r.model"
     " AND sc.sample_id = r.sample_id AND sc.epoch = r.epoch"
 )
-_JOIN = " FROM records r" + _SAMPLE + _SCORES
+_JOIN = " FROM records r" + JOIN_SAMPLE + _SCORES
 _TALLY = (
     "SELECT r.run_id, r.model, COUNT(*), SUM(r.status = 'call_failed'),"
     " COALESCE(SUM(sc.outcome = 'correct'), 0),"
@@ -114,9 +114,9 @@ def answer_page(
     cond = " WHERE " + " AND ".join(where)
     # The count joins only what the filter reads (every record has its sample and at most one
     # score); the page sorts keys only, then reads the page's rows whole.
-    counted = " FROM records r" + (_SAMPLE if text else "") + (_SCORES if outcome else "")
+    counted = " FROM records r" + (JOIN_SAMPLE if text else "") + (_SCORES if outcome else "")
     keys = (
-        "SELECT r.model, r.sample_id, r.epoch, s.position FROM records r" + _SAMPLE
+        "SELECT r.model, r.sample_id, r.epoch, s.position FROM records r" + JOIN_SAMPLE
         + (_SCORES if outcome else "") + cond
         + " ORDER BY s.position, r.model, r.epoch LIMIT ? OFFSET ?"
     )  # fmt: skip
@@ -125,7 +125,7 @@ def answer_page(
         rows = db.execute(
             f"WITH page AS ({keys}) SELECT {_READ}, {_SCORE}, s.data, s.position FROM page p"
             " JOIN records r ON r.run_id = ? AND r.model = p.model"
-            " AND r.sample_id = p.sample_id AND r.epoch = p.epoch" + _SAMPLE + _SCORES
+            " AND r.sample_id = p.sample_id AND r.epoch = p.epoch" + JOIN_SAMPLE + _SCORES
             + " ORDER BY p.position, p.model, p.epoch",
             (*args, max(limit, 0), max(offset, 0), run_id),
         ).fetchall()  # fmt: skip

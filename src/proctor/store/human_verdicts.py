@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from proctor.errors import StoreError
 from proctor.store import codec
-from proctor.store.tables import Transactions, require_run, tuples
+from proctor.store.tables import Transactions, reading_run, require_run, tuples
 
 HumanVerdictValue = Literal["correct", "wrong", "skip"]
 HUMAN_VERDICTS: tuple[HumanVerdictValue, ...] = get_args(HumanVerdictValue)
@@ -119,8 +119,7 @@ def add(store: Transactions, run_id: str, verdicts: Sequence[HumanVerdict]) -> i
 
 def read(store: Transactions, run_id: str) -> list[HumanVerdict]:
     """Every verdict given on the run, in the order they were stored."""
-    with store.transaction(f"read human verdicts of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read human verdicts") as db:
         rows = tuples(
             db, f"SELECT {_COLUMNS} FROM human_verdicts WHERE run_id = ? ORDER BY seq", (run_id,)
         )

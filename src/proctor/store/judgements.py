@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from proctor.store import codec
-from proctor.store.tables import Transactions, now, require_run, upsert
+from proctor.store.tables import Transactions, now, reading_run, upsert
 from proctor.types import Usage
 
 JudgementStatus = Literal["ok", "unscored", "call_failed"]
@@ -98,8 +98,7 @@ def read(store: Transactions, run_id: str, judge: str | None = None) -> list[Jud
     sample position, epoch and ordering."""
     where = "j.run_id = ?" + ("" if judge is None else " AND j.judge = ?")
     args: tuple[str, ...] = (run_id,) if judge is None else (run_id, judge)
-    with store.transaction(f"read judgements of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read judgements") as db:
         rows = db.execute(
             "SELECT j.* FROM judgements j JOIN samples s"
             " ON s.run_id = j.run_id AND s.sample_id = j.sample_id"

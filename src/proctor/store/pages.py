@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from proctor.store import codec
 from proctor.store.records import READ_COLUMNS
 from proctor.store.scores import StoredScore
-from proctor.store.tables import Transactions, require_run, tuples
+from proctor.store.tables import Transactions, reading_run, tuples
 from proctor.types import Record, Sample
 
 
@@ -70,8 +70,7 @@ def answer_windows(store: Transactions, run_id: str, page_size: int) -> list[Ans
     process may read them from its own store)."""
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         models = [m for (m,) in tuples(
             db, "SELECT DISTINCT model FROM records WHERE run_id = ? ORDER BY model", (run_id,)
         )]  # fmt: skip

@@ -7,10 +7,12 @@ import json
 from collections.abc import Sequence
 
 from proctor.store import codec
-from proctor.store.tables import Transactions, now, require_run, tuples, upsert
+from proctor.store.tables import Transactions, now, reading_run, require_run, tuples, upsert
 from proctor.types import Record
 
 READ_COLUMNS = ", ".join(f"r.{c}" for c in codec.RECORD_READ_COLUMNS)
+JOIN_SAMPLE = " JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+"""Each record `r` with its sample `s` (for the sample's position or data)."""
 """A record's columns as `codec.record_from_row` reads them, from `records r`."""
 
 # First "ok" wins: a stored failure may be replaced (by a success, or by a later failure), a
@@ -48,8 +50,7 @@ def missing(store: Transactions, run_id: str, model: str, epochs: int) -> list[t
     """
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, got {epochs}")
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         ids = db.execute(
             "SELECT sample_id FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
         ).fetchall()
@@ -68,11 +69,9 @@ def missing(store: Transactions, run_id: str, model: str, epochs: int) -> list[t
 
 def failed(store: Transactions, run_id: str, model: str) -> list[str]:
     """Ids of samples (in sample order) with a "call_failed" record for `model`."""
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         rows = db.execute(
-            "SELECT r.sample_id FROM records r JOIN samples s"
-            " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+            f"SELECT r.sample_id FROM records r{JOIN_SAMPLE}"
             " WHERE r.run_id = ? AND r.model = ? AND r.status = 'call_failed'"
             " GROUP BY s.position, r.sample_id ORDER BY s.position",
             (run_id, model),
@@ -84,12 +83,10 @@ def read(store: Transactions, run_id: str, model: str | None) -> list[Record]:
     """Stored records, ordered by model, then sample position, then epoch."""
     where = "r.run_id = ?" + ("" if model is None else " AND r.model = ?")
     args: tuple[str, ...] = (run_id,) if model is None else (run_id, model)
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         rows = tuples(
             db,
-            f"SELECT {READ_COLUMNS} FROM records r JOIN samples s"
-            " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+            f"SELECT {READ_COLUMNS} FROM records r{JOIN_SAMPLE}"
             f" WHERE {where} ORDER BY r.model, s.position, r.epoch",
             args,
         )

@@ -17,9 +17,9 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
+from proctor._util.closing import Closing
 from proctor.errors import StoreError
 from proctor.store import connection
 from proctor.store import human_verdicts as human_verdicts_table
@@ -63,7 +63,7 @@ DB_NAME = "proctor.db"
 RUNS_DIR = "runs"
 
 
-class RunStore:
+class RunStore(Closing):
     """The run store of one results folder.
 
     One RunStore holds one SQLite connection. It may be handed between threads
@@ -109,17 +109,6 @@ class RunStore:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-
-    def __enter__(self) -> RunStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- transactions -------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Literal, get_args
 from proctor.errors import StoreError
 from proctor.store import codec, samples
 from proctor.store.guard import refuse_secrets
-from proctor.store.tables import Transactions, now, require_run
+from proctor.store.tables import Transactions, newest_unfinished, now, require_run
 from proctor.types import RunInfo, Sample
 
 LATEST = "latest"
@@ -82,13 +82,7 @@ def create(
 
 def find_resumable(store: Transactions, fingerprint: str) -> str | None:
     """The newest run with this fingerprint that is not complete, if any."""
-    with store.transaction("find a resumable run", write=False) as db:
-        row = db.execute(
-            "SELECT id FROM runs WHERE fingerprint = ? AND status <> 'complete'"
-            " ORDER BY created_at DESC, rowid DESC LIMIT 1",
-            (fingerprint,),
-        ).fetchone()
-    return None if row is None else str(row["id"])
+    return newest_unfinished(store, "runs", fingerprint)
 
 
 def info(store: Transactions, run_id: str) -> RunInfo:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from proctor.errors import StoreError
 from proctor.store import codec
-from proctor.store.tables import Transactions, require_run, tuples
+from proctor.store.tables import Transactions, reading_run, tuples
 from proctor.types import Sample
 
 
@@ -31,7 +31,6 @@ def refuse_repeats(run_id: str, samples: Sequence[Sample]) -> None:
 
 def read(store: Transactions, run_id: str) -> list[Sample]:
     """The run's samples, in the order they were given to `create_run`."""
-    with store.transaction(f"read samples of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read samples") as db:
         rows = tuples(db, "SELECT data FROM samples WHERE run_id = ? ORDER BY position", (run_id,))
     return [codec.sample_from_json(data) for (data,) in rows]

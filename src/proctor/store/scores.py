@@ -9,8 +9,8 @@ from typing import Any
 
 from proctor.store import codec
 from proctor.store import samples as samples_table
-from proctor.store.records import READ_COLUMNS
-from proctor.store.tables import Transactions, now, require_run, tuples
+from proctor.store.records import JOIN_SAMPLE, READ_COLUMNS
+from proctor.store.tables import Transactions, now, reading_run, require_run, tuples
 from proctor.types import GradedItem, Record, Sample, Score
 
 ScoreRow = tuple[str, str, int, Score]
@@ -22,8 +22,9 @@ _SCORE_AT = len(codec.RECORD_READ_COLUMNS)
 _GRADED_ITEMS = (
     f"SELECT {READ_COLUMNS}, "
     + ", ".join(f"c.{column}" for column in codec.SCORE_READ_COLUMNS)
-    + " FROM records r JOIN samples s ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
-    " LEFT JOIN scores c ON c.run_id = r.run_id AND c.model = r.model"
+    + " FROM records r"
+    + JOIN_SAMPLE
+    + " LEFT JOIN scores c ON c.run_id = r.run_id AND c.model = r.model"
     " AND c.sample_id = r.sample_id AND c.epoch = r.epoch"
     " WHERE r.run_id = ? ORDER BY r.model, s.position, r.epoch"
 )
@@ -141,12 +142,10 @@ def mark_graded(store: Transactions, run_id: str, grader_version: str) -> None:
 
 def ungraded(store: Transactions, run_id: str) -> list[tuple[Record, Sample]]:
     """The stored records that have no grade yet, with their samples, in `records` order."""
-    with store.transaction(f"read records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read records") as db:
         rows = tuples(
             db,
-            f"SELECT {READ_COLUMNS}, s.data FROM records r JOIN samples s"
-            " ON s.run_id = r.run_id AND s.sample_id = r.sample_id"
+            f"SELECT {READ_COLUMNS}, s.data FROM records r{JOIN_SAMPLE}"
             " LEFT JOIN scores g ON g.run_id = r.run_id AND g.model = r.model"
             " AND g.sample_id = r.sample_id AND g.epoch = r.epoch"
             " WHERE r.run_id = ? AND g.run_id IS NULL"
@@ -172,8 +171,7 @@ def graded_items(store: Transactions, run_id: str, ungraded: Score) -> list[Grad
     # building one costs more than looking its values up.
     grades: dict[tuple[Any, ...], Score] = {}
     items: list[GradedItem] = []
-    with store.transaction(f"read graded records of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read graded records") as db:
         # One read of records and their grades together, row by row: each row's tuple
         # (and the grade values a shared Score makes redundant) is freed as it is read,
         # not held with all the others until the last.
@@ -192,8 +190,7 @@ def graded_items(store: Transactions, run_id: str, ungraded: Score) -> list[Grad
 
 def read(store: Transactions, run_id: str) -> dict[tuple[str, str, int], Score]:
     """The run's scores keyed by (model, sample id, epoch)."""
-    with store.transaction(f"read scores of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read scores") as db:
         rows = db.execute("SELECT * FROM scores WHERE run_id = ?", (run_id,)).fetchall()
     return {
         (str(r["model"]), str(r["sample_id"]), int(r["epoch"])): codec.score_from_row(r)
@@ -203,8 +200,7 @@ def read(store: Transactions, run_id: str) -> dict[tuple[str, str, int], Score]:
 
 def grader_version(store: Transactions, run_id: str) -> str | None:
     """The grader version of the last `save` (or `mark_graded`), or None if never graded."""
-    with store.transaction(f"read scores of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read scores") as db:
         row = db.execute(
             "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
         ).fetchone()

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from proctor.errors import StoreError
 from proctor.store.guard import refuse_secrets
-from proctor.store.tables import Transactions, now
+from proctor.store.tables import Transactions, newest_unfinished, now
 
 SetStatus = Literal["running", "complete"]
 SET_PREFIX = "set-"
@@ -70,13 +70,7 @@ def create_set(
 
 def find_resumable_set(store: Transactions, fingerprint: str) -> str | None:
     """The newest set with this fingerprint that is not complete, if any."""
-    with store.transaction("find a resumable set", write=False) as db:
-        row = db.execute(
-            "SELECT id FROM eval_sets WHERE fingerprint = ? AND status <> 'complete'"
-            " ORDER BY created_at DESC, rowid DESC LIMIT 1",
-            (fingerprint,),
-        ).fetchone()
-    return None if row is None else str(row[0])
+    return newest_unfinished(store, "eval_sets", fingerprint)
 
 
 def resolve_set(store: Transactions, ref: str) -> str | None:

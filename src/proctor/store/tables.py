@@ -5,8 +5,8 @@ belongs to."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -47,6 +47,27 @@ def tuples(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[t
     cursor.row_factory = None
     rows: list[tuple[Any, ...]] = cursor.execute(sql, args).fetchall()
     return rows
+
+
+def newest_unfinished(store: Transactions, table: str, fingerprint: str) -> str | None:
+    """The id of the newest row of `table` (runs, eval_sets) with this fingerprint that is not
+    complete, if any: what a resume of the same command goes on with."""
+    with store.transaction(f"find a resumable row of {table}", write=False) as db:
+        row = db.execute(
+            f"SELECT id FROM {table} WHERE fingerprint = ? AND status <> 'complete'"
+            " ORDER BY created_at DESC, rowid DESC LIMIT 1",
+            (fingerprint,),
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
+@contextmanager
+def reading_run(store: Transactions, run_id: str, what: str) -> Iterator[sqlite3.Connection]:
+    """A read transaction named "`what` of run RUN" on a run that must exist (StoreError when it
+    does not): how every table module reads one run's rows."""
+    with store.transaction(f"{what} of run {run_id}", write=False) as db:
+        require_run(db, store.db_path, run_id)
+        yield db
 
 
 def require_run(db: sqlite3.Connection, db_path: Path, run_id: str) -> sqlite3.Row:

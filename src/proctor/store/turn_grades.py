@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from proctor.store.tables import Transactions, now, require_run
+from proctor.store.tables import Transactions, now, reading_run, require_run
 
 
 def save(
@@ -28,8 +28,7 @@ def save(
 
 def read(store: Transactions, run_id: str) -> dict[str, tuple[str, dict[str, Any]]]:
     """model → (grader version, grade) of a dialogue or workflow run; {} if never graded."""
-    with store.transaction(f"read the grade of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read the grade") as db:
         rows = db.execute(
             "SELECT model, grader_version, grade FROM turn_grades WHERE run_id = ? ORDER BY model",
             (run_id,),

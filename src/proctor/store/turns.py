@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from proctor.store import codec
 from proctor.store.codec import count_to_column, storable
-from proctor.store.tables import Transactions, now, require_run, upsert
+from proctor.store.tables import Transactions, now, reading_run, require_run, upsert
 from proctor.types import FinishReason, Usage
 
 TurnKind = Literal["model", "tool"]
@@ -94,8 +94,7 @@ def add(store: Transactions, turn: Turn) -> None:
 
 def read(store: Transactions, run_id: str, model: str) -> list[Turn]:
     """The stored turns of `model` in run `run_id`, in the order they were asked."""
-    with store.transaction(f"read turns of run {run_id}", write=False) as db:
-        require_run(db, store.db_path, run_id)
+    with reading_run(store, run_id, "read turns") as db:
         rows = db.execute(
             "SELECT * FROM turns WHERE run_id = ? AND model = ? ORDER BY position",
             (run_id, model),

@@ -129,24 +129,26 @@ def _text(
     )
 
 
+def _whisker(*segments: tuple[float, float, float, float]) -> str:
+    """An error bar: its line and two caps, each (x1, y1, x2, y2) in pixel coordinates."""
+    lines = "".join(
+        f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}"/>'
+        for x1, y1, x2, y2 in segments
+    )
+    return f'<g class="err" stroke="#222" stroke-width="1.2">{lines}</g>'
+
+
 def _err_v(x: float, y_low: float, y_high: float, cap: float = 3.0) -> str:
     """A vertical whisker from y_low to y_high (pixel coordinates) with caps."""
-    return (
-        f'<g class="err" stroke="#222" stroke-width="1.2">'
-        f'<line x1="{_n(x)}" y1="{_n(y_low)}" x2="{_n(x)}" y2="{_n(y_high)}"/>'
-        f'<line x1="{_n(x - cap)}" y1="{_n(y_low)}" x2="{_n(x + cap)}" y2="{_n(y_low)}"/>'
-        f'<line x1="{_n(x - cap)}" y1="{_n(y_high)}" x2="{_n(x + cap)}" y2="{_n(y_high)}"/>'
-        "</g>"
+    return _whisker(
+        (x, y_low, x, y_high), (x - cap, y_low, x + cap, y_low), (x - cap, y_high, x + cap, y_high)
     )
 
 
 def _err_h(y: float, x_low: float, x_high: float, cap: float = 4.0) -> str:
-    return (
-        f'<g class="err" stroke="#222" stroke-width="1.2">'
-        f'<line x1="{_n(x_low)}" y1="{_n(y)}" x2="{_n(x_high)}" y2="{_n(y)}"/>'
-        f'<line x1="{_n(x_low)}" y1="{_n(y - cap)}" x2="{_n(x_low)}" y2="{_n(y + cap)}"/>'
-        f'<line x1="{_n(x_high)}" y1="{_n(y - cap)}" x2="{_n(x_high)}" y2="{_n(y + cap)}"/>'
-        "</g>"
+    """A horizontal whisker from x_low to x_high (pixel coordinates) with caps."""
+    return _whisker(
+        (x_low, y, x_high, y), (x_low, y - cap, x_low, y + cap), (x_high, y - cap, x_high, y + cap)
     )
 
 
