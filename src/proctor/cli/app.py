@@ -261,6 +261,7 @@ def run(
     if ref is None and task is None and dataset is None and config is None:
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     check_counts(max_attempts, max_reply_bytes, samples)
+    price_table = load_price_table(prices)  # a bad price table is refused before any call
     from proctor.cli.cache import check_policy
     from proctor.providers.keys import parse_key_env
 
@@ -302,7 +303,6 @@ def run(
         ask_sequential(plan, margin, sequential_batch, seed or 0, resume, terminal())
         return
     if estimate:
-        price_table = load_price_table(prices)
         print_estimate(plan, price_table, terminal(), check_set=asks_here(chosen))
         print_sizing(plan, price_table, terminal(), detect, baseline)
         return
