@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -23,6 +24,7 @@ from proctor.store import sets as sets_table
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams
 from proctor.viewer import ViewerServer
+from support.browser import pwned, screenshot, severe_logs
 
 from .conftest import MODELS, SAMPLES, make_results, script, serve
 from .test_review import form_of, request
@@ -178,3 +180,31 @@ def test_a_set_is_found_by_name_asks_who_reviews_and_the_leaderboard_links_to_it
     assert request(server, "GET", "/review/set/no-such-set?reviewer=ann")[0] == 404
     assert request(server, "GET", f"/review/set/{results.set_id}/x?reviewer=ann")[0] == 404
     assert request(server, "POST", f"/review/set/{results.set_id}/verdict", "x=1")[0] == 501
+
+
+def test_a_reviewer_grades_a_set_by_keyboard_across_both_runs(
+    browser: Any, server: ViewerServer, results: SetResults, tmp_path: Path
+) -> None:
+    """In headless Chromium: the set's queue of fake/steady's wrong replies (8 in arithmetic,
+    1 in sums) graded with the keys alone; each verdict lands in the run its item came from."""
+    from selenium.webdriver.common.by import By
+
+    from .test_review_browser import grade, progress_text
+
+    driver = browser
+    severe_logs(driver)
+    driver.get(f"{server.url}review/set/{results.set_id}?reviewer=ann&model={MODELS[0]}"
+               "&outcome=wrong")  # fmt: skip
+    runs = []
+    for key in "cwcwcwcwc":
+        runs.append(driver.find_element(By.ID, "item-run").text)
+        grade(driver, key)
+    assert "9 of 9 reviewed" in progress_text(driver)
+    assert driver.find_elements(By.ID, "queue-done")
+    screenshot(driver, tmp_path / "review-set.png")
+    assert runs == [results.arithmetic] * 8 + [results.sums]
+    with RunStore.open(results.path) as store:
+        assert [v.verdict[0] for v in store.human_verdicts(results.arithmetic)] == list("cwcwcwcw")
+        (last,) = store.human_verdicts(results.sums)
+    assert (last.model, last.sample_id, last.verdict) == (MODELS[0], "q00", "correct")
+    assert severe_logs(driver) == [] and not pwned(driver)
