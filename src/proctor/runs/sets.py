@@ -165,6 +165,16 @@ def find_set(results_dir: Path, ref: str) -> str | None:
         return sets_table.resolve_set(store, ref)
 
 
+def set_runs(store: RunStore, ref: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The set `ref` names and its (task, run id) pairs, in the set's order, of the tasks that
+    have a run; LookupError when `ref` names no set."""
+    set_id = sets_table.resolve_set(store, ref)
+    if set_id is None:
+        raise LookupError(f"no set '{ref}' in {store.db_path}")
+    members = sets_table.read_set(store, set_id).members
+    return set_id, tuple((m.task, m.run_id) for m in members if m.run_id)
+
+
 async def execute_set(
     plan: SetPlan,
     *,

@@ -14,6 +14,7 @@ from proctor.runs.grade import stored_items
 from proctor.runs.leaderboard import read_leaderboard
 from proctor.stats.metrics import NOT_SCORED
 from proctor.store import RunStore
+from proctor.viewer.review_set import set_review_href
 
 BOARD_PAGE = 50
 """Models per page of the leaderboard: 500 models read as ten pages, best first."""
@@ -36,9 +37,10 @@ def leaderboard_page(results_dir: Path, query: Mapping[str, Sequence[str]]) -> s
         ]
         return "/leaderboard?" + urlencode([*pairs, ("page", str(page))])
 
+    reviews = [(f"review set {s}", set_review_href(s)) for s in query.get("set", [])]
     return leaderboard_html(
         reading.board, reading.notes, scope=", ".join(refs), page=_page(query),
-        page_size=BOARD_PAGE, href=href,
+        page_size=BOARD_PAGE, href=href, links=reviews,
     )  # fmt: skip
 
 

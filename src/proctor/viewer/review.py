@@ -103,7 +103,16 @@ def queue(store: RunStore, run_id: str, filters: Mapping[str, str]) -> list[Grad
     return out
 
 
-def _card(item: GradedItem, slot: int | None = None) -> Card:
+def progress(
+    store: RunStore, run_id: str, reviewer: str, filters: Mapping[str, str]
+) -> tuple[list[GradedItem], list[GradedItem]]:
+    """The run's queue under the filters, and the part of it `reviewer` has not reviewed."""
+    items = queue(store, run_id, filters)
+    done = {v.key for v in store.human_verdicts(run_id) if v.reviewer == reviewer and not v.blind}
+    return items, [i for i in items if _key(i) not in done]
+
+
+def card_of(item: GradedItem, slot: int | None = None) -> Card:
     return Card(
         model="" if slot is not None else item.record.model,
         slot=slot,
@@ -138,12 +147,10 @@ def page(store: RunStore, run_id: str, rest: Sequence[str], query: Mapping[str, 
     if rest:
         raise LookupError(f"no review page at {'/'.join(rest)}")
     filters = {name: _one(query, name) for name in FILTERS}
-    items = queue(store, run_id, filters)
-    done = {v.key for v in store.human_verdicts(run_id) if v.reviewer == reviewer and not v.blind}
-    pending = [i for i in items if _key(i) not in done]
+    items, pending = progress(store, run_id, reviewer, filters)
     back = review_href(run_id, reviewer=reviewer, **filters)
     return review_html(
-        run_id, reviewer, _card(pending[0]) if pending else None, token=token, back=back,
+        run_id, reviewer, card_of(pending[0]) if pending else None, token=token, back=back,
         reviewed=len(items) - len(pending), total=len(items), filters=filters, blind=False,
     )  # fmt: skip
 
@@ -177,7 +184,7 @@ def _regrade(store: RunStore, run_id: str, reviewer: str, query: Mapping[str, li
     item = by_key.get(pending[0]) if pending else None
     back = review_href(run_id, "regrade", reviewer=reviewer, n=n_text, seed=seed_text)
     return review_html(
-        run_id, reviewer, None if item is None else _card(item), token=token, back=back,
+        run_id, reviewer, None if item is None else card_of(item), token=token, back=back,
         reviewed=len(chosen) - len(pending), total=len(chosen), filters={}, blind=True,
     )  # fmt: skip
 
@@ -204,9 +211,16 @@ def _side(store: RunStore, run_id: str, sample_id: str, reviewer: str, token: st
     ordered = side_order(_replies_of(store, run_id, sample_id), reviewer)
     back = review_href(run_id, "side/" + quote(sample_id, safe=""), reviewer=reviewer)
     mine = {v.key: v.verdict for v in store.human_verdicts(run_id) if v.reviewer == reviewer}
-    cards = [_card(item, slot) for slot, item in enumerate(ordered, start=1)]
+    cards = [card_of(item, slot) for slot, item in enumerate(ordered, start=1)]
     given = [mine.get(_key(item), "") for item in ordered]
     return side_html(run_id, reviewer, cards, given, token=token, back=back)
+
+
+def _own_return(back: str, run_id: str) -> bool:
+    """A form may return only to this run's review pages or to a set's review queue (a path on
+    this viewer: no scheme, no other host, no control characters)."""
+    own = back.startswith((f"/review/{quote(run_id, safe='')}", "/review/set/"))
+    return own and "//" not in back and "\\" not in back and back.isprintable()
 
 
 def take_verdict(store: RunStore, run_id: str, form: Form, token: str) -> str:
@@ -232,7 +246,7 @@ def take_verdict(store: RunStore, run_id: str, form: Form, token: str) -> str:
             raise Refused(400, "bad slot")
         model = ordered[int(slot) - 1].record.model
     back = form.get("back")
-    if not back.startswith(f"/review/{quote(run_id, safe='')}") or "//" in back:
+    if not _own_return(back, run_id):
         raise Refused(400, "bad return address")
     given = HumanVerdict(
         run_id=run_id, model=model, sample_id=sample_id, epoch=int(epoch_text),

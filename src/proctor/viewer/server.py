@@ -12,6 +12,7 @@ Routes (GET and HEAD only):
     /models/<model>         one model's scores across every run of the folder
     /review/<run>...        review: people grade replies (`proctor.viewer.review`); its POST
                             /review/<run>/verdict is the one request that changes anything
+    /review/set/<set>       one review queue over a set's runs (`proctor.viewer.review_set`)
     /leaderboard            models × tasks (?set=SET, ?run=RUN…; 50 models a page)
     /runs/<run>/grid        one row per item, one column per model (?disagree=1)
 
@@ -47,7 +48,7 @@ from proctor.report.html import (
 from proctor.report.html.viewer_pages import error_html, run_href, samples_href
 from proctor.stats.comparison import compare_run_items
 from proctor.store import RunStore
-from proctor.viewer import board, pages, review
+from proctor.viewer import board, pages, review, review_set
 from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
 
 T = TypeVar("T")
@@ -105,6 +106,10 @@ class ViewerServer(ThreadingHTTPServer):
                 runs = listing(store)
                 scores = pages.run_headlines(store, [r.run_id for r in runs])
             return runs_html(runs, str(self.results_dir), scores).encode("utf-8")
+        if parts[0] == "review" and len(parts) >= 3 and parts[1] == "set":
+            return self._read(
+                lambda store: review_set.set_page(store, parts[2], parts[3:], query, self.token)
+            )
         if parts[0] == "review" and len(parts) >= 2:
             return self._read(
                 lambda store: review.page(

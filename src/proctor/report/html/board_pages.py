@@ -27,8 +27,10 @@ def leaderboard_html(
     page: int,
     page_size: int,
     href: PageHref,
+    links: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """One page of the board (`page_size` models, ranked); `href(n)` is page n's address."""
+    """One page of the board (`page_size` models, ranked); `href(n)` is page n's address;
+    `links`: (label, address) pairs shown above it (the viewer's: review each set named)."""
     pages = max(1, -(-len(board.rows) // page_size))
     page = min(max(1, page), pages)
     shown = board.rows[(page - 1) * page_size : page * page_size]
@@ -66,7 +68,7 @@ def leaderboard_html(
         n_models=len(board.rows), tasks=list(board.tasks),
         conf=f"{board.confidence * 100:g} % CI", rows=rows, page=page, pages=pages,
         prev_href=href(page - 1) if page > 1 else "",
-        next_href=href(page + 1) if page < pages else "",
+        next_href=href(page + 1) if page < pages else "", links=list(links),
     )  # fmt: skip
 
 

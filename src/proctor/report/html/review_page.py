@@ -42,10 +42,32 @@ class Card:
     explanation: str
 
 
-def start_html(run_id: str, action: str) -> str:
+@dataclass(frozen=True)
+class SetTaskProgress:
+    """One task of a set under review: its run and how much of its queue is reviewed."""
+
+    task: str
+    run_id: str
+    reviewed: int
+    total: int
+    href: str
+    """The set's queue narrowed to this task."""
+
+
+@dataclass(frozen=True)
+class SetScope:
+    """A review page shown as part of a set's queue (the card is still one run's item)."""
+
+    set_id: str
+    task: str
+    """The shown item's task ("" when the queue is done)."""
+    tasks: tuple[SetTaskProgress, ...]
+
+
+def start_html(run_id: str, action: str, scope: str = "run") -> str:
     """Asks the reviewer's name (a GET form: it changes nothing)."""
     return render("review_start.html.j2", title=f"proctor · review {run_id}", viewer=True,
-                  run_id=run_id, action=action)  # fmt: skip
+                  run_id=run_id, action=action, scope=scope)  # fmt: skip
 
 
 def review_html(
@@ -59,13 +81,15 @@ def review_html(
     total: int,
     filters: Mapping[str, str],
     blind: bool,
+    in_set: SetScope | None = None,
 ) -> str:
-    """One reply to grade (None: the queue is done), with the queue's progress."""
+    """One reply to grade (None: the queue is done), with the queue's progress; `in_set`: the
+    queue is a set's, over its runs (`run_id` is the shown item's run, its verdict's address)."""
     return render(
-        "review.html.j2", title=f"proctor · review {run_id}", viewer=True, data=_DATA,
-        referrer=_REFERRER,
+        "review.html.j2", title=f"proctor · review {in_set.set_id if in_set else run_id}",
+        viewer=True, data=_DATA, referrer=_REFERRER,
         run_id=run_id, reviewer=reviewer, card=card, token=token, back=back, reviewed=reviewed,
-        total=total, filters=filters, blind=blind,
+        total=total, filters=filters, blind=blind, in_set=in_set,
     )  # fmt: skip
 
 
