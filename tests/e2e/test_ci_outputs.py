@@ -62,16 +62,21 @@ def test_gate_junit_has_a_case_per_requirement_and_model(
     assert done.returncode == 1, done.stdout + done.stderr  # alpha is below 0.9
     root = ET.parse(junit).getroot()
     cases = {c.get("name"): [x.tag for x in c] for c in root.iter("testcase")}
+    kinds = {c.get("name"): [x.get("type") for x in c] for c in root.iter("testcase")}
     alpha, beta = made.models
+    # beta answered all 3 items right, which cannot show 90 % by its interval: inconclusive,
+    # a failure of its own type (nothing passes without the evidence).
+    assert kinds[f"accuracy>=0.9 · {beta}"] == ["inconclusive"]
+    assert kinds[f"accuracy>=0.9 · {alpha}"] == ["requirement"]
     assert cases == {
         f"accuracy>=0.9 · {alpha}": ["failure"],
-        f"accuracy>=0.9 · {beta}": [],
+        f"accuracy>=0.9 · {beta}": ["failure"],
         f"n>=6 · {alpha}": [],
         f"n>=6 · {beta}": [],
     }
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("### ❌ proctor gate did not pass")
-    assert "**FAIL**" in text and "3 of 4 checks pass" in text
+    assert "**FAIL**" in text and "**INCONCLUSIVE**" in text and "2 of 4 checks pass" in text
     passed = proctor("gate", made.run_id, "--require", "n>=6", "--junit", junit,
                      "-r", made.results)  # fmt: skip
     assert passed.returncode == 0, passed.stdout + passed.stderr

@@ -101,7 +101,9 @@ def gate_junit(run_id: str, rows: Sequence[GateRow], state_error: str | None) ->
         if not row.passed:
             failures += 1
             message = f"{row.metric} = {gate_value(row)} (n = {row.n})"
-            node = ET.SubElement(case, "failure", message=xml_text(message), type="requirement")
+            # Too little evidence is not a pass either: a failure of its own type.
+            kind = "inconclusive" if row.inconclusive else "requirement"
+            node = ET.SubElement(case, "failure", message=xml_text(message), type=kind)
             node.text = xml_text(row.note) if row.note else None
     if state_error:
         errors += 1
@@ -131,7 +133,7 @@ def gate_markdown(run_id: str, rows: Sequence[GateRow], why_not: str | None) -> 
     if rows:
         body = [
             [escape_cell(r.requirement), escape_cell(r.model), gate_value(r), str(r.n),
-             "pass" if r.passed else "**FAIL**", escape_cell(r.note)]
+             "pass" if r.passed else f"**{r.result}**", escape_cell(r.note)]
             for r in rows
         ]  # fmt: skip
         head = ["requirement", "model", "value", "n", "result", "note"]
