@@ -88,7 +88,8 @@ def compare_cmd(
 ) -> None:
     """Compare two models on the same items: flipped items and whether the difference is real.
 
-    (A typer command: each parameter is one option of `proctor compare`, hence their number.)
+    (A typer command: each parameter is one option of `proctor compare`, hence their number
+    and the length of its signature; the body is short.)
 
     Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors; with --margin as
     the module docstring says.
