@@ -135,4 +135,4 @@ def test_a_wrong_policy_is_refused_naming_file_line_and_field(
 def test_a_valid_policy_alone_is_checked(tmp_path: Path) -> None:
     file = policy(tmp_path, '[tasks.arithmetic]\ntier = "critical"\nrequire = ["accuracy>=0.9"]\n')
     code, out = cli("gate", "--policy", file)
-    assert code == 0 and "is valid: arithmetic (critical, required)" in out
+    assert code == 0 and "is valid: arithmetic (critical, required, accuracy>=0.9)" in out
