@@ -171,3 +171,17 @@ def test_validate_refuses_a_bad_policy_naming_file_line_and_field(
     code, out = cli("validate", file)
     assert code == 2, out
     assert str(file) in out and where in out, out
+
+
+def test_a_set_asking_a_task_twice_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    evals = tmp_path / "evals.toml"
+    evals.write_text('models = ["fake/const:42"]\nlimit = 2\n[[tasks]]\ntask = "arithmetic"\n'
+                     "seeds = [1, 2]\n", encoding="utf-8")  # fmt: skip
+    results = tmp_path / "results"
+    code, out = cli("run", "--config", evals, "-r", results)
+    assert code == 0, out
+    ((set_id, _),) = _sets(results)
+    code, out = cli("gate", "--policy", policy(tmp_path, CRITICAL), set_id, "-r", results)
+    assert code == 2, out
+    assert "two candidate runs for task 'arithmetic'" in out
+    assert f"set {set_id} asks it more than once: give its runs by id" in out

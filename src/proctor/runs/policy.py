@@ -197,8 +197,10 @@ def _by_task(
         for run_id in run_ids:
             task = task_of(store.run_config(run_id), store.run_info(run_id).task)
             if task in found and found[task] != run_id:
+                hint = f" (set {set_id} asks it more than once: give its runs by id)"
                 raise ConfigError(
                     f"two {what} runs for task {task!r}: {found[task]} and {run_id}; give one"
+                    + (hint if set_id is not None else "")
                 )
             found[task] = run_id
     return found, unrun
