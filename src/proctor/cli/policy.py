@@ -33,9 +33,7 @@ def policy_gate(
     console = SafeConsole()
     policy = load_policy(path)
     if not runs:
-        tiers = ", ".join(f"{r.task} ({r.tier}{', required' if r.required else ''})"
-                          for r in policy.tasks)  # fmt: skip
-        console.print(Text(f"policy {policy.name} is valid: {tiers}"), soft_wrap=True)
+        console.print(Text(f"policy {policy.name} is valid: {policy.summary()}"), soft_wrap=True)
         return
     if not (results_dir / "proctor.db").exists():
         raise ConfigError(f"no run store in {results_dir} (use --results-dir)")

@@ -14,8 +14,10 @@ A required task with no run → NO-GO. The decision: NO-GO when any reason block
 INCONCLUSIVE when any critical check is undecided, else GO. Exit codes: 0 GO, 1 NO-GO,
 7 INCONCLUSIVE (0 with --allow-inconclusive).
 
-The runs are given as a list of ids now; an eval set (a named list of runs) is one more way to
-give that list (`candidates`), nothing else changes.
+The runs are given as run ids (or prefixes, or `latest`) or as eval sets (`proctor run TASK
+TASK …`): a set id, prefix or name stands for the set's runs. A task of the set with no run yet
+(an unfinished set) is INCOMPLETE: it blocks when the task is required, critical or supporting;
+a set's run that is itself incomplete blocks the same way (the run's state is checked first).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from proctor.runs.gate import GateAsk, gate_stored_run
 from proctor.runs.policy_file import Policy, TaskRule, Tier, task_of
 from proctor.runs.state import EXIT_CHECK_FAILED, EXIT_INCONCLUSIVE, EXIT_OK
 from proctor.store import RunStore
+from proctor.store import sets as sets_table
 
 Decision = Literal["GO", "NO-GO", "INCONCLUSIVE"]
 Effect = Literal["blocks", "undecided", "noted", "ok"]
@@ -96,15 +99,20 @@ def decide_policy(
     *,
     allow_inconclusive: bool = False,
 ) -> PolicyVerdict:
-    """The policy over the candidate runs (ids, prefixes or `latest`); ConfigError when a run is
-    unknown or two runs claim one task."""
-    runs = _by_task(store, candidates, "candidate")
-    bases = _by_task(store, baselines, "baseline")
+    """The policy over the candidate runs (ids, prefixes, `latest`, or eval sets standing for
+    their runs); ConfigError when a run or set is unknown or two runs claim one task."""
+    runs, unrun = _by_task(store, candidates, "candidate")
+    bases, _ = _by_task(store, baselines, "baseline")
     reasons: list[Reason] = []
     for rule in policy.tasks:
         run_id = runs.get(rule.task)
+        if run_id is None and rule.task in unrun:
+            effect: Effect = "blocks" if rule.required else _effect(rule.tier, "FAIL")
+            reasons.append(Reason(rule.task, rule.tier, "—", "run complete", "—", "—",
+                                  "INCOMPLETE", effect, unrun[rule.task]))  # fmt: skip
+            continue
         if run_id is None:
-            effect: Effect = "blocks" if rule.required else "noted"
+            effect = "blocks" if rule.required else "noted"
             why = "a required task has no run" if rule.required else "not run (not required)"
             reasons.append(Reason(rule.task, rule.tier, "—", "run present", "—", "—", "MISSING",
                                   effect, why))  # fmt: skip
@@ -123,7 +131,8 @@ def _task_reasons(
     store: RunStore, rule: TaskRule, run_id: str, baseline: str | None, any_baseline: bool
 ) -> list[Reason]:
     """The task's rows: a margin with no baseline run of the task (when baselines were given:
-    it blocks; when none was: noted), the run's state, then each check."""
+    it blocks; when none was: noted), the run's state (always read: a task with no requirement
+    still needs a complete run), then each check."""
     from proctor.report.text import gate_value
 
     out: list[Reason] = []
@@ -137,22 +146,24 @@ def _task_reasons(
             add(check, "—", "—", "MISSING", _effect(rule.tier, "MISSING"), "no baseline of it")
         else:
             add(check, "—", "—", "not checked", "noted", "no --baseline given")
-    if not rule.require and (rule.margin is None or baseline is None):
-        return out
+    checked = len(out)
     ask = GateAsk(
         requirements=rule.require or ("n>=1",),
         baseline=baseline if rule.margin else None,
         margin=rule.margin if baseline else None,
     )
     gate = gate_stored_run(store, run_id, ask)
+    incomplete: Effect = "blocks" if rule.required else _effect(rule.tier, "FAIL")
     for problem in gate.problems:
-        add("run complete", "—", "—", "INCOMPLETE", _effect(rule.tier, "FAIL"), problem)
+        add("run complete", "—", "—", "INCOMPLETE", incomplete, problem)
     for row in gate.rows:
         if not rule.require and row.metric == "n":
             continue
         result = row.result
         add(row.requirement, row.model, gate_value(row), result, _effect(rule.tier, result),
             row.note)  # fmt: skip
+    if len(out) == checked:  # nothing to check but that the run is there and complete
+        add("run complete", "—", "—", "pass", "ok", "")
     return out
 
 
@@ -166,14 +177,30 @@ def _effect(tier: Tier, result: str) -> Effect:
     return "undecided" if tier == "critical" else "noted"
 
 
-def _by_task(store: RunStore, refs: Sequence[str], what: str) -> dict[str, str]:
+def _by_task(
+    store: RunStore, refs: Sequence[str], what: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Per task, the run given for it; and per task of a given set that has no run yet, why.
+    A ref naming a set (its id, a prefix of it, or its name) stands for the set's runs."""
     found: dict[str, str] = {}
+    unrun: dict[str, str] = {}
     for ref in refs:
-        run_id = store.resolve(ref)
-        task = task_of(store.run_config(run_id), store.run_info(run_id).task)
-        if task in found and found[task] != run_id:
-            raise ConfigError(
-                f"two {what} runs for task {task!r}: {found[task]} and {run_id}; give one"
-            )
-        found[task] = run_id
-    return found
+        set_id = sets_table.resolve_set(store, ref)
+        if set_id is None:
+            run_ids = [store.resolve(ref)]
+        else:
+            members = sets_table.read_set(store, set_id).members
+            run_ids = [m.run_id for m in members if m.run_id]
+            for m in members:
+                if not m.run_id:
+                    unrun.setdefault(m.task, f"set {set_id} has no run of it yet (unfinished)")
+        for run_id in run_ids:
+            task = task_of(store.run_config(run_id), store.run_info(run_id).task)
+            if task in found and found[task] != run_id:
+                hint = f" (set {set_id} asks it more than once: give its runs by id)"
+                raise ConfigError(
+                    f"two {what} runs for task {task!r}: {found[task]} and {run_id}; give one"
+                    + (hint if set_id is not None else "")
+                )
+            found[task] = run_id
+    return found, unrun

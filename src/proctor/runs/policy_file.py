@@ -55,6 +55,30 @@ class Policy:
     path: Path
     tasks: tuple[TaskRule, ...]
 
+    def summary(self) -> str:
+        """Its tasks in one line: `arithmetic (critical, required), gsm8k (supporting)`."""
+        return ", ".join(
+            f"{r.task} ({r.tier}{', required' if r.required else ''}"
+            f"{', ' + ', '.join(r.require) if r.require else ''}"
+            f"{f', margin {r.margin * 100:g}pp' if r.margin is not None else ''})"
+            for r in self.tasks
+        )
+
+
+def is_policy_file(path: Path) -> bool:
+    """Whether `path` reads as a policy (a [policy] table, or [tasks.NAME] tables) rather than a
+    set file (`models` and [[tasks]]); a file that cannot be read or parsed is judged by its
+    table headers, and its reader then says what is wrong with it."""
+    try:
+        text = read_input_file(path, max_bytes=MAX_POLICY_BYTES).decode("utf-8-sig")
+    except (Refused, OSError, UnicodeDecodeError):
+        return False
+    try:
+        data = loads_toml_bounded(text)
+    except (Refused, ValueError):
+        return re.search(r"^\s*\[\s*(policy\s*\]|tasks\s*\.)", text, re.MULTILINE) is not None
+    return "policy" in data or isinstance(data.get("tasks"), dict)
+
 
 def load_policy(path: Path) -> Policy:
     """The policy in `path`; ConfigError naming file, line and field for anything wrong."""
