@@ -8,7 +8,8 @@
 # 2. Fallback: llama-cpp-python built from source, portable (the default native build dies with
 #    "Illegal instruction" on VMs whose CPUs advertise AMX the VM forbids). The build takes ~8 min
 #    on 2 cores, so the built wheel is cached outside the repo, keyed by version, flags and arch.
-# PROCTOR_LOCAL_RUNTIME=llama-cpp-python skips step 1 (forces the build).
+# 0. Before both: a portable wheel this machine built earlier (the cache) is installed as is.
+# PROCTOR_LOCAL_RUNTIME=llama-cpp-python skips step 1 (forces the build); =xllamacpp skips 0.
 set -euo pipefail
 
 XLLAMACPP_VERSION="${PROCTOR_XLLAMACPP_VERSION:-2026.10.11549}"
@@ -72,11 +73,6 @@ PYEOF
   return 1
 }
 
-if prebuilt; then
-  echo "proctor: embedded model runtime: xllamacpp $XLLAMACPP_VERSION (prebuilt)" >&2
-  exit 0
-fi
-
 if [ "$ARCH" = "x86_64" ]; then
   FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 else
@@ -85,6 +81,24 @@ fi
 KEY="$(printf '%s|%s|%s' "$LLAMA_VERSION" "$FLAGS" "$ARCH" | sha256sum | cut -c1-12)"
 CACHE="${PROCTOR_WHEEL_CACHE:-$HOME/.cache/proctor/wheels}/llama-cpp-python-$LLAMA_VERSION-$ARCH-$KEY"
 
+install_built() {  # the portable wheel from the cache, and the server extra's dependencies
+  "$PY" -m pip install --quiet "$CACHE"/llama_cpp_python-*.whl
+  "$PY" -m pip install --quiet "llama-cpp-python[server]==$LLAMA_VERSION" --find-links "$CACHE"
+}
+
+# 0. A portable build already cached on this machine is taken first: it installs in seconds and
+#    generates about 4x faster than xllamacpp here (and the main job's replies stay as they were).
+if [ "${PROCTOR_LOCAL_RUNTIME:-}" != "xllamacpp" ] && ls "$CACHE"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+  install_built
+  echo "proctor: embedded model runtime: llama-cpp-python $LLAMA_VERSION (cached portable build)" >&2
+  exit 0
+fi
+
+if prebuilt; then
+  echo "proctor: embedded model runtime: xllamacpp $XLLAMACPP_VERSION (prebuilt)" >&2
+  exit 0
+fi
+
 if ! ls "$CACHE"/llama_cpp_python-*.whl >/dev/null 2>&1; then
   echo "proctor: building llama-cpp-python $LLAMA_VERSION (portable, ~8 min on 2 cores; cached in $CACHE)" >&2
   mkdir -p "$CACHE.tmp"
@@ -92,7 +106,5 @@ if ! ls "$CACHE"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     -w "$CACHE.tmp" "llama-cpp-python==$LLAMA_VERSION"
   rm -rf "$CACHE" && mv "$CACHE.tmp" "$CACHE"
 fi
-"$PY" -m pip install --quiet "$CACHE"/llama_cpp_python-*.whl
-# The server extra's own dependencies (the wheel itself is already installed from the cache).
-"$PY" -m pip install --quiet "llama-cpp-python[server]==$LLAMA_VERSION" --find-links "$CACHE"
+install_built
 echo "proctor: embedded model runtime: llama-cpp-python $LLAMA_VERSION (built portable)" >&2

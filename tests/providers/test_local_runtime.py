@@ -75,18 +75,18 @@ def test_an_unknown_runtime_name_is_refused_by_name(monkeypatch: pytest.MonkeyPa
 def test_the_named_runtime_is_used_only_where_it_is_installed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    installed = {"llama_cpp"}
+    installed = {"xllamacpp"}
     monkeypatch.setattr(
         local_runtime.importlib.util,
         "find_spec",
         lambda name: object() if name in installed else None,
     )
     monkeypatch.delenv(RUNTIME_ENV, raising=False)
-    assert runtime_name() == "llama-cpp-python"
-    installed.add("xllamacpp")
-    assert runtime_name() == "xllamacpp"  # the prebuilt one is preferred
-    monkeypatch.setenv(RUNTIME_ENV, "llama-cpp-python")
-    assert runtime_name() == "llama-cpp-python"
+    assert runtime_name() == "xllamacpp"
+    installed.add("llama_cpp")
+    assert runtime_name() == "llama-cpp-python"  # the faster one, where both are installed
+    monkeypatch.setenv(RUNTIME_ENV, "xllamacpp")
+    assert runtime_name() == "xllamacpp"
     installed.clear()
     assert runtime_name() is None
     with pytest.raises(ConfigError, match="no runtime for local models"):
