@@ -6,7 +6,7 @@ wide for the console split by columns into several, each repeating the model col
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich import box
 from rich.cells import cell_len
@@ -91,14 +91,16 @@ def section_tables(section: Section, labels: Mapping[str, str], console: Console
     does not fit."""
     columns = list(range(1, len(section.head)))
 
-    def build(part: Sequence[int], title: str) -> Table:
+    def build(part: Sequence[int], title: str, fold: bool = True) -> Table:
         table = new_table(title)
         first = section.head[0]
         table.add_column(first, justify="left", overflow="fold")
         for i in part:
             text = i in section.text_columns
             table.add_column(
-                section.head[i] if text else _heading(section.head[i], _widest(section, i)),
+                section.head[i]
+                if text or not fold
+                else _heading(section.head[i], _widest(section, i)),
                 justify="left" if text else "right",
                 no_wrap=not text,
                 overflow="fold" if text else "ellipsis",
@@ -119,6 +121,20 @@ def section_tables(section: Section, labels: Mapping[str, str], console: Console
         rest = rest[take:]
     if not parts:
         return [build([], section.title)]
-    if len(parts) == 1:
-        return [build(parts[0], section.title)]
-    return [build(part, f"{section.title} ({n}/{len(parts)})") for n, part in enumerate(parts, 1)]
+    titles = [section.title] if len(parts) == 1 else [
+        f"{section.title} ({n}/{len(parts)})" for n in range(1, len(parts) + 1)
+    ]
+    return [_whole_headings_if_they_fit(build, part, title, console)
+            for part, title in zip(parts, titles, strict=True)]  # fmt: skip
+
+
+def _whole_headings_if_they_fit(
+    build: Callable[[Sequence[int], str, bool], Table],
+    part: Sequence[int],
+    title: str,
+    console: Console,
+) -> Table:
+    """A wide console shows headings whole; they fold to their numbers' width only where the
+    table would not fit otherwise."""
+    whole = build(part, title, False)
+    return whole if spare(console, whole) >= 0 else build(part, title, True)
