@@ -131,7 +131,10 @@ def spawn_logged(child_environ: dict[str, str]) -> Iterator[Spawn]:
         out = log.open("wb")
         logs.append(out)
         proc = subprocess.Popen(
-            list(cmd), stdout=out, stderr=subprocess.STDOUT, env=child_environ,
+            list(cmd),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=child_environ,
             start_new_session=True,
         )
         children.append(proc)
@@ -156,3 +159,17 @@ def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(10)
+
+
+FLAT_ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
+
+
+def flat_cli(*args: str | Path) -> tuple[int, str]:
+    """`proctor ARGS` in this process (typer's runner, 250 columns, no colour): its exit code and
+    its output on one line, so a sentence is found whatever the wrapping."""
+    from typer.testing import CliRunner
+
+    from proctor.cli.app import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env=FLAT_ENV, catch_exceptions=False)
+    return result.exit_code, " ".join(result.output.split())

@@ -7,26 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
-
-from proctor.cli.app import app
 from support.stub.config import StubConfig
 from support.stub.server import run_stub
 
-ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
+from .conftest import flat_cli as cli
+
 LONG = "Let me work through this carefully, one digit at a time. " * 8 + "Final answer: 1"
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-def cli(*args: str | Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, [str(a) for a in args], env=ENV, catch_exceptions=False)
-    return result.exit_code, " ".join(result.output.split())
 
 
 def test_a_capped_run_is_bounded_everywhere_and_strict_fails(tmp_path: Path) -> None:

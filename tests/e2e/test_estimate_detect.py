@@ -7,10 +7,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
-
-from proctor.cli.app import app
 from proctor.runs.grade import stored_items
 from proctor.stats.paired import items_needed
 from proctor.stats.scores import item_scores
@@ -18,18 +14,7 @@ from proctor.store import RunStore
 from support.stub.config import StubConfig
 from support.stub.server import run_stub
 
-ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-def cli(*args: str | Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, [str(a) for a in args], env=ENV, catch_exceptions=False)
-    return result.exit_code, " ".join(result.output.split())
+from .conftest import flat_cli as cli
 
 
 def test_items_and_dollars_for_a_two_point_difference(tmp_path: Path) -> None:
