@@ -92,11 +92,13 @@ def latency(
 
 BARE_LOOP = r"""
 import json, sys, time
-from llama_cpp import Llama
+from pathlib import Path
+from proctor.providers.local_runtime import load_runtime
 import os
 path, prompts_file, max_tokens = sys.argv[1], sys.argv[2], int(sys.argv[3])
 prompts = json.load(open(prompts_file))
-llama = Llama(model_path=path, n_ctx=2048, n_threads=max(1, os.cpu_count() or 1), verbose=False, seed=0)
+# the same binding proctor's local provider would load (llama-cpp-python or xllamacpp), asked bare
+llama = load_runtime(Path(path), n_ctx=2048, n_threads=max(1, os.cpu_count() or 1), seed=0)
 start = time.perf_counter()
 for p in prompts:
     llama.create_chat_completion(messages=p, temperature=0.0, max_tokens=max_tokens, seed=0)
@@ -121,8 +123,8 @@ print(json.dumps({"asking_s": time.perf_counter() - start}))
 
 
 def embedded(n: int = 20, reps: int = 3) -> dict[str, object]:
-    """(c): the embedded model through proctor's runner vs a bare llama-cpp-python loop, same
-    prompts, same max_tokens, model loading excluded from both."""
+    """(c): the embedded model through proctor's runner vs a bare loop over the same runtime
+    binding (llama-cpp-python or xllamacpp, whichever proctor loads), same prompts, same max_tokens, model loading excluded from both."""
     try:
         from proctor.providers.local import embedded_model_path
         from proctor.tasks.registry import get_task, load_for_run
@@ -153,7 +155,9 @@ def embedded(n: int = 20, reps: int = 3) -> dict[str, object]:
     ours.sort()
     b, o = bare[len(bare) // 2], ours[len(ours) // 2]
     # throughput ratio: proctor's samples/s over the bare loop's (≥ 0.95 is the target)
-    return {"n": n, "max_tokens": 32, "bare_runs": bare, "proctor_runs": ours,
+    from proctor.providers.local_runtime import runtime_name
+
+    return {"n": n, "max_tokens": 32, "runtime": runtime_name(), "bare_runs": bare, "proctor_runs": ours,
             "bare_s": b, "proctor_s": o, "ratio": b / o}  # fmt: skip
 
 
