@@ -76,7 +76,8 @@ def ask_dialogue(
     results_dir: Path,
 ) -> None:
     """Ask (or resume) the dialogue, print it, and exit with its outcome's code."""
-    from proctor.runs.turns import DIALOGUE, TURN_KINDS, dialogue_start
+    from proctor.runs.turn_kinds import DIALOGUE
+    from proctor.runs.turns import TURN_KINDS, dialogue_start
 
     start = dialogue_start(tree, params, results_dir, model=model, resume=resume)
     ask_turn_run(TURN_KINDS[DIALOGUE], results_dir, model, max_attempts, start)

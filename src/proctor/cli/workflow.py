@@ -102,7 +102,8 @@ def ask_workflow(
     results_dir: Path,
 ) -> None:
     """Ask (or resume) the workflow, print it, and exit with its outcome's code."""
-    from proctor.runs.turns import TURN_KINDS, WORKFLOW, workflow_start
+    from proctor.runs.turn_kinds import WORKFLOW
+    from proctor.runs.turns import TURN_KINDS, workflow_start
 
     start = workflow_start(
         flow, tools, params, results_dir, model=model, require_usage=require_usage, resume=resume

@@ -16,7 +16,7 @@ from proctor.foreign.jsonl_export import HERE, jsonl_files
 from proctor.foreign.lm_eval_export import lm_eval_files
 from proctor.report.atomic import write_atomic
 from proctor.runs.report import run_statistics
-from proctor.runs.turns import turn_kind
+from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.run_statistics import RunStatistics
 from proctor.store import RunStore
 from proctor.tasks.base import Task

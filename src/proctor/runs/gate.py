@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proctor.datasets.suites.config import load_config
 from proctor.errors import ConfigError
@@ -32,7 +32,7 @@ from proctor.runs.state import (
     state_exit,
     state_lines,
 )
-from proctor.runs.turns import TurnKind, turn_kind
+from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.completeness import Completeness, completeness
 from proctor.stats.evidence import Rule
 from proctor.stats.gates import (
@@ -49,6 +49,9 @@ from proctor.stats.turn_scores import TurnScores
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.types import GradedItem
+
+if TYPE_CHECKING:
+    from proctor.runs.turns import TurnKind
 
 _JUDGE_METRICS = ("judge_mean", "judge_unscored")
 DEFAULT_ALPHA = 0.05

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.runs.grade import stored_items
-from proctor.runs.turns import turn_kind
+from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.completeness import Completeness, ModelCompleteness, completeness
 from proctor.stats.cost import PriceTable, ledger
 from proctor.stats.leaderboard import COMPLETE, Leaderboard, TaskResult, build_leaderboard

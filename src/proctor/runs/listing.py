@@ -11,7 +11,7 @@ from typing import Any
 from proctor.report.runs_table import ModelLine, RunLine
 from proctor.report.text import NONE
 from proctor.runs.stored import open_existing
-from proctor.runs.turns import turn_kind
+from proctor.runs.turn_kinds import turn_kind
 from proctor.store.browse import tallies
 
 

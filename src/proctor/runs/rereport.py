@@ -15,7 +15,7 @@ from proctor.errors import ProctorError
 from proctor.runs.grade import grade_run
 from proctor.runs.report import run_statistics, turn_scores, write_report
 from proctor.runs.stored import open_existing
-from proctor.runs.turns import turn_kind
+from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.cost import load_price_table
 from proctor.stats.run_statistics import RunStatistics
 from proctor.store import RunStore

@@ -34,6 +34,7 @@ from proctor.runs.state import (
     EXIT_INVALID_OUTPUT,
     EXIT_OK,
 )
+from proctor.runs.turn_kinds import DIALOGUE, WORKFLOW, turn_kind
 from proctor.runs.turn_lifecycle import TurnRunDone, ask_in_store, grade_and_write
 from proctor.stats.turn_scores import TurnRow, TurnScores
 from proctor.store import RunStore
@@ -44,10 +45,8 @@ from proctor.workflow.lines import workflow_lines
 from proctor.workflow.loop import WorkflowResult, grade_workflow, run_workflow
 from proctor.workflow.spec import Workflow
 
-DIALOGUE = "dialogue"
 DIALOGUE_GRADER = "dialogue/1"
 """The rules of `grade_dialogue` (fact reading, stage scores, consistency); raise on a change."""
-WORKFLOW = "workflow"
 WORKFLOW_GRADER = "workflow/1"
 """The rules of `grade_workflow` (budget limits, output checks); raise on a change."""
 
@@ -359,11 +358,6 @@ TURN_KINDS: Mapping[str, TurnKind] = {
         resume=resume_workflow,
     ),
 }
-
-
-def turn_kind(task: str) -> TurnKind | None:
-    """The kind of turn run a stored run's task names, or None for a run of samples."""
-    return TURN_KINDS.get(task)
 
 
 def resume_turn_run(results_dir: Path, run_id: str, kind: str, timeout: float) -> TurnResume:
