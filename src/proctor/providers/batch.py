@@ -8,7 +8,7 @@ submit again: all of that is `proctor.calling.batching`, once, for both."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
@@ -22,6 +22,9 @@ BATCH_TIMEOUT_S = 120.0
 BATCH_MAX_BYTES = 1 << 30
 """The largest reply of a batch API read: a results file holds every answer of the batch (50,000
 answers of a few kilobytes each), far more than one chat reply's cap."""
+
+LIST_PAGES = 20
+"""Pages of 100 batches a restart reads back to find a submit it never heard back from."""
 
 BatchEnd = Literal["completed", "expired", "cancelled", "failed"]
 
@@ -141,6 +144,43 @@ class BatchAdapter:
             return BatchResult("", None, "a result line is not an object")
         return self._read_result(str(data.get("custom_id") or ""), data)
 
+    async def _create(
+        self, path: str, content: bytes, content_type: str = "application/json"
+    ) -> str:
+        """POST a create (a batch, an uploaded file): the id it answered with."""
+        return created_id(await self._call("POST", path, content, content_type))
+
+    async def _batch(self, path: str, batch_id: str) -> dict[str, Any]:
+        """GET one batch at `path`: an object, or Transient."""
+        batch = await self._call("GET", path)
+        if not isinstance(batch, dict):
+            raise Transient(f"batch {batch_id}: the state is not an object")
+        return batch
+
+    async def _pages(
+        self, path: str, cursor: str, next_cursor: Callable[[dict[str, Any], list[Any]], str]
+    ) -> AsyncIterator[list[Any]]:
+        """The batches listed at `path`, a page of 100 at a time, `LIST_PAGES` pages at the most;
+        `cursor` is the query parameter that asks for the page after, `next_cursor` its value
+        read from a page and its batches."""
+        after = ""
+        for _ in range(LIST_PAGES):
+            page = await self._call(
+                "GET", f"{path}?limit=100" + (f"&{cursor}={after}" if after else "")
+            )
+            data = page.get("data") if isinstance(page, dict) else None
+            if not isinstance(data, list) or not data:
+                return
+            yield data
+            if not page.get("has_more"):
+                return
+            after = next_cursor(page, data)
+
+    def _failure(self, custom_id: str, reason: str) -> BatchResult:
+        """A request's failure, its reason cut and the key redacted (servers echo what they got)."""
+        clean = reason.replace(self._secret, "[redacted]") if self._secret else reason
+        return BatchResult(custom_id, None, clean[:400])
+
     def _answered(self, custom_id: str, reply: object) -> BatchResult:
         """A succeeded request's reply as its Completion (a reply that holds none: its error)."""
         try:
@@ -189,12 +229,12 @@ def created_id(reply: object) -> str:
     return found
 
 
-def count(value: object) -> int:
-    """A count from a batch's request counts; anything else is 0."""
+def request_counts(batch: dict[str, Any]) -> dict[str, int]:
+    """A batch's request counts by kind; a count that is not a non-negative integer is 0."""
+    counts = batch.get("request_counts")
+    return {str(k): _count(v) for k, v in counts.items()} if isinstance(counts, dict) else {}
+
+
+def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
-
-def failure(custom_id: str, reason: str, secret: str) -> BatchResult:
-    """A request's failure, its reason cut and the key redacted (servers echo what they got)."""
-    clean = reason.replace(secret, "[redacted]") if secret else reason
-    return BatchResult(custom_id, None, clean[:400])
