@@ -24,6 +24,7 @@ from proctor.providers.http import encode_body, json_object
 
 
 class AnthropicBatches(BatchAdapter):
+    BATCHES = "messages/batches"
     TEXT_SUFFIX = "/results"
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
@@ -38,7 +39,7 @@ class AnthropicBatches(BatchAdapter):
     async def find(
         self, token: str, size: int, taken: frozenset[str] = frozenset()
     ) -> str | None:
-        async for data in self._pages("messages/batches", "after_id", _last_id):
+        async for data in self._pages("after_id"):
             for batch in data:
                 if not isinstance(batch, dict) or _total(batch) != size:
                     continue
@@ -52,7 +53,7 @@ class AnthropicBatches(BatchAdapter):
         return None
 
     async def state(self, batch_id: str) -> BatchState:
-        batch = await self._batch(f"messages/batches/{batch_id}", batch_id)
+        batch = await self._batch(batch_id)
         counts = request_counts(batch)
         status = str(batch.get("processing_status"))
         total = _total(batch)
@@ -84,17 +85,8 @@ class AnthropicBatches(BatchAdapter):
             reason = f"the request was {kind} before it was processed"
         return self._failure(custom_id, reason)
 
-    async def cancel(self, batch_id: str) -> None:
-        await self._call("POST", f"messages/batches/{batch_id}/cancel", b"{}")
-
 
 def _total(batch: dict[str, Any]) -> int:
     counts = request_counts(batch)
     keys = ("processing", "succeeded", "errored", "canceled", "expired")
     return sum(counts.get(k, 0) for k in keys)
-
-
-def _last_id(page: dict[str, Any], batches: list[Any]) -> str:
-    """Anthropic's cursor: the page's `last_id`."""
-    del batches
-    return str(page.get("last_id") or "")

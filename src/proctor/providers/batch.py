@@ -98,11 +98,14 @@ BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
 class BatchAdapter:
     """What both batch adapters hold: the live adapter's client, model, key and body maker; and
     what they do alike: one request of the API (`_call`), one line of a results file
-    (`_result`). A subclass says how its result line reads (`_read_result`) and which paths
-    answer text (`TEXT_SUFFIX`); `api` (the live adapter's) how a status and a reply read."""
+    (`_result`), a batch's creation, state, listing and cancelling. A subclass says how its result
+    line reads (`_read_result`), where its batches are (`BATCHES`) and which paths answer text
+    (`TEXT_SUFFIX`); `api` (the live adapter's) how a status and a reply read."""
 
     TEXT_SUFFIX: ClassVar[str]
     """The paths ending so answer a results file's text (JSONL), not JSON."""
+    BATCHES: ClassVar[str]
+    """The path of the API's batches (a batch is BATCHES/ID)."""
 
     def __init__(
         self, client: JsonClient, model: str, secret: str, body_of: BodyOf, api: ChatApi
@@ -150,23 +153,21 @@ class BatchAdapter:
         """POST a create (a batch, an uploaded file): the id it answered with."""
         return created_id(await self._call("POST", path, content, content_type))
 
-    async def _batch(self, path: str, batch_id: str) -> dict[str, Any]:
-        """GET one batch at `path`: an object, or Transient."""
-        batch = await self._call("GET", path)
+    async def _batch(self, batch_id: str) -> dict[str, Any]:
+        """GET one batch: an object, or Transient."""
+        batch = await self._call("GET", f"{self.BATCHES}/{batch_id}")
         if not isinstance(batch, dict):
             raise Transient(f"batch {batch_id}: the state is not an object")
         return batch
 
-    async def _pages(
-        self, path: str, cursor: str, next_cursor: Callable[[dict[str, Any], list[Any]], str]
-    ) -> AsyncIterator[list[Any]]:
-        """The batches listed at `path`, a page of 100 at a time, `LIST_PAGES` pages at the most;
-        `cursor` is the query parameter that asks for the page after, `next_cursor` its value
-        read from a page and its batches."""
+    async def _pages(self, cursor: str) -> AsyncIterator[list[Any]]:
+        """The batches the API lists, a page of 100 at a time, `LIST_PAGES` pages at the most;
+        `cursor` is the query parameter that asks for the page after a batch's id (the page's
+        last: Anthropic's `last_id` is that id too)."""
         after = ""
         for _ in range(LIST_PAGES):
             page = await self._call(
-                "GET", f"{path}?limit=100" + (f"&{cursor}={after}" if after else "")
+                "GET", f"{self.BATCHES}?limit=100" + (f"&{cursor}={after}" if after else "")
             )
             data = page.get("data") if isinstance(page, dict) else None
             if not isinstance(data, list) or not data:
@@ -174,7 +175,10 @@ class BatchAdapter:
             yield data
             if not page.get("has_more"):
                 return
-            after = next_cursor(page, data)
+            after = str(data[-1].get("id")) if isinstance(data[-1], dict) else ""
+
+    async def cancel(self, batch_id: str) -> None:
+        await self._call("POST", f"{self.BATCHES}/{batch_id}/cancel", b"{}")
 
     def _failure(self, custom_id: str, reason: str) -> BatchResult:
         """A request's failure, its reason cut and the key redacted (servers echo what they got)."""

@@ -26,6 +26,7 @@ _ENDED: dict[str, BatchEnd] = {end: end for end in get_args(BatchEnd)}
 
 
 class OpenAIBatches(BatchAdapter):
+    BATCHES = "batches"
     TEXT_SUFFIX = "/content"
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
@@ -67,7 +68,7 @@ class OpenAIBatches(BatchAdapter):
         self, token: str, size: int, taken: frozenset[str] = frozenset()
     ) -> str | None:
         del taken  # the token is in each batch's metadata: no batch is mistaken for another
-        async for data in self._pages("batches", "after", _last_id):
+        async for data in self._pages("after"):
             for batch in data:
                 meta = batch.get("metadata") if isinstance(batch, dict) else None
                 if isinstance(meta, dict) and meta.get(TOKEN_KEY) == token:
@@ -75,7 +76,7 @@ class OpenAIBatches(BatchAdapter):
         return None
 
     async def state(self, batch_id: str) -> BatchState:
-        batch = await self._batch(f"batches/{batch_id}", batch_id)
+        batch = await self._batch(batch_id)
         status = str(batch.get("status"))
         counts = request_counts(batch)
         done = counts.get("completed", 0) + counts.get("failed", 0)
@@ -108,12 +109,3 @@ class OpenAIBatches(BatchAdapter):
         else:
             reason = f"HTTP {status}: no result"
         return self._failure(custom_id, reason)
-
-    async def cancel(self, batch_id: str) -> None:
-        await self._call("POST", f"batches/{batch_id}/cancel", b"{}")
-
-
-def _last_id(page: dict[str, Any], batches: list[Any]) -> str:
-    """OpenAI's cursor: the id of a page's last batch."""
-    del page
-    return str(batches[-1].get("id")) if isinstance(batches[-1], dict) else ""
