@@ -41,7 +41,7 @@ class AnthropicBatches(BatchAdapter):
     ) -> str | None:
         async for data in self._pages("after_id"):
             for batch in data:
-                if not isinstance(batch, dict) or _total(batch) != size:
+                if not isinstance(batch, dict) or _total(request_counts(batch)) != size:
                     continue
                 batch_id = str(batch.get("id"))
                 if batch_id in taken:  # another submit's batch of the same size
@@ -53,10 +53,9 @@ class AnthropicBatches(BatchAdapter):
         return None
 
     async def state(self, batch_id: str) -> BatchState:
-        batch = await self._batch(batch_id)
-        counts = request_counts(batch)
+        batch, counts = await self._batch(batch_id)
         status = str(batch.get("processing_status"))
-        total = _total(batch)
+        total = _total(counts)
         ended: BatchEnd | None = None
         if status == "ended":
             ended = (
@@ -86,7 +85,6 @@ class AnthropicBatches(BatchAdapter):
         return self._failure(custom_id, reason)
 
 
-def _total(batch: dict[str, Any]) -> int:
-    counts = request_counts(batch)
+def _total(counts: dict[str, int]) -> int:
     keys = ("processing", "succeeded", "errored", "canceled", "expired")
     return sum(counts.get(k, 0) for k in keys)

@@ -153,12 +153,12 @@ class BatchAdapter:
         """POST a create (a batch, an uploaded file): the id it answered with."""
         return created_id(await self._call("POST", path, content, content_type))
 
-    async def _batch(self, batch_id: str) -> dict[str, Any]:
-        """GET one batch: an object, or Transient."""
+    async def _batch(self, batch_id: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """GET one batch: the object (or Transient) and its request counts."""
         batch = await self._call("GET", f"{self.BATCHES}/{batch_id}")
         if not isinstance(batch, dict):
             raise Transient(f"batch {batch_id}: the state is not an object")
-        return batch
+        return batch, request_counts(batch)
 
     async def _pages(self, cursor: str) -> AsyncIterator[list[Any]]:
         """The batches the API lists, a page of 100 at a time, `LIST_PAGES` pages at the most;

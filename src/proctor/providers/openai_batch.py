@@ -16,7 +16,6 @@ from proctor.providers.batch import (
     BatchRequest,
     BatchResult,
     BatchState,
-    request_counts,
 )
 from proctor.providers.http import encode_body, json_object
 
@@ -76,9 +75,8 @@ class OpenAIBatches(BatchAdapter):
         return None
 
     async def state(self, batch_id: str) -> BatchState:
-        batch = await self._batch(batch_id)
+        batch, counts = await self._batch(batch_id)
         status = str(batch.get("status"))
-        counts = request_counts(batch)
         done = counts.get("completed", 0) + counts.get("failed", 0)
         return BatchState(batch_id, _ENDED.get(status), done, counts.get("total", 0), status)
 
