@@ -173,3 +173,24 @@ def flat_cli(*args: str | Path) -> tuple[int, str]:
 
     result = CliRunner().invoke(app, [str(a) for a in args], env=FLAT_ENV, catch_exceptions=False)
     return result.exit_code, " ".join(result.output.split())
+
+
+def flat_cli_or_refusal(*args: str | Path) -> tuple[int, str]:
+    """`flat_cli`, but a ProctorError the command lets out (a refused policy or set file, which
+    `proctor`'s entry point reports with exit 2) is code 2 and its message on one line."""
+    from typer.testing import CliRunner
+
+    from proctor.cli.app import app
+    from proctor.errors import ProctorError
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env=FLAT_ENV)
+    if isinstance(result.exception, ProctorError):
+        return 2, " ".join(str(result.exception).split())
+    return result.exit_code, " ".join(result.output.split())
+
+
+def policy_file(tmp_path: Path, text: str) -> Path:
+    """A release policy (`proctor gate --policy`) written to tmp_path/release.toml."""
+    path = tmp_path / "release.toml"
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -7,14 +7,10 @@ the store is watched read-only through SQLite while the child writes it."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -22,6 +18,7 @@ import pytest
 from proctor.prompts.arithmetic import build_prompt
 from proctor.tasks.arithmetic import load
 from proctor.types import Sample
+from support.store_watch import query_store, signal_when
 from support.stub import StubConfig, StubHandle, StubStats, prompt_key, run_stub
 
 pytestmark = pytest.mark.slow
@@ -55,30 +52,12 @@ def _command(stub: StubHandle, results: Path) -> list[str]:
     ]
 
 
-def _query(db: Path, sql: str) -> list[tuple[object, ...]]:
-    """Rows of `sql`, read-only; [] while the store does not exist or is being created."""
-    if not db.exists():
-        return []
-    try:
-        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as conn:
-            return list(conn.execute(sql).fetchall())
-    except sqlite3.OperationalError:
-        return []
-
-
 def _stored(db: Path) -> set[tuple[str, str]]:
-    return {(str(m), str(s)) for m, s in _query(db, "SELECT model, sample_id FROM records")}
+    return {(str(m), str(s)) for m, s in query_store(db, "SELECT model, sample_id FROM records")}
 
 
 def _kill_when_stored(proc: subprocess.Popen[bytes], db: Path, at_least: int, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while len(_stored(db)) < at_least:
-        if proc.poll() is not None:
-            pytest.fail(f"run ended (rc {proc.returncode}) before the kill:\n{log.read_text()}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"fewer than {at_least} records after 60 s:\n{log.read_text()}")
-        time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGKILL)
+    signal_when(proc, lambda: len(_stored(db)) >= at_least, f"{at_least} records", log)
     assert proc.wait(10) == -signal.SIGKILL
 
 
@@ -100,11 +79,11 @@ def _assert_not_asked_again(
 
 def _assert_complete(results: Path, model: str, keys: dict[str, str], stats: StubStats) -> None:
     db = results / "proctor.db"
-    runs = _query(db, "SELECT id, status FROM runs")
+    runs = query_store(db, "SELECT id, status FROM runs")
     assert len(runs) == 1, runs
     run_id, status = runs[0]
     assert status == "complete"
-    rows = _query(db, "SELECT model, sample_id, epoch, status FROM records")
+    rows = query_store(db, "SELECT model, sample_id, epoch, status FROM records")
     assert len(rows) == N
     assert {(m, s) for m, s, _, _ in rows} == {(model, sid) for sid in keys}
     assert {st for *_, st in rows} == {"ok"}
@@ -119,11 +98,11 @@ def _assert_complete(results: Path, model: str, keys: dict[str, str], stats: Stu
 
 def _paper(results: Path) -> tuple[dict[str, str], str]:
     """(sample id → prompt key, run id) for the stored run, from its own variant and language."""
-    ((run_id, variant, lang),) = _query(
+    ((run_id, variant, lang),) = query_store(
         results / "proctor.db", "SELECT id, prompt_variant, lang FROM runs"
     )
     samples = load(None, N).samples
-    rows = _query(results / "proctor.db", "SELECT sample_id FROM samples")
+    rows = query_store(results / "proctor.db", "SELECT sample_id FROM samples")
     stored_ids = {str(s) for (s,) in rows}
     assert stored_ids == {s.id for s in samples}
     return _keys(samples, str(variant), str(lang)), str(run_id)

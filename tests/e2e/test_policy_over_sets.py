@@ -12,28 +12,14 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from proctor.cli.app import app
-from proctor.errors import ProctorError
 from support.stub.config import StubConfig
 from support.stub.server import run_stub
 
-ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
+from .conftest import flat_cli_or_refusal as cli
+from .conftest import policy_file as policy
+
 CRITICAL = '[tasks.arithmetic]\ntier = "critical"\nrequire = ["accuracy>=0.8"]\n'
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-def cli(*args: str | Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, [str(a) for a in args], env=ENV)
-    if isinstance(result.exception, ProctorError):
-        return 2, " ".join(str(result.exception).split())
-    return result.exit_code, " ".join(result.output.split())
 
 
 def _sets(results: Path) -> list[tuple[str, str]]:
@@ -58,12 +44,6 @@ def sets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     (good, status_good), (weak, status_weak) = _sets(results)
     assert status_good == status_weak == "complete"
     return results, good, weak
-
-
-def policy(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "release.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_a_set_stands_for_its_runs(sets: tuple[Path, str, str], tmp_path: Path) -> None:

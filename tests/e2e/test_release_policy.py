@@ -7,28 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from proctor.cli.app import app
-from proctor.errors import ProctorError
 from proctor.store import RunStore
 from support.stub.config import StubConfig
 from support.stub.server import run_stub
 
-ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-def cli(*args: str | Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, [str(a) for a in args], env=ENV)
-    if isinstance(result.exception, ProctorError):
-        return 2, " ".join(str(result.exception).split())
-    return result.exit_code, " ".join(result.output.split())
+from .conftest import flat_cli_or_refusal as cli
+from .conftest import policy_file as policy
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +30,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
         with RunStore.open(results) as store:
             ids.append(max(r.run_id for r in store.list_runs()))
     return results, ids[0], ids[1]
-
-
-def policy(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "release.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_a_missing_required_task_is_no_go(runs: tuple[Path, str, str], tmp_path: Path) -> None:

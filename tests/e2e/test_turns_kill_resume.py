@@ -14,7 +14,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import closing
@@ -25,6 +24,7 @@ import pytest
 
 from dialogue.test_cases import HONEST, stage_of
 from proctor.cli.dialogue import read_tree
+from support.store_watch import query_store, signal_when
 from support.stub.scripted import Scripted, ScriptedServer, run_scripted
 from support.turn_results import graded_result
 
@@ -61,16 +61,10 @@ def _proctor(command: str, what: str, server: ScriptedServer, results: Path) -> 
 
 
 def _ok_turns(db: Path) -> list[tuple[int, str, str]]:
-    if not db.exists():
-        return []
-    try:
-        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as conn:
-            rows = conn.execute(
-                "SELECT position, step, asked FROM turns WHERE status = 'ok' ORDER BY position"
-            ).fetchall()
-    except sqlite3.OperationalError:
-        return []
-    return [(int(p), str(s), str(a)) for p, s, a in rows]
+    rows = query_store(
+        db, "SELECT position, step, asked FROM turns WHERE status = 'ok' ORDER BY position"
+    )
+    return [(int(str(p)), str(s), str(a)) for p, s, a in rows]
 
 
 def _stop_after(
@@ -82,16 +76,7 @@ def _stop_after(
             command, stdout=out, stderr=subprocess.STDOUT, env=_env(), start_new_session=True
         )
         try:
-            deadline = time.monotonic() + 60
-            while len(_ok_turns(db)) < turns:
-                if proc.poll() is not None:
-                    pytest.fail(
-                        f"ended (rc {proc.returncode}) before {sig.name}:\n{log.read_text()}"
-                    )
-                if time.monotonic() > deadline:
-                    pytest.fail(f"fewer than {turns} turns after 60 s:\n{log.read_text()}")
-                time.sleep(0.01)
-            os.killpg(proc.pid, sig)
+            signal_when(proc, lambda: len(_ok_turns(db)) >= turns, f"{turns} turns", log, sig=sig)
             return proc.wait(30)
         finally:
             if proc.poll() is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,11 +16,10 @@ import pytest
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'ray[default]')")
 
 from proctor.calling.retry import RetryPolicy  # noqa: E402
-from proctor.executors import AskSettings, Commit, LocalExecutor, ModelCalls  # noqa: E402
-from proctor.executors.base import Executor, Item  # noqa: E402
+from proctor.executors import AskJob, LocalExecutor, ModelCalls  # noqa: E402
+from proctor.executors.base import Executor  # noqa: E402
 from proctor.executors.ray_executor import RayExecutor, shards  # noqa: E402
 from proctor.prompts.arithmetic import build_prompt  # noqa: E402
-from proctor.providers.base import Provider  # noqa: E402
 from proctor.runs.ask import RunPlan, execute  # noqa: E402
 from proctor.runs.grade import grade_run  # noqa: E402
 from proctor.store import RunStore  # noqa: E402
@@ -97,19 +96,13 @@ class Watched:
         self.inner, self.after_commit, self.seen = inner, after_commit, 0
         self.asks_here = inner.asks_here
 
-    async def run(
-        self,
-        settings: AskSettings,
-        todo: Mapping[str, Sequence[Item]],
-        providers: Mapping[str, Provider],
-        commit: Commit,
-    ) -> dict[str, ModelCalls]:
+    async def run(self, job: AskJob) -> dict[str, ModelCalls]:
         async def counted(batch: Sequence[tuple[Record, Sample]]) -> None:
-            await commit(batch)
+            await job.commit(batch)
             self.seen += len(batch)
             self.after_commit(self.seen)
 
-        return await self.inner.run(settings, todo, providers, counted)
+        return await self.inner.run(replace(job, commit=counted))
 
 
 def stop_after(inner: Executor, limit: int) -> Watched:

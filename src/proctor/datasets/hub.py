@@ -99,20 +99,13 @@ def _resolved(builder: Any, ref: HubRef) -> str | None:
 
 def hub_samples(rows: Iterable[Mapping[str, Any]], source: str, split: str) -> list[Sample]:
     """Rows → samples (module docstring), ids unique."""
-    from proctor.datasets.loaders import SeenIds
+    from proctor.datasets.loaders import unique_samples
     from proctor.datasets.schema import to_sample
 
-    samples: list[Sample] = []
-    seen = SeenIds(source)
-    for index, row in enumerate(rows):
-        line = index + 1
-        record = _record(row, source, line, f"{split}-{index}")
-        sample = to_sample(record, source, line)
-        seen.add(sample.id, line)
-        samples.append(sample)
-    if not samples:
-        raise DatasetError(source, None, None, "no rows in the split")
-    return samples
+    def sample(row: Mapping[str, Any], line: int) -> Sample:
+        return to_sample(_record(row, source, line, f"{split}-{line - 1}"), source, line)
+
+    return unique_samples(enumerate(rows, start=1), sample, source, "no rows in the split")
 
 
 def _record(row: Mapping[str, Any], source: str, line: int, default_id: str) -> dict[str, Any]:

@@ -6,15 +6,24 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from proctor.datasets.hub import FORM, hub_ref, is_hub_name
-from proctor.datasets.records import checked_json, csv_rows, jsonl_records, read_text
+from proctor.datasets.records import (
+    check_names,
+    checked_json,
+    csv_rows,
+    jsonl_records,
+    read_text,
+)
 from proctor.errors import DatasetError
 from proctor.types import Sample
 
 __all__ = ["load_samples"]
+
+R = TypeVar("R")
 
 _REQUIRED = ("id", "input", "target")
 _DIGITS = re.compile(r"[0-9]+")
@@ -40,14 +49,22 @@ def load_samples(path: str | Path) -> list[Sample]:
         )  # fmt: skip
     text = read_text(p, file)
     records = jsonl_records(text, file) if suffix == ".jsonl" else _csv_records(text, file)
+    return unique_samples(records, lambda raw, line: to_sample(raw, file, line), file, "no samples")
+
+
+def unique_samples(
+    rows: Iterable[tuple[int, R]], to_sample: Callable[[R, int], Sample], file: str, none: str
+) -> list[Sample]:
+    """`to_sample(row, line)` of each (line, row), in order, ids unique (`SeenIds`); a
+    DatasetError saying `none` when there are none."""
     samples: list[Sample] = []
     seen = SeenIds(file)
-    for line, raw in records:
-        sample = to_sample(raw, file, line)
+    for line, row in rows:
+        sample = to_sample(row, line)
         seen.add(sample.id, line)
         samples.append(sample)
     if not samples:
-        raise DatasetError(file, None, None, "no samples")
+        raise DatasetError(file, None, None, none)
     return samples
 
 
@@ -82,13 +99,7 @@ def _check_header(header: list[str], file: str, line: int) -> None:
     for name in _REQUIRED:
         if name not in header:
             raise DatasetError(file, line, name, "missing column")
-    seen: set[str] = set()
-    for name in header:
-        if not name:
-            raise DatasetError(file, line, None, "a header cell is empty")
-        if name in seen:
-            raise DatasetError(file, line, name, "column appears twice")
-        seen.add(name)
+    check_names(header, file, line, "a header cell is empty")
 
 
 def _csv_record(cells: dict[str, str], file: str, line: int) -> dict[str, Any]:

@@ -149,3 +149,24 @@ def csv_rows(
             )
         out.append((line, dict(zip(header, row, strict=True))))
     return out
+
+
+def check_names(
+    names: list[str],
+    file: str,
+    line: int,
+    empty: str,
+    unknown: Callable[[str], str | None] = lambda name: None,
+) -> None:
+    """A header's (or a record's) column names: none empty (`empty` says so), none twice, and
+    none that `unknown` has a complaint about."""
+    seen: set[str] = set()
+    for name in names:
+        if not name:
+            raise DatasetError(file, line, None, empty)
+        if name in seen:
+            raise DatasetError(file, line, name, "column appears twice")
+        complaint = unknown(name)
+        if complaint is not None:
+            raise DatasetError(file, line, name, complaint)
+        seen.add(name)

@@ -32,7 +32,6 @@ Errors name the file and (roughly) the line of the stage or field at fault.
 from __future__ import annotations
 
 import importlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from proctor.datasets.turn_spec import TurnSpec, invalid_spec, read_json
 from proctor.errors import DatasetError
 
 MAX_STAGES = 6
@@ -187,12 +187,7 @@ class Stage(BaseModel):
         return v
 
 
-class DialogueTree(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str = Field(min_length=1)
-    lang: Literal["en", "zh"] = "en"
-    description: str = ""
-    system: str = ""
+class DialogueTree(TurnSpec):
     facts: list[FactRule] = Field(default_factory=list)
     entities: dict[str, list[str]] = Field(default_factory=dict)
     """How replies name each entity ("acme": ["ACME", "ACME Corp"]); a fact read after a name
@@ -306,23 +301,12 @@ def parse_tree(text: str, source: str) -> DialogueTree:
         except Exception as e:  # PyYAML's errors carry the line in their text
             raise DatasetError(source, None, None, f"not YAML: {e}") from None
     else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise DatasetError(source, e.lineno, None, f"not JSON: {e.msg}") from None
+        data = read_json(text, source)
     try:
         return DialogueTree.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = tuple(err["loc"])
-        where = ".".join(str(p) for p in loc) or None
-        msg = err["msg"].removeprefix("Value error, ")
-        line = _line_of(text, loc, data)
-        named = re.match(r"stage '([^']+)'", msg)
-        if line is None and named:
-            i = text.find(f'"{named.group(1)}"')
-            line = text.count("\n", 0, i) + 1 if i >= 0 else line
-        raise DatasetError(source, line, where, msg) from None
+        stage = r"^stage '([^']+)'"
+        raise invalid_spec(e, text, source, stage, lambda loc: _line_of(text, loc, data)) from None
 
 
 def load_tree(path: Path) -> DialogueTree:

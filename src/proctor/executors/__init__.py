@@ -7,6 +7,7 @@ asks from this process's event loop; `RayExecutor` (`proctor.executors.ray_execu
 
 from proctor.executors.base import (
     DEFAULT_MAX_FAILURES,
+    AskJob,
     AskSettings,
     Commit,
     Executor,
@@ -23,6 +24,7 @@ from proctor.executors.local import LocalExecutor
 
 __all__ = [
     "DEFAULT_MAX_FAILURES",
+    "AskJob",
     "AskSettings",
     "Commit",
     "Executor",

@@ -88,20 +88,25 @@ class ModelCalls:
         return sum(f.unanswered for f in self.shard_failures if not f.rerun)
 
 
+@dataclass(frozen=True)
+class AskJob:
+    """What an executor is handed: the settings, each model's missing items (`todo`), the
+    providers that ask (where the executor asks here) and where every record is committed."""
+
+    settings: AskSettings
+    todo: Mapping[str, Sequence[Item]]
+    providers: Mapping[str, Provider]
+    commit: Commit
+
+
 class Executor(Protocol):
     asks_here: bool
     """Whether the providers it is handed are the ones that ask (else each worker makes its own,
     and the runner builds none: keys are then read where the asking happens)."""
 
-    async def run(
-        self,
-        settings: AskSettings,
-        todo: Mapping[str, Sequence[Item]],
-        providers: Mapping[str, Provider],
-        commit: Commit,
-    ) -> dict[str, ModelCalls]:
-        """Ask every model in `todo` for its items, `commit` every record, and report per model
-        how calling it went. Models are numbered in `todo`'s order (their caller seeds)."""
+    async def run(self, job: AskJob) -> dict[str, ModelCalls]:
+        """Ask every model in `job.todo` for its items, `job.commit` every record, and report per
+        model how calling it went. Models are numbered in `todo`'s order (their caller seeds)."""
         ...
 
 

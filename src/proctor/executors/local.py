@@ -4,34 +4,21 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
 
-from proctor.executors.base import (
-    AskSettings,
-    Commit,
-    Item,
-    ModelCalls,
-    ask_items,
-    calls_of,
-    make_caller,
-)
-from proctor.providers.base import Provider
+from proctor.executors.base import AskJob, ModelCalls, ask_items, calls_of, make_caller
 
 
 class LocalExecutor:
     asks_here = True
 
-    async def run(
-        self,
-        settings: AskSettings,
-        todo: Mapping[str, Sequence[Item]],
-        providers: Mapping[str, Provider],
-        commit: Commit,
-    ) -> dict[str, ModelCalls]:
+    async def run(self, job: AskJob) -> dict[str, ModelCalls]:
+        todo = job.todo
         callers = {
-            m: make_caller(providers[m], settings, seed=i) for i, m in enumerate(todo) if todo[m]
+            m: make_caller(job.providers[m], job.settings, seed=i)
+            for i, m in enumerate(todo)
+            if todo[m]
         }
         async with asyncio.TaskGroup() as group:
             for m, caller in callers.items():
-                group.create_task(ask_items(settings, caller, m, todo[m], commit))
+                group.create_task(ask_items(job.settings, caller, m, todo[m], job.commit))
         return {m: calls_of(c) for m, c in callers.items()}

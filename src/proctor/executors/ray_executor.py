@@ -38,6 +38,7 @@ from ray import cloudpickle
 from proctor.errors import ConfigError
 from proctor.executors import ray_entry
 from proctor.executors.base import (
+    AskJob,
     AskSettings,
     Commit,
     Item,
@@ -47,7 +48,6 @@ from proctor.executors.base import (
     merge_calls,
 )
 from proctor.executors.ray_env import merged
-from proctor.providers.base import Provider
 
 DEFAULT_SHARD_SIZE = 250
 MAX_ATTEMPTS = 2
@@ -151,14 +151,9 @@ class RayExecutor:
     def demand(self) -> dict[str, float]:
         return {"CPU": self.cpus_per_unit, **self.resources}
 
-    async def run(
-        self,
-        settings: AskSettings,
-        todo: Mapping[str, Sequence[Item]],
-        providers: Mapping[str, Provider],
-        commit: Commit,
-    ) -> dict[str, ModelCalls]:
-        del providers  # each worker builds its own from the model string
+    async def run(self, job: AskJob) -> dict[str, ModelCalls]:
+        # job.providers is not used: each worker builds its own from the model string
+        settings, todo, commit = job.settings, job.todo, job.commit
         units = shards(todo, self.shard_size)
         if not units:
             return {}

@@ -55,6 +55,11 @@ def messages_of(item: GradedItem, prompts: Prompts) -> tuple[Message, ...]:
     return prompts.get(item.sample.id) or (Message("user", item.sample.input),)
 
 
+def chat_messages(item: GradedItem, prompts: Prompts) -> list[dict[str, str]]:
+    """The messages the run sent for `item`, as plain chat objects (role and content)."""
+    return [{"role": m.role, "content": m.content} for m in messages_of(item, prompts)]
+
+
 def slug(text: str) -> str:
     """A name safe in a file name on every system: runs of anything but letters, digits, dot,
     dash and underscore become one "-"."""

@@ -40,6 +40,7 @@ from proctor.foreign.run import (
     ForeignVerdict,
     check_size,
     gsm8k_sample,
+    numeric_verdict,
     proctor_task_for,
     read_json,
     text_of,
@@ -83,12 +84,9 @@ def _verdict(score: object) -> ForeignVerdict:
         letter, credit = _LETTER[value]
         reason = "partial credit" if value == "P" else why
         return ForeignVerdict(letter, value, credit, extracted, reason)
-    if isinstance(value, bool):
-        value = float(value)
-    if isinstance(value, int | float):
-        v = float(value)
-        outcome: ForeignOutcome = "correct" if v == 1.0 else "wrong" if v == 0.0 else "unscored"
-        return ForeignVerdict(outcome, f"{v:g}", v, extracted, why)
+    numeric = numeric_verdict(value, extracted, why)
+    if numeric is not None:
+        return numeric
     return ForeignVerdict(
         "unscored", repr(value)[:200], None, extracted, "a value proctor cannot read"
     )

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from typing import TextIO
 
 from proctor.foreign.answer_line import answer_fields
-from proctor.foreign.exported import ExportFile, Prompts, messages_of
+from proctor.foreign.exported import ExportFile, Prompts, chat_messages
 from proctor.stats.run_statistics import RunStatistics
 from proctor.types import GradedItem
 
@@ -20,7 +20,7 @@ HERE = PurePosixPath(".")
 def graded_line(item: GradedItem, stats: RunStatistics, prompts: Prompts) -> str:
     line = answer_fields(item.record, item.sample)
     line["task"] = stats.info.task
-    line["messages"] = [{"role": m.role, "content": m.content} for m in messages_of(item, prompts)]
+    line["messages"] = chat_messages(item, prompts)
     score = item.score
     line.update(
         outcome=score.outcome,

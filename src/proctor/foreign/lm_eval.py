@@ -17,19 +17,19 @@ kept on its first repeat), and tasks proctor has no grader for unless `--task` n
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from proctor.errors import DatasetError
 from proctor.foreign.run import (
     ForeignAnswer,
-    ForeignOutcome,
     ForeignRun,
     ForeignVerdict,
     check_size,
     gsm8k_sample,
     jsonl_objects,
+    numeric_verdict,
     proctor_task_for,
     read_json,
     text_of,
@@ -41,14 +41,12 @@ _NAME = re.compile(r"samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.
 
 
 def _verdict(value: object, extracted: str) -> ForeignVerdict:
-    if isinstance(value, bool):
-        value = float(value)
-    if isinstance(value, int | float):
-        v = float(value)
-        outcome: ForeignOutcome = "correct" if v == 1.0 else "wrong" if v == 0.0 else "unscored"
-        reason = "" if outcome != "unscored" else f"lm-eval gave {v:g}, neither 1 nor 0"
-        return ForeignVerdict(outcome, f"{v:g}", v, extracted, reason)
-    return ForeignVerdict("unscored", repr(value), None, extracted, "not a number")
+    verdict = numeric_verdict(value, extracted, "")
+    if verdict is None:
+        return ForeignVerdict("unscored", repr(value), None, extracted, "not a number")
+    if verdict.outcome == "unscored":
+        return replace(verdict, explanation=f"lm-eval gave {verdict.value}, neither 1 nor 0")
+    return verdict
 
 
 def _prompt(arguments: object) -> str:

@@ -25,9 +25,9 @@ from proctor.foreign.exported import (
     ExportFile,
     Prompts,
     by_model,
+    chat_messages,
     is_scored,
     mean_stderr,
-    messages_of,
     proctor_version,
 )
 from proctor.stats.run_statistics import RunStatistics
@@ -85,7 +85,7 @@ def _doc(item: GradedItem) -> dict[str, Any]:
 def _line(doc_id: int, epochs: Sequence[GradedItem], stats: RunStatistics, prompts: Prompts) -> str:
     first = epochs[0]
     doc = _doc(first)
-    messages = [{"role": m.role, "content": m.content} for m in messages_of(first, prompts)]
+    messages = chat_messages(first, prompts)
     prompt = json.dumps(messages, ensure_ascii=False)
     params = stats.info.params
     gen_kwargs = {"do_sample": params.temperature > 0, "temperature": params.temperature,

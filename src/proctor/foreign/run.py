@@ -69,6 +69,18 @@ class ForeignRun:
     """What the reader could not take over, in words (shown at import)."""
 
 
+def numeric_verdict(value: object, extracted: str, explanation: str) -> ForeignVerdict | None:
+    """A score that is a number (a boolean as 1 or 0): 1 correct, 0 wrong, any other number
+    unscored (its value kept as the credit); None when `value` is no number."""
+    if isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, int | float):
+        return None
+    v = float(value)
+    outcome: ForeignOutcome = "correct" if v == 1.0 else "wrong" if v == 0.0 else "unscored"
+    return ForeignVerdict(outcome, f"{v:g}", v, extracted, explanation)
+
+
 def check_size(path: Path) -> None:
     try:
         size = path.stat().st_size

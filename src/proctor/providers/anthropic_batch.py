@@ -12,23 +12,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from proctor.errors import Transient
 from proctor.providers.batch import (
     BatchAdapter,
     BatchEnd,
     BatchRequest,
     BatchResult,
     BatchState,
-    count,
-    created_id,
-    failure,
+    request_counts,
 )
 from proctor.providers.http import encode_body, json_object
 
-_LIST_PAGES = 20
-
 
 class AnthropicBatches(BatchAdapter):
+    BATCHES = "messages/batches"
     TEXT_SUFFIX = "/results"
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
@@ -38,23 +34,14 @@ class AnthropicBatches(BatchAdapter):
                 for r in requests
             ]
         }
-        batch = await self._call("POST", "messages/batches", encode_body(body))
-        batch_id = created_id(batch)
-        return batch_id
+        return await self._create("messages/batches", encode_body(body))
 
     async def find(
         self, token: str, size: int, taken: frozenset[str] = frozenset()
     ) -> str | None:
-        after = ""
-        for _ in range(_LIST_PAGES):
-            page = await self._call(
-                "GET", "messages/batches?limit=100" + (f"&after_id={after}" if after else "")
-            )
-            data = page.get("data") if isinstance(page, dict) else None
-            if not isinstance(data, list) or not data:
-                return None
+        async for data in self._pages("after_id"):
             for batch in data:
-                if not isinstance(batch, dict) or _total(batch) != size:
+                if not isinstance(batch, dict) or _total(request_counts(batch)) != size:
                     continue
                 batch_id = str(batch.get("id"))
                 if batch_id in taken:  # another submit's batch of the same size
@@ -63,29 +50,22 @@ class AnthropicBatches(BatchAdapter):
                     return batch_id  # the only evidence before it ends: its size (see above)
                 if any(r.custom_id.startswith(f"{token}-") for r in await self.results(batch_id)):
                     return batch_id
-            if not page.get("has_more"):
-                return None
-            after = str(page.get("last_id") or "")
         return None
 
     async def state(self, batch_id: str) -> BatchState:
-        batch = await self._call("GET", f"messages/batches/{batch_id}")
-        if not isinstance(batch, dict):
-            raise Transient(f"batch {batch_id}: the state is not an object")
-        counts = json_object(batch.get("request_counts"))
+        batch, counts = await self._batch(batch_id)
         status = str(batch.get("processing_status"))
-        processing = count(counts.get("processing"))
-        total = _total(batch)
+        total = _total(counts)
         ended: BatchEnd | None = None
         if status == "ended":
             ended = (
                 "expired"
-                if count(counts.get("expired"))
+                if counts.get("expired")
                 else "cancelled"
-                if count(counts.get("canceled"))
+                if counts.get("canceled")
                 else "completed"
             )
-        return BatchState(batch_id, ended, total - processing, total, status)
+        return BatchState(batch_id, ended, total - counts.get("processing", 0), total, status)
 
     async def results(self, batch_id: str) -> list[BatchResult]:
         text = await self._call("GET", f"messages/batches/{batch_id}/results")
@@ -102,15 +82,9 @@ class AnthropicBatches(BatchAdapter):
             reason = f"{inner.get('type') or 'error'}: {inner.get('message') or ''}"
         else:
             reason = f"the request was {kind} before it was processed"
-        return failure(custom_id, reason, self._secret)
-
-    async def cancel(self, batch_id: str) -> None:
-        await self._call("POST", f"messages/batches/{batch_id}/cancel", b"{}")
+        return self._failure(custom_id, reason)
 
 
-def _total(batch: dict[str, Any]) -> int:
-    counts = batch.get("request_counts")
-    if not isinstance(counts, dict):
-        return 0
+def _total(counts: dict[str, int]) -> int:
     keys = ("processing", "succeeded", "errored", "canceled", "expired")
-    return sum(count(counts.get(k)) for k in keys)
+    return sum(counts.get(k, 0) for k in keys)

@@ -8,7 +8,7 @@ submit again: all of that is `proctor.calling.batching`, once, for both."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
@@ -22,6 +22,9 @@ BATCH_TIMEOUT_S = 120.0
 BATCH_MAX_BYTES = 1 << 30
 """The largest reply of a batch API read: a results file holds every answer of the batch (50,000
 answers of a few kilobytes each), far more than one chat reply's cap."""
+
+LIST_PAGES = 20
+"""Pages of 100 batches a restart reads back to find a submit it never heard back from."""
 
 BatchEnd = Literal["completed", "expired", "cancelled", "failed"]
 
@@ -95,11 +98,14 @@ BodyOf = Callable[[Prompt, GenerationParams], dict[str, Any]]
 class BatchAdapter:
     """What both batch adapters hold: the live adapter's client, model, key and body maker; and
     what they do alike: one request of the API (`_call`), one line of a results file
-    (`_result`). A subclass says how its result line reads (`_read_result`) and which paths
-    answer text (`TEXT_SUFFIX`); `api` (the live adapter's) how a status and a reply read."""
+    (`_result`), a batch's creation, state, listing and cancelling. A subclass says how its result
+    line reads (`_read_result`), where its batches are (`BATCHES`) and which paths answer text
+    (`TEXT_SUFFIX`); `api` (the live adapter's) how a status and a reply read."""
 
     TEXT_SUFFIX: ClassVar[str]
     """The paths ending so answer a results file's text (JSONL), not JSON."""
+    BATCHES: ClassVar[str]
+    """The path of the API's batches (a batch is BATCHES/ID)."""
 
     def __init__(
         self, client: JsonClient, model: str, secret: str, body_of: BodyOf, api: ChatApi
@@ -140,6 +146,44 @@ class BatchAdapter:
         if not isinstance(data, dict):
             return BatchResult("", None, "a result line is not an object")
         return self._read_result(str(data.get("custom_id") or ""), data)
+
+    async def _create(
+        self, path: str, content: bytes, content_type: str = "application/json"
+    ) -> str:
+        """POST a create (a batch, an uploaded file): the id it answered with."""
+        return created_id(await self._call("POST", path, content, content_type))
+
+    async def _batch(self, batch_id: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """GET one batch: the object (or Transient) and its request counts."""
+        batch = await self._call("GET", f"{self.BATCHES}/{batch_id}")
+        if not isinstance(batch, dict):
+            raise Transient(f"batch {batch_id}: the state is not an object")
+        return batch, request_counts(batch)
+
+    async def _pages(self, cursor: str) -> AsyncIterator[list[Any]]:
+        """The batches the API lists, a page of 100 at a time, `LIST_PAGES` pages at the most;
+        `cursor` is the query parameter that asks for the page after a batch's id (the page's
+        last: Anthropic's `last_id` is that id too)."""
+        after = ""
+        for _ in range(LIST_PAGES):
+            page = await self._call(
+                "GET", f"{self.BATCHES}?limit=100" + (f"&{cursor}={after}" if after else "")
+            )
+            data = page.get("data") if isinstance(page, dict) else None
+            if not isinstance(data, list) or not data:
+                return
+            yield data
+            if not page.get("has_more"):
+                return
+            after = str(data[-1].get("id")) if isinstance(data[-1], dict) else ""
+
+    async def cancel(self, batch_id: str) -> None:
+        await self._call("POST", f"{self.BATCHES}/{batch_id}/cancel", b"{}")
+
+    def _failure(self, custom_id: str, reason: str) -> BatchResult:
+        """A request's failure, its reason cut and the key redacted (servers echo what they got)."""
+        clean = reason.replace(self._secret, "[redacted]") if self._secret else reason
+        return BatchResult(custom_id, None, clean[:400])
 
     def _answered(self, custom_id: str, reply: object) -> BatchResult:
         """A succeeded request's reply as its Completion (a reply that holds none: its error)."""
@@ -189,12 +233,12 @@ def created_id(reply: object) -> str:
     return found
 
 
-def count(value: object) -> int:
-    """A count from a batch's request counts; anything else is 0."""
+def request_counts(batch: dict[str, Any]) -> dict[str, int]:
+    """A batch's request counts by kind; a count that is not a non-negative integer is 0."""
+    counts = batch.get("request_counts")
+    return {str(k): _count(v) for k, v in counts.items()} if isinstance(counts, dict) else {}
+
+
+def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
-
-def failure(custom_id: str, reason: str, secret: str) -> BatchResult:
-    """A request's failure, its reason cut and the key redacted (servers echo what they got)."""
-    clean = reason.replace(secret, "[redacted]") if secret else reason
-    return BatchResult(custom_id, None, clean[:400])

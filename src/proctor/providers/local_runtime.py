@@ -21,7 +21,7 @@ import os
 import secrets
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypedDict, Unpack, cast
 
 from proctor.errors import ConfigError
 
@@ -40,18 +40,21 @@ INSTALL_HINT = (
 )
 
 
+class ChatRequest(TypedDict):
+    """The arguments of one chat completion, as llama-cpp-python's `Llama.create_chat_completion`
+    takes them and as xllamacpp's engine reads them (one OpenAI-shaped request)."""
+
+    messages: list[dict[str, str]]
+    temperature: float
+    max_tokens: int
+    seed: int
+
+
 class ChatRuntime(Protocol):
     """What the provider needs: one chat completion as an OpenAI-shaped dict; `ValueError` for a
     request the model cannot take (too long), `RuntimeError` for a failure of the runtime."""
 
-    def create_chat_completion(
-        self,
-        *,
-        messages: list[dict[str, str]],
-        temperature: float,
-        max_tokens: int,
-        seed: int,
-    ) -> dict[str, Any]: ...
+    def create_chat_completion(self, **request: Unpack[ChatRequest]) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
 
@@ -126,23 +129,10 @@ class XLlamaCppRuntime:
         params.api_keys = [secrets.token_hex(24)]
         self._server: Any = xllamacpp.Server(params)
 
-    def create_chat_completion(
-        self,
-        *,
-        messages: list[dict[str, str]],
-        temperature: float,
-        max_tokens: int,
-        seed: int,
-    ) -> dict[str, Any]:
+    def create_chat_completion(self, **request: Unpack[ChatRequest]) -> dict[str, Any]:
         if self._server is None:
             raise RuntimeError("the local model was closed")
-        request = {
-            "messages": messages,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
-        }
-        out = self._server.handle_chat_completions(request)
+        out = self._server.handle_chat_completions(dict(request))
         if not isinstance(out, dict):
             raise RuntimeError(f"xllamacpp answered {type(out).__name__}, not an object")
         error = out.get("error")

@@ -10,26 +10,22 @@ import secrets
 from collections.abc import Sequence
 from typing import Any, get_args
 
-from proctor.errors import Transient
 from proctor.providers.batch import (
     BatchAdapter,
     BatchEnd,
     BatchRequest,
     BatchResult,
     BatchState,
-    count,
-    created_id,
-    failure,
 )
 from proctor.providers.http import encode_body, json_object
 
 TOKEN_KEY = "proctor_token"
 _ENDED: dict[str, BatchEnd] = {end: end for end in get_args(BatchEnd)}
 """OpenAI names a batch's end as we do."""
-_LIST_PAGES = 20
 
 
 class OpenAIBatches(BatchAdapter):
+    BATCHES = "batches"
     TEXT_SUFFIX = "/content"
 
     async def submit(self, requests: Sequence[BatchRequest], token: str) -> str:
@@ -54,12 +50,8 @@ class OpenAIBatches(BatchAdapter):
             + b"\n".join(lines)
             + f"\r\n--{boundary}--\r\n".encode()
         )
-        uploaded = await self._call(
-            "POST", "files", form, f"multipart/form-data; boundary={boundary}"
-        )
-        file_id = created_id(uploaded)
-        batch = await self._call(
-            "POST",
+        file_id = await self._create("files", form, f"multipart/form-data; boundary={boundary}")
+        return await self._create(
             "batches",
             encode_body(
                 {
@@ -70,38 +62,23 @@ class OpenAIBatches(BatchAdapter):
                 }
             ),
         )
-        batch_id = created_id(batch)
-        return batch_id
 
     async def find(
         self, token: str, size: int, taken: frozenset[str] = frozenset()
     ) -> str | None:
         del taken  # the token is in each batch's metadata: no batch is mistaken for another
-        after = ""
-        for _ in range(_LIST_PAGES):
-            page = await self._call(
-                "GET", "batches?limit=100" + (f"&after={after}" if after else "")
-            )
-            data = page.get("data") if isinstance(page, dict) else None
-            if not isinstance(data, list):
-                return None
+        async for data in self._pages("after"):
             for batch in data:
                 meta = batch.get("metadata") if isinstance(batch, dict) else None
                 if isinstance(meta, dict) and meta.get(TOKEN_KEY) == token:
                     return str(batch.get("id"))
-            if not page.get("has_more") or not data:
-                return None
-            after = str(data[-1].get("id")) if isinstance(data[-1], dict) else ""
         return None
 
     async def state(self, batch_id: str) -> BatchState:
-        batch = await self._call("GET", f"batches/{batch_id}")
-        if not isinstance(batch, dict):
-            raise Transient(f"batch {batch_id}: the state is not an object")
+        batch, counts = await self._batch(batch_id)
         status = str(batch.get("status"))
-        counts = json_object(batch.get("request_counts"))
-        done = count(counts.get("completed")) + count(counts.get("failed"))
-        return BatchState(batch_id, _ENDED.get(status), done, count(counts.get("total")), status)
+        done = counts.get("completed", 0) + counts.get("failed", 0)
+        return BatchState(batch_id, _ENDED.get(status), done, counts.get("total", 0), status)
 
     async def results(self, batch_id: str) -> list[BatchResult]:
         batch = await self._call("GET", f"batches/{batch_id}")
@@ -129,7 +106,4 @@ class OpenAIBatches(BatchAdapter):
             reason = f"HTTP {status}: {body['error'].get('message') or ''}"
         else:
             reason = f"HTTP {status}: no result"
-        return failure(custom_id, reason, self._secret)
-
-    async def cancel(self, batch_id: str) -> None:
-        await self._call("POST", f"batches/{batch_id}/cancel", b"{}")
+        return self._failure(custom_id, reason)

@@ -20,6 +20,7 @@ from proctor.calling.cache_key import ModelKeyer, cacheable, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.errors import ProctorError, StoreError
 from proctor.executors import (
+    AskJob,
     AskSettings,
     Executor,
     LocalExecutor,
@@ -401,7 +402,7 @@ async def _ask_and_grade(
         if plan.batch is not None:
             work = _ask_in_batches(plan, a.settings, a.todo, a.providers, commit)
         else:
-            work = chosen.run(a.settings, a.todo, a.providers, commit)
+            work = chosen.run(AskJob(a.settings, a.todo, a.providers, commit))
         remaining = None
         if plan.deadline_s is not None:
             remaining = max(0.0, plan.deadline_s - (time.monotonic() - a.started))

@@ -18,6 +18,7 @@ import stat
 import struct
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from proctor._util.processes import alive
@@ -57,15 +58,21 @@ def _unlocked(dir_fd: int, name: str) -> None:
         os.chmod(dir_fd, stat.S_IRWXU)
 
 
-def _unlink(dir_fd: int, name: str) -> None:
+def _remove(remove: Callable[..., None], dir_fd: int, name: str) -> None:
+    """`remove` (os.unlink or os.rmdir) `name` from `dir_fd`; one already gone is fine; one
+    refused is tried once more after what stops it is cleared (`_unlocked`)."""
     try:
-        os.unlink(name, dir_fd=dir_fd)
+        remove(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return
     except PermissionError:
         _unlocked(dir_fd, name)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(name, dir_fd=dir_fd)
+            remove(name, dir_fd=dir_fd)
+
+
+def _unlink(dir_fd: int, name: str) -> None:
+    _remove(os.unlink, dir_fd, name)
 
 
 def _open_dir(name: str, dir_fd: int) -> int:
@@ -135,12 +142,7 @@ def _remove_below(parent: int, top: str) -> None:
 
 def _rmdir(dir_fd: int, name: str) -> None:
     try:
-        os.rmdir(name, dir_fd=dir_fd)
-    except FileNotFoundError:
-        return
-    except PermissionError:
-        _unlocked(dir_fd, name)
-        os.rmdir(name, dir_fd=dir_fd)
+        _remove(os.rmdir, dir_fd, name)
     except OSError as e:
         if e.errno != errno.ENOTEMPTY:
             raise

@@ -31,6 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from types import UnionType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -100,16 +101,12 @@ class StructuredAnswer(BaseModel):
     @field_validator("confidence_score", mode="before")
     @classmethod
     def _confidence(cls, v: Any) -> Any:
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            raise ValueError(f"must be a number, got {type(v).__name__}")
-        return v
+        return _of_type(v, int | float, "a number")
 
     @field_validator("source_citation", mode="before")
     @classmethod
     def _citations(cls, v: Any) -> Any:
-        if not isinstance(v, list):
-            raise ValueError(f"must be an array of strings, got {type(v).__name__}")
-        for i, c in enumerate(v):
+        for i, c in enumerate(_of_type(v, list, "an array of strings")):
             if not isinstance(c, str) or not c.strip():
                 raise ValueError(f"citation {i} must be a non-empty string")
         return v
@@ -117,13 +114,19 @@ class StructuredAnswer(BaseModel):
     @field_validator("valid_until", mode="before")
     @classmethod
     def _valid_until(cls, v: Any) -> Any:
-        if not isinstance(v, str):
-            raise ValueError(f"must be a string, got {type(v).__name__}")
+        v = _of_type(v, str, "a string")
         if v.strip() == FOREVER:
             return FOREVER
         if parse_iso_date(v) is None:
             raise ValueError(f"must be an ISO 8601 date or FOREVER, got {v!r}")
         return v.strip()
+
+
+def _of_type(v: Any, kind: type | UnionType, what: str) -> Any:
+    """`v` when it is a `kind` (a boolean is no number); else "must be `what`, got TYPE"."""
+    if isinstance(v, bool) or not isinstance(v, kind):
+        raise ValueError(f"must be {what}, got {type(v).__name__}")
+    return v
 
 
 ANSWER_FIELDS: tuple[str, ...] = tuple(StructuredAnswer.model_fields)

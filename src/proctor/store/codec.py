@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, get_args
 
 from proctor._util.untrusted import repair_text
@@ -165,6 +165,21 @@ def count_from_column(value: int) -> int | None:
     return None if value < 0 else value
 
 
+USAGE_COLUMNS: dict[str, Callable[[Any], object]] = {
+    "prompt_tokens": lambda value: count_to_column(value.usage.prompt_tokens),
+    "completion_tokens": lambda value: count_to_column(value.usage.completion_tokens),
+}
+"""How a value's `usage` fills its row's two token columns (`tables.row_writer`)."""
+
+
+def usage_of_row(row: sqlite3.Row) -> Usage:
+    """A row's `usage` from its two token columns (`tables.row_reader`)."""
+    return Usage(
+        count_from_column(int(row["prompt_tokens"])),
+        count_from_column(int(row["completion_tokens"])),
+    )
+
+
 def storable(text: str) -> str:
     """`text` as SQLite's UTF-8 can hold it: a lone surrogate that slipped past the reply
     boundary becomes U+FFFD here rather than a UnicodeEncodeError that ends the run."""
@@ -265,13 +280,4 @@ def score_from_values(values: Sequence[Any]) -> Score:
 
 
 def score_from_row(row: sqlite3.Row) -> Score:
-    extracted = row["extracted"]
-    normalized = row["normalized"]
-    return Score(
-        outcome=literal(row["outcome"], OUTCOME_NAMES, "outcome"),
-        rule=str(row["rule"]),
-        explanation=str(row["explanation"]),
-        extracted=None if extracted is None else str(extracted),
-        normalized=None if normalized is None else str(normalized),
-        format_ok=bool(row["format_ok"]),
-    )
+    return score_from_values([row[c] for c in SCORE_READ_COLUMNS])

@@ -27,20 +27,28 @@ def connect(db_path: Path) -> sqlite3.Connection:
         )
     except sqlite3.Error as e:
         raise StoreError(f"cannot open run store {db_path}: {e}") from e
-    try:
+    with closed_on_error(conn, f"open run store {db_path}"):
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         mode = _enter_wal(conn)
         if str(mode).lower() != "wal":
             raise StoreError(f"run store {db_path} cannot use WAL mode (got {mode!r})")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+@contextmanager
+def closed_on_error(conn: sqlite3.Connection, what: str) -> Iterator[None]:
+    """Closes `conn` when the block fails (a store half set up is never handed on); an SQLite
+    error becomes StoreError "cannot `what`: ..."."""
+    try:
+        yield
     except sqlite3.Error as e:
         conn.close()
-        raise StoreError(f"cannot open run store {db_path}: {e}") from e
-    except StoreError:
+        raise StoreError(f"cannot {what}: {e}") from e
+    except BaseException:
         conn.close()
         raise
-    return conn
 
 
 def _enter_wal(conn: sqlite3.Connection) -> str:

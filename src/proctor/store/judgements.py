@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from proctor.store import codec
-from proctor.store.tables import Transactions, now, reading_run, upsert
+from proctor.store.tables import Transactions, now, reading_run, row_reader, row_writer, upsert
 from proctor.types import Usage
 
 JudgementStatus = Literal["ok", "unscored", "call_failed"]
@@ -57,26 +57,21 @@ _UPSERT = upsert(
 )
 
 
-def _to_row(j: Judgement, created_at: str) -> tuple[object, ...]:
-    return (
-        j.run_id,
-        j.model,
-        j.sample_id,
-        j.epoch,
-        j.judge,
-        j.ordering,
-        j.status,
-        codec.storable(j.reply),
-        codec.storable(codec.dumps([codec.storable(r) for r in j.replies])),
-        codec.storable(j.prompt),
-        j.rubric,
-        j.attempts,
-        codec.storable(j.error),
-        codec.count_to_column(j.usage.prompt_tokens),
-        codec.count_to_column(j.usage.completion_tokens),
-        j.latency_s,
-        created_at,
-    )
+_ROW = row_writer(
+    _COLUMNS[:-1],
+    reply=lambda j: codec.storable(j.reply),
+    replies=lambda j: codec.storable(codec.dumps([codec.storable(r) for r in j.replies])),
+    prompt=lambda j: codec.storable(j.prompt),
+    error=lambda j: codec.storable(j.error),
+    **codec.USAGE_COLUMNS,
+)
+"""A judgement's row, but its `created_at` (the last column)."""
+_READ = row_reader(
+    Judgement,
+    status=lambda r: codec.literal(r["status"], JUDGEMENT_STATUSES, "judgement status"),
+    replies=lambda r: tuple(str(x) for x in json.loads(r["replies"])),
+    usage=codec.usage_of_row,
+)
 
 
 def add(store: Transactions, judgements: Sequence[Judgement]) -> None:
@@ -87,7 +82,7 @@ def add(store: Transactions, judgements: Sequence[Judgement]) -> None:
     for j in judgements:
         codec.literal(j.status, JUDGEMENT_STATUSES, "judgement status")
     created_at = now()
-    rows = [_to_row(j, created_at) for j in judgements]
+    rows = [(*_ROW(j), created_at) for j in judgements]
     run_ids = sorted({j.run_id for j in judgements})
     with store.transaction(f"add judgements to run {', '.join(run_ids)}", write=True) as db:
         db.executemany(_UPSERT, rows)
@@ -105,26 +100,4 @@ def read(store: Transactions, run_id: str, judge: str | None = None) -> list[Jud
             f" WHERE {where} ORDER BY j.judge, j.model, s.position, j.epoch, j.ordering",
             args,
         ).fetchall()
-    return [
-        Judgement(
-            run_id=str(r["run_id"]),
-            model=str(r["model"]),
-            sample_id=str(r["sample_id"]),
-            epoch=int(r["epoch"]),
-            judge=str(r["judge"]),
-            ordering=str(r["ordering"]),
-            status=codec.literal(r["status"], JUDGEMENT_STATUSES, "judgement status"),
-            reply=str(r["reply"]),
-            replies=tuple(str(x) for x in json.loads(r["replies"])),
-            prompt=str(r["prompt"]),
-            rubric=str(r["rubric"]),
-            attempts=int(r["attempts"]),
-            error=str(r["error"]),
-            usage=Usage(
-                codec.count_from_column(int(r["prompt_tokens"])),
-                codec.count_from_column(int(r["completion_tokens"])),
-            ),
-            latency_s=float(r["latency_s"]),
-        )
-        for r in rows
-    ]
+    return [_READ(r) for r in rows]

@@ -31,7 +31,7 @@ from proctor.store import samples as samples_table
 from proctor.store import scores as scores_table
 from proctor.store import turn_grades as turn_grades_table
 from proctor.store import turns as turns_table
-from proctor.store.connection import connect
+from proctor.store.connection import closed_on_error, connect
 from proctor.store.human_verdicts import HumanVerdict
 from proctor.store.judgements import JUDGEMENT_STATUSES, Judgement, JudgementStatus
 from proctor.store.pages import AnswerWindow
@@ -86,14 +86,8 @@ class RunStore(Closing):
             raise StoreError(f"cannot create results folder {results_dir}: {e}") from e
         db_path = results_dir / DB_NAME
         conn = connect(db_path)
-        try:
+        with closed_on_error(conn, f"migrate run store {db_path}"):
             migrate(conn, db_path)
-        except sqlite3.Error as e:
-            conn.close()
-            raise StoreError(f"cannot migrate run store {db_path}: {e}") from e
-        except BaseException:
-            conn.close()
-            raise
         conn.row_factory = sqlite3.Row
         return cls(results_dir, conn)
 

@@ -12,7 +12,7 @@ from typing import Literal, get_args
 from proctor.errors import StoreError
 from proctor.store import codec, samples
 from proctor.store.guard import refuse_secrets
-from proctor.store.tables import Transactions, newest_unfinished, now, require_run
+from proctor.store.tables import Transactions, newest_unfinished, now, require_run, row_reader
 from proctor.types import RunInfo, Sample
 
 LATEST = "latest"
@@ -154,18 +154,15 @@ def list_runs(store: Transactions) -> list[RunSummaryRow]:
             " + (SELECT COUNT(*) FROM turns t WHERE t.run_id = runs.id) AS n_records"
             " FROM runs ORDER BY created_at DESC, rowid DESC"
         ).fetchall()
-    return [
-        RunSummaryRow(
-            run_id=str(r["id"]),
-            task=str(r["task"]),
-            created_at=str(r["created_at"]),
-            status=codec.literal(r["status"], RUN_STATUSES, "run status"),
-            models=tuple(str(m) for m in json.loads(r["models"])),
-            n_samples=int(r["n_samples"]),
-            n_records=int(r["n_records"]),
-        )
-        for r in rows
-    ]
+    return [_SUMMARY_ROW(r) for r in rows]
+
+
+_SUMMARY_ROW = row_reader(
+    RunSummaryRow,
+    run_id=lambda r: str(r["id"]),
+    status=lambda r: codec.literal(r["status"], RUN_STATUSES, "run status"),
+    models=lambda r: tuple(str(m) for m in json.loads(r["models"])),
+)
 
 
 def resolve(store: Transactions, ref: str) -> str:

@@ -1,17 +1,24 @@
 """What every table module of the store shares: the store as it sees it (`Transactions`), the
-time stamp rows carry, plain-tuple reads, the write that keeps a good row, and the run every row
-belongs to."""
+time stamp rows carry, plain-tuple reads, the write that keeps a good row, the run every row
+belongs to, and how a row is made from a value and read back into one."""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from proctor.errors import StoreError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+D = TypeVar("D", bound="DataclassInstance")
 
 
 class Transactions(Protocol):
@@ -76,3 +83,39 @@ def require_run(db: sqlite3.Connection, db_path: Path, run_id: str) -> sqlite3.R
     if row is None:
         raise StoreError(f"no run '{run_id}' in {db_path}")
     return row
+
+
+_PLAIN: dict[object, Callable[[Any], Any]] = {"str": str, "int": int, "float": float, "bool": bool}
+"""A field annotated so is read from its column by that type."""
+
+
+def row_reader(cls: type[D], **read: Callable[[sqlite3.Row], Any]) -> Callable[[sqlite3.Row], D]:
+    """How a row (an `sqlite3.Row`) becomes a `cls`, a dataclass: each field by `read[field]`
+    where given, else from the column of its name by its plain type (str, int, float, bool). A
+    field of another type that `read` does not name is a TypeError when the reader is made."""
+    steps: list[tuple[str, Callable[[sqlite3.Row], Any]]] = []
+    for f in dataclasses.fields(cls):
+        if f.name in read:
+            steps.append((f.name, read[f.name]))
+        elif f.type in _PLAIN:
+            steps.append((f.name, _column(f.name, _PLAIN[f.type])))
+        else:
+            raise TypeError(f"{cls.__name__}.{f.name} ({f.type}): say how its column is read")
+
+    def reader(row: sqlite3.Row) -> D:
+        return cls(**{name: step(row) for name, step in steps})
+
+    return reader
+
+
+def _column(name: str, plain: Callable[[Any], Any]) -> Callable[[sqlite3.Row], Any]:
+    return lambda row: plain(row[name])
+
+
+def row_writer(
+    columns: Sequence[str], **put: Callable[[Any], object]
+) -> Callable[[Any], tuple[object, ...]]:
+    """How a value becomes the values of `columns`, in their order: `put[column](value)` where
+    given, else the value's attribute of the column's name."""
+    getters = [put.get(c) or attrgetter(c) for c in columns]
+    return lambda value: tuple(get(value) for get in getters)

@@ -13,8 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from proctor.store import codec
-from proctor.store.codec import count_to_column, storable
-from proctor.store.tables import Transactions, now, reading_run, require_run, upsert
+from proctor.store.codec import storable
+from proctor.store.tables import (
+    Transactions,
+    now,
+    reading_run,
+    require_run,
+    row_reader,
+    row_writer,
+    upsert,
+)
 from proctor.types import FinishReason, Usage
 
 TurnKind = Literal["model", "tool"]
@@ -58,27 +66,25 @@ COLUMNS = (
 UPSERT = upsert("turns", COLUMNS, ("run_id", "model", "position"), "turns.status <> 'ok'")
 
 
-def to_row(t: Turn, now: str) -> tuple[object, ...]:
-    return (
-        t.run_id,
-        t.model,
-        t.position,
-        t.step,
-        t.kind,
-        t.status,
-        storable(t.asked),
-        json.dumps(dict(t.bindings), ensure_ascii=False, sort_keys=True),
-        storable(t.text),
-        t.finish_reason,
-        count_to_column(t.usage.prompt_tokens),
-        count_to_column(t.usage.completion_tokens),
-        int(t.usage_reported),
-        t.latency_s,
-        t.attempts,
-        t.reported_model,
-        t.error,
-        now,
-    )
+_ROW = row_writer(
+    COLUMNS[:-1],
+    asked=lambda t: storable(t.asked),
+    bindings=lambda t: json.dumps(dict(t.bindings), ensure_ascii=False, sort_keys=True),
+    text=lambda t: storable(t.text),
+    usage_reported=lambda t: int(t.usage_reported),
+    **codec.USAGE_COLUMNS,
+)
+"""A turn's row, but its `created_at` (the last column)."""
+_READ = row_reader(
+    Turn,
+    kind=lambda r: codec.literal(r["kind"], TURN_KINDS, "turn kind"),
+    status=lambda r: codec.literal(r["status"], TURN_STATUSES, "turn status"),
+    bindings=lambda r: json.loads(r["bindings"]),
+    finish_reason=lambda r: codec.literal(
+        r["finish_reason"], codec.FINISH_REASONS, "finish reason"
+    ),
+    usage=codec.usage_of_row,
+)
 
 
 def add(store: Transactions, turn: Turn) -> None:
@@ -89,7 +95,7 @@ def add(store: Transactions, turn: Turn) -> None:
     codec.literal(turn.finish_reason, codec.FINISH_REASONS, "finish reason")
     with store.transaction(f"add a turn to run {turn.run_id}", write=True) as db:
         require_run(db, store.db_path, turn.run_id)
-        db.execute(UPSERT, to_row(turn, now()))
+        db.execute(UPSERT, (*_ROW(turn), now()))
 
 
 def read(store: Transactions, run_id: str, model: str) -> list[Turn]:
@@ -99,27 +105,4 @@ def read(store: Transactions, run_id: str, model: str) -> list[Turn]:
             "SELECT * FROM turns WHERE run_id = ? AND model = ? ORDER BY position",
             (run_id, model),
         ).fetchall()
-    return [
-        Turn(
-            run_id=str(r["run_id"]),
-            model=str(r["model"]),
-            position=int(r["position"]),
-            step=str(r["step"]),
-            kind=codec.literal(r["kind"], TURN_KINDS, "turn kind"),
-            status=codec.literal(r["status"], TURN_STATUSES, "turn status"),
-            asked=str(r["asked"]),
-            text=str(r["text"]),
-            bindings=json.loads(r["bindings"]),
-            finish_reason=codec.literal(r["finish_reason"], codec.FINISH_REASONS, "finish reason"),
-            usage=Usage(
-                codec.count_from_column(int(r["prompt_tokens"])),
-                codec.count_from_column(int(r["completion_tokens"])),
-            ),
-            usage_reported=bool(r["usage_reported"]),
-            latency_s=float(r["latency_s"]),
-            attempts=int(r["attempts"]),
-            reported_model=str(r["reported_model"]),
-            error=str(r["error"]),
-        )
-        for r in rows
-    ]
+    return [_READ(r) for r in rows]

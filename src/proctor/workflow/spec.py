@@ -10,7 +10,6 @@ check (`workflow.checks`: json with keys and a JSON Schema, headings, contains, 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from proctor.errors import DatasetError
+from proctor.datasets.turn_spec import TurnSpec, invalid_spec, read_json
 from proctor.workflow.checks import (
     check_contains,
     check_headings,
@@ -85,12 +84,7 @@ class Required(BaseModel):
         return self
 
 
-class Workflow(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str = Field(min_length=1)
-    lang: Literal["en", "zh"] = "en"
-    description: str = ""
-    system: str = ""
+class Workflow(TurnSpec):
     budget: Budget
     documents: dict[str, str] = Field(default_factory=dict)
     """A small corpus for the `doc_search` tool, by document id."""
@@ -116,22 +110,11 @@ class Workflow(BaseModel):
 
 
 def parse_workflow(text: str, source: str) -> Workflow:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DatasetError(source, e.lineno, None, f"not JSON: {e.msg}") from None
+    data = read_json(text, source)
     try:
         return Workflow.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or None
-        msg = err["msg"].removeprefix("Value error, ")
-        line = None
-        named = re.search(r"(?:step|output) '([^']+)'", msg)
-        if named:
-            i = text.find(f'"{named.group(1)}"')
-            line = text.count("\n", 0, i) + 1 if i >= 0 else None
-        raise DatasetError(source, line, where, msg) from None
+        raise invalid_spec(e, text, source, r"(?:step|output) '([^']+)'") from None
 
 
 def render(template: str, outputs: Mapping[str, str]) -> str:

@@ -40,8 +40,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from proctor.datasets.loaders import SeenIds
-from proctor.datasets.records import checked_json, csv_rows, jsonl_records, read_text
+from proctor.datasets.loaders import unique_samples
+from proctor.datasets.records import (
+    check_names,
+    checked_json,
+    csv_rows,
+    jsonl_records,
+    read_text,
+)
 from proctor.datasets.suites.case import KINDS, CaseSpec, Kind, Lang, as_kind, prompt_text
 from proctor.datasets.suites.config import SuiteConfig, config_path_for, load_config
 from proctor.datasets.suites.version import SuiteVersion, suite_version
@@ -117,35 +123,20 @@ def read_cases(path: Path, config: SuiteConfig | None = None) -> list[Sample]:
         raise DatasetError(file, None, None, f"unsupported suite file {suffix or '(none)'!r}")
     text = read_text(path, file)
     rows = csv_rows(text, file, _check_columns) if suffix == ".csv" else _jsonl_rows(text, file)
-    samples: list[Sample] = []
-    seen = SeenIds(file)
-    for line, row in rows:
-        sample = _case(row, config, file, line)
-        seen.add(sample.id, line)
-        samples.append(sample)
-    if not samples:
-        raise DatasetError(file, None, None, "no cases")
-    return samples
+    return unique_samples(rows, lambda row, line: _case(row, config, file, line), file, "no cases")
 
 
 def _check_columns(names: list[str], file: str, line: int) -> None:
-    seen: set[str] = set()
-    for name in names:
-        if not name:
-            raise DatasetError(file, line, None, "a column has no name")
-        if name in seen:
-            raise DatasetError(file, line, name, "column appears twice")
-        if name not in COLUMNS and not name.startswith(_OWN_PREFIX):
-            raise DatasetError(
-                file,
-                line,
-                name,
-                f"unknown column (known: {', '.join(COLUMNS)}; name your own columns x_…)",
-            )
-        seen.add(name)
+    check_names(names, file, line, "a column has no name", _unknown)
     for name in ("id", "kind"):
-        if name not in seen:
+        if name not in names:
             raise DatasetError(file, line, name, "missing column")
+
+
+def _unknown(name: str) -> str | None:
+    if name in COLUMNS or name.startswith(_OWN_PREFIX):
+        return None
+    return f"unknown column (known: {', '.join(COLUMNS)}; name your own columns x_…)"
 
 
 def _jsonl_rows(text: str, file: str) -> list[tuple[int, dict[str, Any]]]:
