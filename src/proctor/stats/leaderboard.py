@@ -18,7 +18,7 @@ from typing import Any
 
 from proctor.stats.intervals import normal_quantile
 from proctor.stats.multiple import ranked_comparisons
-from proctor.stats.paired import PairedComparison
+from proctor.stats.paired import PairedComparison, PairedTest
 
 COMPLETE = "complete"
 MISSING = "missing"
@@ -127,7 +127,8 @@ def build_leaderboard(
         m: {f"{t}:{item}": v for t, r in by_model[m].items() for item, v in r.scores.items()}
         for m in order
     }
-    versus = ranked_comparisons(scores, order, pairs="adjacent", confidence=confidence, seed=seed)
+    test = PairedTest(confidence=confidence, seed=seed)
+    versus = ranked_comparisons(scores, order, pairs="adjacent", test=test)
     rows = []
     for rank, model in enumerate(order, start=1):
         cells = by_model[model]
