@@ -5,11 +5,11 @@ kinds asked, only where a person decided."""
 from __future__ import annotations
 
 from proctor.stats.human import (
-    GivenVerdict,
     counting,
     graded_by_human,
     summarize_human,
 )
+from proctor.stats.reviews import GivenVerdict
 from proctor.types import GradedItem, Record, Sample, Score, Usage
 
 
