@@ -289,7 +289,7 @@ def run(
             raise typer.BadParameter("a prompt matrix is one task's: name one task")
         set_command(named, model, paper, asking, calling, results_dir, set_ref,
                    retry_errors is not None, chosen, prices, sandbox_limits, estimate,
-                   judge=judge, suite=suite, config=config)  # fmt: skip
+                   judge=judge, suite=suite, config=config, price_table=price_table)  # fmt: skip
         return
     if judge_model is not None and not estimate:
         # a judge without a key must not fail after the run

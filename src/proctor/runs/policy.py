@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from proctor.errors import ConfigError
 from proctor.runs.gate import GateAsk, gate_stored_run
 from proctor.runs.policy_file import Policy, TaskRule, Tier, task_of
 from proctor.runs.state import EXIT_CHECK_FAILED, EXIT_INCONCLUSIVE, EXIT_OK
+from proctor.runs.stored import open_existing
 from proctor.store import RunStore
 from proctor.store import sets as sets_table
 
@@ -125,6 +127,21 @@ def decide_policy(
     if decision == "INCONCLUSIVE" and allow_inconclusive:
         code = EXIT_OK
     return PolicyVerdict(policy, decision, tuple(reasons), code)
+
+
+def decide_policy_in(
+    results_dir: Path,
+    policy: Policy,
+    candidates: Sequence[str],
+    baselines: Sequence[str] = (),
+    *,
+    allow_inconclusive: bool = False,
+) -> PolicyVerdict:
+    """`decide_policy` in the run store of `results_dir` (ConfigError when it has none)."""
+    with open_existing(results_dir) as store:
+        return decide_policy(
+            store, policy, candidates, baselines, allow_inconclusive=allow_inconclusive
+        )
 
 
 def _task_reasons(
