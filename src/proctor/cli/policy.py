@@ -25,7 +25,7 @@ def policy_gate(
 
     from proctor.cli.console import SafeConsole
     from proctor.report.atomic import write_text_atomic
-    from proctor.runs.policy import decide_policy_in
+    from proctor.runs.policy import decide_policy
     from proctor.runs.policy_file import load_policy
 
     console = SafeConsole()
@@ -33,7 +33,7 @@ def policy_gate(
     if not runs:
         console.print(Text(f"policy {policy.name} is valid: {policy.summary()}"), soft_wrap=True)
         return
-    verdict = decide_policy_in(
+    verdict = decide_policy(
         results_dir, policy, runs, baselines, allow_inconclusive=allow_inconclusive
     )
     table = Table(title=f"Release policy {policy.name}")
