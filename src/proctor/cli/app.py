@@ -29,6 +29,7 @@ from proctor.cli.options import (
     JunitOption,
     MarginOption,
     MaxAttempts,
+    PricesOption,
     RequestTimeout,
     ResultsDir,
     SandboxLimits,
@@ -162,12 +163,7 @@ def run(
     sequential: SequentialFlag = False,
     margin: MarginOption = None,
     sequential_batch: SequentialBatch = 20,
-    prices: Annotated[
-        Path | None,
-        typer.Option(
-            help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"
-        ),
-    ] = None,
+    prices: PricesOption = None,
     executor: Annotated[
         str, typer.Option(help="Who asks the models: local (this process) or ray (a cluster).")
     ] = "local",
