@@ -102,11 +102,10 @@ def compare_cmd(
     from proctor.stats.paired import PairedTest
 
     _check_options(confidence, alpha, power, detect, resamples, show)
-    test = PairedTest(
-        confidence, alpha, power, None if detect is None else detect / 100.0, resamples, seed
-    )
+    share = None if detect is None else detect / 100.0
     ask = CompareAsk(
-        run_a, run_b, results_dir, models, test, imported, grader,
+        run_a, run_b, results_dir, models,
+        PairedTest(confidence, alpha, power, share, resamples, seed), imported, grader,
         None if margin is None else parse_points(margin),
     )  # fmt: skip
     comparison = compare_stored(ask)
