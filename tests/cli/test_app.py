@@ -386,3 +386,22 @@ def test_list_runs_shows_whole_run_ids_at_80_columns(tmp_path: Path) -> None:
     proc = proctor("list", "runs", "-r", "R", cwd=tmp_path, columns=80)
     assert proc.returncode == 0
     assert run_id in squash(proc.stdout)
+
+
+def test_a_set_estimate_prices_each_task_by_the_given_table(tmp_path: Path) -> None:
+    """`proctor run A B --estimate --prices FILE`: every task of the set is priced by the table
+    `proctor run` read (here a prompt token costs one dollar), not by the built-in one."""
+    prices = tmp_path / "prices.toml"
+    prices.write_text(
+        '[models."fake/*"]\ninput_per_mtok = 1000000.0\noutput_per_mtok = 0.0\n', encoding="utf-8"
+    )
+    out = invoke(
+        "run", "arithmetic", "arithmetic", "--n", "3", "-m", "fake/const:42", "--prices", prices,
+        "--estimate", "-r", tmp_path / "results",
+    ).output  # fmt: skip
+    lines = [line for line in out.splitlines() if "calls in all" in line]
+    assert len(lines) == 2, out
+    for line in lines:
+        cost = float(line.split("at most $")[1].split(".")[0].replace(",", ""))
+        assert cost > 0, line  # a fake model has no built-in price: the table was read
+    assert not (tmp_path / "results" / "proctor.db").exists()

@@ -164,6 +164,10 @@ def test_usage_errors_exit_2(runs: tuple[Path, str, str], tmp_path: Path) -> Non
         gate("nope", "-r", tmp_path / "bare", cwd=tmp_path)
     with pytest.raises(ProctorError, match="nothing to check"):
         gate(good, "-r", results, "--config", _empty_config(tmp_path), cwd=tmp_path)
+    with pytest.raises(ProctorError, match="--rule is bound or point, got 'maybe'"):
+        gate(good, "--require", "n>=1", "--rule", "maybe", "-r", results, cwd=tmp_path)
+    with pytest.raises(ProctorError, match="--margin is a number of points"):
+        gate(good, "--baseline", good, "--margin", "lots", "-r", results, cwd=tmp_path)
 
 
 def _empty_config(tmp_path: Path) -> Path:

@@ -7,13 +7,14 @@ from dataclasses import replace
 
 from proctor.report.leaderboard import markdown, terminal_lines
 from proctor.stats.leaderboard import TaskResult, build_leaderboard
+from proctor.stats.metrics import Cell
 
 
 def _result(task: str, model: str, acc: float, state: str = "complete") -> TaskResult:
     return TaskResult(
         task=task, model=model, run_id="r", created_at="", grader_version="", state=state,
-        n_items=10, n_scored=10, correct=int(acc * 10), accuracy=acc, ci_low=acc / 2,
-        ci_high=min(1.0, acc * 1.5), scores={f"{i}#0": float(i < acc * 10) for i in range(10)},
+        n_items=10, overall=Cell(10, int(acc * 10), acc, acc / 2, min(1.0, acc * 1.5)),
+        scores={f"{i}#0": float(i < acc * 10) for i in range(10)},
     )  # fmt: skip
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from proctor.stats.agreement import cohen_kappa
 from proctor.stats.drift import drift, self_pairs
-from proctor.stats.human import GivenVerdict
+from proctor.stats.reviews import GivenVerdict
 
 
 def v(

@@ -4,12 +4,14 @@ kinds asked, only where a person decided."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from proctor.stats.human import (
-    GivenVerdict,
     counting,
     graded_by_human,
     summarize_human,
 )
+from proctor.stats.reviews import GivenVerdict, HumanGrade
 from proctor.types import GradedItem, Record, Sample, Score, Usage
 
 
@@ -57,3 +59,14 @@ def test_agreement_with_the_rules_leaves_out_what_the_rules_left_unscored() -> N
     assert (rows["all"].reviewed, rows["all"].rules_scored, rows["all"].rules_agree) == (3, 2, 1)
     assert rows["rewrite"].rules_agreement == 0.0 and rows["summary"].rules_agreement == 1.0
     assert summarize_human(ITEMS, {}) is None
+
+
+def test_the_grade_that_counts_is_the_verdict_without_its_blind_flag() -> None:
+    """results.json lists each counted grade field by field: a blind re-grade that counts is a
+    grade like any other, and the flag of how it was given is not one of its fields."""
+    blind = GivenVerdict("m", "a", 0, "wrong", "ann", "why", "2026-12-02T00:00:00+00:00", True)
+    (grade,) = counting([given("a", "correct"), blind]).values()
+    assert type(grade) is HumanGrade and grade == HumanGrade(
+        "m", "a", 0, "wrong", "ann", "why", "2026-12-02T00:00:00+00:00"
+    )
+    assert "blind" not in asdict(grade) and grade.words == "wrong · ann: why"

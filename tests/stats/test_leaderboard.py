@@ -9,6 +9,7 @@ import math
 import pytest
 
 from proctor.stats.leaderboard import MISSING, TaskResult, build_leaderboard
+from proctor.stats.metrics import Cell
 from proctor.stats.multiple import holm
 from proctor.stats.paired import mcnemar_exact
 
@@ -18,8 +19,8 @@ def _result(task: str, model: str, right: list[int]) -> TaskResult:
     acc = sum(right) / n
     return TaskResult(
         task=task, model=model, run_id=f"run-{task}", created_at="2026-12-01", grader_version="1",
-        state="complete", n_items=n, n_scored=n, correct=sum(right), accuracy=acc,
-        ci_low=max(0.0, acc - 0.1), ci_high=min(1.0, acc + 0.1),
+        state="complete", n_items=n,
+        overall=Cell(n, sum(right), acc, max(0.0, acc - 0.1), min(1.0, acc + 0.1)),
         scores={f"s{i}#0": float(v) for i, v in enumerate(right)},
         prompt_tokens=10 * n, completion_tokens=n, cost=0.01,
     )  # fmt: skip

@@ -9,6 +9,7 @@ import pytest
 from proctor.stats import paired
 from proctor.stats.multiple import holm, ranked_comparisons
 from proctor.stats.paired import (
+    PairedTest,
     compare_paired,
     format_p,
     items_needed,
@@ -88,7 +89,7 @@ def test_verdict_when_not_distinguishable_gives_the_items_needed() -> None:
 
 
 def test_items_needed_for_a_stated_difference() -> None:
-    c = compare_paired([1, 0] * 20, [0, 1] * 20, detect=0.05)
+    c = compare_paired([1, 0] * 20, [0, 1] * 20, test=PairedTest(detect=0.05))
     assert c.difference == 0
     assert "a 5.0-point difference would need about" in c.verdict()
 
@@ -115,7 +116,7 @@ def test_no_common_items() -> None:
 def test_fractional_scores_use_the_permutation_test() -> None:
     a = [0.8, 0.6, 1.0, 0.4, 0.8] * 10
     b = [0.6, 0.6, 0.8, 0.2, 0.6] * 10
-    c = compare_paired(a, b, seed=1)
+    c = compare_paired(a, b, test=PairedTest(seed=1))
     assert c.test == "paired sign-flip permutation"
     assert c.significant and c.better == "A"
     assert c.p_value == pytest.approx(1 / 10_001)

@@ -12,7 +12,7 @@ import pytest
 from proctor.stats import wilson_interval
 from proctor.stats.bootstrap import bootstrap_interval, cluster_bootstrap_interval
 from proctor.stats.intervals import clustered_mean_interval, clustered_wilson_interval
-from proctor.stats.paired import compare_paired, items_needed, mcnemar_exact
+from proctor.stats.paired import PairedTest, compare_paired, items_needed, mcnemar_exact
 
 EXPERIMENTS = 2_000
 
@@ -123,5 +123,5 @@ def test_paired_permutation_false_positive_rate_under_the_null() -> None:
         rates = rng.beta(2.0, 2.0, 60)
         a = rng.binomial(5, rates) / 5
         b = rng.binomial(5, rates) / 5
-        rejected += compare_paired(a, b, resamples=499, seed=seed).significant
+        rejected += compare_paired(a, b, test=PairedTest(resamples=499, seed=seed)).significant
     assert rejected / runs <= 0.075  # 5 % ± Monte Carlo error on 400 runs

@@ -29,6 +29,7 @@ from proctor.cli.options import (
     JunitOption,
     MarginOption,
     MaxAttempts,
+    PricesOption,
     RequestTimeout,
     ResultsDir,
     SandboxLimits,
@@ -162,12 +163,7 @@ def run(
     sequential: SequentialFlag = False,
     margin: MarginOption = None,
     sequential_batch: SequentialBatch = 20,
-    prices: Annotated[
-        Path | None,
-        typer.Option(
-            help="Price table (TOML) to add to the built-in one.", envvar="PROCTOR_PRICES"
-        ),
-    ] = None,
+    prices: PricesOption = None,
     executor: Annotated[
         str, typer.Option(help="Who asks the models: local (this process) or ray (a cluster).")
     ] = "local",
@@ -289,7 +285,7 @@ def run(
             raise typer.BadParameter("a prompt matrix is one task's: name one task")
         set_command(named, model, paper, asking, calling, results_dir, set_ref,
                    retry_errors is not None, chosen, prices, sandbox_limits, estimate,
-                   judge=judge, suite=suite, config=config)  # fmt: skip
+                   judge=judge, suite=suite, config=config, price_table=price_table)  # fmt: skip
         return
     if judge_model is not None and not estimate:
         # a judge without a key must not fail after the run

@@ -99,11 +99,13 @@ def compare_cmd(
     from proctor.report.compare import comparison_markdown, render_comparison
     from proctor.runs.compare import CompareAsk, compare_exit, compare_stored
     from proctor.stats.margin import parse_points
+    from proctor.stats.paired import PairedTest
 
     _check_options(confidence, alpha, power, detect, resamples, show)
+    share = None if detect is None else detect / 100.0
     ask = CompareAsk(
-        run_a, run_b, results_dir, models, confidence, alpha, power,
-        None if detect is None else detect / 100.0, seed, resamples, imported, grader,
+        run_a, run_b, results_dir, models,
+        PairedTest(confidence, alpha, power, share, resamples, seed), imported, grader,
         None if margin is None else parse_points(margin),
     )  # fmt: skip
     comparison = compare_stored(ask)

@@ -109,10 +109,7 @@ def gate_cmd(
     (A typer command: each parameter is one option of `proctor gate`, hence their number
     and the length of its signature; the body is short.)"""
     from proctor.cli.console import SafeConsole, plain
-    from proctor.runs.gate import GateAsk, gate_stored_run
-    from proctor.stats.evidence import RULES
-    from proctor.stats.margin import parse_points
-    from proctor.store import RunStore
+    from proctor.runs.gate import GateAsk, gate_in, read_margin, read_rule
 
     console = SafeConsole()
     if policy is not None:
@@ -123,19 +120,13 @@ def gate_cmd(
     if not runs or len(runs) > 1 or (baseline and len(baseline) > 1):
         raise ConfigError("gate checks one run against one --baseline (several: use --policy)")
     run_ref, base = runs[0], (baseline[0] if baseline else None)
-    if not (results_dir / "proctor.db").exists():
-        raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
-    if rule is not None and rule not in RULES:
-        raise ConfigError(f"--rule is bound or point, got {rule!r}")
     if margin is not None and base is None:
         raise ConfigError("--margin compares with a baseline: give --baseline RUN")
     ask = GateAsk(
-        tuple(require or ()), base, model, judge, config, alpha,
-        "point" if rule == "point" else "bound" if rule == "bound" else None,
-        None if margin is None else parse_points(margin), allow_inconclusive, strict,
+        tuple(require or ()), base, model, judge, config, alpha, read_rule(rule),
+        read_margin(margin), allow_inconclusive, strict,
     )  # fmt: skip
-    with RunStore.open(results_dir) as store:
-        gate = gate_stored_run(store, run_ref, ask)
+    gate = gate_in(results_dir, run_ref, ask)
     from proctor.runs.ci import gate_ci_files
 
     gate_ci_files(gate, junit)

@@ -5,13 +5,12 @@ and formatted in `proctor.report.leaderboard`; this parses and prints."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import ResultsDir
+from proctor.cli.options import PricesOption, ResultsDir
 from proctor.errors import ProctorError
 
 
@@ -28,10 +27,7 @@ def leaderboard_cmd(
     until: Annotated[str | None, typer.Option(help="Runs up to this date.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the board as JSON.")] = False,
     as_markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown.")] = False,
-    prices: Annotated[
-        Path | None,
-        typer.Option(help="Price table (TOML) to add to the built-ins.", envvar="PROCTOR_PRICES"),
-    ] = None,
+    prices: PricesOption = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Rank models on tasks: each task's accuracy with its interval, a mean over the tasks with

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import typer
 
-from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_OK
 
 
@@ -28,19 +27,15 @@ def policy_gate(
     from proctor.report.atomic import write_text_atomic
     from proctor.runs.policy import decide_policy
     from proctor.runs.policy_file import load_policy
-    from proctor.store import RunStore
 
     console = SafeConsole()
     policy = load_policy(path)
     if not runs:
         console.print(Text(f"policy {policy.name} is valid: {policy.summary()}"), soft_wrap=True)
         return
-    if not (results_dir / "proctor.db").exists():
-        raise ConfigError(f"no run store in {results_dir} (use --results-dir)")
-    with RunStore.open(results_dir) as store:
-        verdict = decide_policy(
-            store, policy, runs, baselines, allow_inconclusive=allow_inconclusive
-        )
+    verdict = decide_policy(
+        results_dir, policy, runs, baselines, allow_inconclusive=allow_inconclusive
+    )
     table = Table(title=f"Release policy {policy.name}")
     for column in ("task", "tier", "run", "check", "model", "value", "result", "effect", "note"):
         table.add_column(column, overflow="fold")

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from proctor.executors.base import Executor
     from proctor.runs.plan import Asking, Calling, Paper
     from proctor.runs.sets import SetOutcome, SetPlan
+    from proctor.stats.cost import PriceTable
 
 
 class SetProgress(Closing):
@@ -199,14 +200,15 @@ def set_command(
     judge: str | None,
     suite: Path | None,
     config: Path | None = None,
+    price_table: PriceTable,
 ) -> None:
     """`proctor run TASK TASK …` or `--resume SET`: the set's plan, estimated or asked. (Its
-    parameters are the options of `proctor run` a set takes, hence their number.)"""
+    parameters are the options of `proctor run` a set takes, hence their number; `price_table`
+    is `prices` as `proctor run` read it, before any call.)"""
     from proctor.cli.options import terminal
     from proctor.cli.report import with_sandbox_limits
     from proctor.cli.run_support import print_estimate
     from proctor.runs.sets import SetPlan, SetTask, run_plans
-    from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
 
     for flag, given in (("--dataset", paper.dataset), ("--suite", suite), ("--judge", judge)):
@@ -224,7 +226,7 @@ def set_command(
     if estimate:
         if set_ref is not None:
             raise typer.BadParameter("--estimate plans a new set: name its tasks, not --resume")
-        here, table = chosen is None or chosen.asks_here, load_price_table(prices)
+        here, table = chosen is None or chosen.asks_here, price_table
         for one in run_plans(plan):
             print_estimate(one, table, terminal(), check_set=here)
         return

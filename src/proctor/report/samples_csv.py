@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from proctor.stats.human import HumanGrade
+from proctor.stats.reviews import HumanGrade
 from proctor.types import GradedItem, Score
 
 HumanGrades = Mapping[tuple[str, str, int], HumanGrade]

@@ -17,6 +17,7 @@ from proctor.errors import ConfigError, ProctorError
 from proctor.runs.grade import stored_items
 from proctor.runs.state import EXIT_CHECK_FAILED, EXIT_INCONCLUSIVE, EXIT_OK
 from proctor.stats.comparison import RunComparison, Side, compare_runs, side_labels
+from proctor.stats.paired import DEFAULT_TEST, PairedTest
 from proctor.store import RunStore
 from proctor.types import GradedItem, RunInfo
 
@@ -29,12 +30,7 @@ class CompareAsk:
     run_b: str | None
     results_dir: Path
     models: tuple[str, str] | None = None
-    confidence: float = 0.95
-    alpha: float = 0.05
-    power: float = 0.8
-    detect: float | None = None
-    seed: int = 0
-    resamples: int = 10_000
+    test: PairedTest = DEFAULT_TEST
     imported: bool = False
     grader: str | None = None
     margin: float | None = None
@@ -69,12 +65,7 @@ def compare_stored(ask: CompareAsk) -> RunComparison:
         items_b,
         Side(label_a, model_a, info_a),
         Side(label_b, model_b, info_b),
-        confidence=ask.confidence,
-        alpha=ask.alpha,
-        power=ask.power,
-        detect=ask.detect,
-        resamples=ask.resamples,
-        seed=ask.seed,
+        test=ask.test,
         margin=ask.margin,
     )
     if comparison.common_ids == 0:

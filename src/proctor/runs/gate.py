@@ -32,9 +32,10 @@ from proctor.runs.state import (
     state_exit,
     state_lines,
 )
+from proctor.runs.stored import open_existing
 from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.completeness import Completeness, completeness
-from proctor.stats.evidence import Rule
+from proctor.stats.evidence import RULES, Rule
 from proctor.stats.gates import (
     OPS,
     GateRow,
@@ -43,6 +44,7 @@ from proctor.stats.gates import (
     not_worse_than,
     parse_requirement,
 )
+from proctor.stats.margin import parse_points
 from proctor.stats.run_statistics import GateReport
 from proctor.stats.truncation import THRESHOLD as TRUNCATION_THRESHOLD
 from proctor.stats.turn_scores import TurnScores
@@ -117,6 +119,28 @@ def suite_info(config: Mapping[str, object]) -> Mapping[str, object]:
     """The suite a run was asked from, as its config keeps it (empty for other runs)."""
     value = config.get(SUITE_KEY)
     return value if isinstance(value, dict) else {}
+
+
+def read_rule(text: str | None) -> Rule | None:
+    """`--rule` as typed: bound, point, or None (each requirement by its own); ConfigError on
+    anything else."""
+    if text is None:
+        return None
+    if text not in RULES:
+        raise ConfigError(f"--rule is bound or point, got {text!r}")
+    return "point" if text == "point" else "bound"
+
+
+def read_margin(text: str | None) -> float | None:
+    """`--margin` as typed ("1pp"), as a share; None when not given; ConfigError when it is not
+    a number of points."""
+    return None if text is None else parse_points(text)
+
+
+def gate_in(results_dir: Path, run_ref: str, ask: GateAsk) -> Gate:
+    """`gate_stored_run` in the run store of `results_dir` (ConfigError when it has none)."""
+    with open_existing(results_dir) as store:
+        return gate_stored_run(store, run_ref, ask)
 
 
 def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:

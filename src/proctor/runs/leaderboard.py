@@ -210,8 +210,7 @@ def _read_run(
         out[c.model] = TaskResult(
             task=c.task, model=c.model, run_id=c.run_id, created_at=c.created_at,
             grader_version=c.grader_version, state=_state(states, c.model), n_items=m.n_items,
-            n_scored=m.n_scored, correct=m.correct, accuracy=m.accuracy, ci_low=m.ci_low,
-            ci_high=m.ci_high, scores=scores[c.model],
+            overall=m.overall, scores=scores[c.model],
             prompt_tokens=spent.prompt_tokens if spent else m.total_prompt_tokens,
             completion_tokens=spent.completion_tokens if spent else m.total_completion_tokens,
             cost=spent.cost if spent else None,

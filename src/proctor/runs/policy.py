@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from proctor.errors import ConfigError
 from proctor.runs.gate import GateAsk, gate_stored_run
 from proctor.runs.policy_file import Policy, TaskRule, Tier, task_of
 from proctor.runs.state import EXIT_CHECK_FAILED, EXIT_INCONCLUSIVE, EXIT_OK
+from proctor.runs.stored import open_existing
 from proctor.store import RunStore
 from proctor.store import sets as sets_table
 
@@ -92,7 +94,7 @@ class PolicyVerdict:
 
 
 def decide_policy(
-    store: RunStore,
+    results_dir: Path,
     policy: Policy,
     candidates: Sequence[str],
     baselines: Sequence[str] = (),
@@ -100,7 +102,23 @@ def decide_policy(
     allow_inconclusive: bool = False,
 ) -> PolicyVerdict:
     """The policy over the candidate runs (ids, prefixes, `latest`, or eval sets standing for
-    their runs); ConfigError when a run or set is unknown or two runs claim one task."""
+    their runs) of the run store in `results_dir`; ConfigError when it has none, when a run or
+    set is unknown or two runs claim one task."""
+    with open_existing(results_dir) as store:
+        reasons = _reasons(store, policy, candidates, baselines)
+    blocks = any(r.effect == "blocks" for r in reasons)
+    undecided = any(r.effect == "undecided" for r in reasons)
+    decision: Decision = "NO-GO" if blocks else "INCONCLUSIVE" if undecided else "GO"
+    code = {"GO": EXIT_OK, "NO-GO": EXIT_CHECK_FAILED, "INCONCLUSIVE": EXIT_INCONCLUSIVE}[decision]
+    if decision == "INCONCLUSIVE" and allow_inconclusive:
+        code = EXIT_OK
+    return PolicyVerdict(policy, decision, tuple(reasons), code)
+
+
+def _reasons(
+    store: RunStore, policy: Policy, candidates: Sequence[str], baselines: Sequence[str]
+) -> list[Reason]:
+    """A line per task's check, and per task with no (complete) run."""
     runs, unrun = _by_task(store, candidates, "candidate")
     bases, _ = _by_task(store, baselines, "baseline")
     reasons: list[Reason] = []
@@ -118,13 +136,7 @@ def decide_policy(
                                   effect, why))  # fmt: skip
             continue
         reasons += _task_reasons(store, rule, run_id, bases.get(rule.task), bool(baselines))
-    blocks = any(r.effect == "blocks" for r in reasons)
-    undecided = any(r.effect == "undecided" for r in reasons)
-    decision: Decision = "NO-GO" if blocks else "INCONCLUSIVE" if undecided else "GO"
-    code = {"GO": EXIT_OK, "NO-GO": EXIT_CHECK_FAILED, "INCONCLUSIVE": EXIT_INCONCLUSIVE}[decision]
-    if decision == "INCONCLUSIVE" and allow_inconclusive:
-        code = EXIT_OK
-    return PolicyVerdict(policy, decision, tuple(reasons), code)
+    return reasons
 
 
 def _task_reasons(

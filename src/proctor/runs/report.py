@@ -24,7 +24,7 @@ from proctor.runs.collector import paused_collector
 from proctor.runs.grade import stored_items
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
-from proctor.stats.human import GivenVerdict
+from proctor.stats.reviews import GivenVerdict
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
 from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
 from proctor.store import RunStore

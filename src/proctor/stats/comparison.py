@@ -18,11 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from proctor.stats.bootstrap import DEFAULT_RESAMPLES
 from proctor.stats.intervals import clustered_mean_interval, wilson_interval
 from proctor.stats.margin import MarginDecision, decide_margin
 from proctor.stats.metrics import NOT_SCORED
-from proctor.stats.paired import DEFAULT_ALPHA, DEFAULT_POWER, PairedComparison, compare_paired
+from proctor.stats.paired import DEFAULT_TEST, PairedComparison, PairedTest, compare_paired
 from proctor.stats.scores import item_scores
 from proctor.stats.taxonomy import taxonomy_counts
 from proctor.types import GradedItem, RunInfo, Sample
@@ -124,12 +123,7 @@ def compare_runs(
     a: Side,
     b: Side,
     *,
-    confidence: float = 0.95,
-    alpha: float = DEFAULT_ALPHA,
-    power: float = DEFAULT_POWER,
-    detect: float | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    test: PairedTest = DEFAULT_TEST,
     margin: float | None = None,
 ) -> RunComparison:
     """Compare side A's model in `items_a` with side B's model in `items_b` (the same list when
@@ -153,12 +147,7 @@ def compare_runs(
         [scores_a[sid] for sid in paired_ids],
         [scores_b[sid] for sid in paired_ids],
         names=(a.label, b.label),
-        confidence=confidence,
-        alpha=alpha,
-        power=power,
-        detect=detect,
-        resamples=resamples,
-        seed=seed,
+        test=test,
     )
     answers_a, answers_b = _answers(mine_a), _answers(mine_b)
     flips = [
@@ -174,14 +163,12 @@ def compare_runs(
             [scores_b[sid] for sid in paired_ids],
             margin,
             names=(a.label, b.label),
-            confidence=confidence,
-            alpha=alpha,
-            power=power,
+            test=test,
         )
     return RunComparison(
         margin=decision,
-        side_a=_side_score([scores_a[sid] for sid in paired_ids], confidence),
-        side_b=_side_score([scores_b[sid] for sid in paired_ids], confidence),
+        side_a=_side_score([scores_a[sid] for sid in paired_ids], test.confidence),
+        side_b=_side_score([scores_b[sid] for sid in paired_ids], test.confidence),
         by_category=_by_category(paired_ids, samples_a, scores_a, scores_b),
         a=a,
         b=b,

@@ -14,30 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Protocol
 
 from proctor.stats.agreement import Agreement, agreement
+from proctor.stats.reviews import GivenVerdict
 
 POSITIVE = "correct"
-
-
-class Verdict(Protocol):
-    """A stored verdict as this module reads it (in stored order)."""
-
-    @property
-    def model(self) -> str: ...
-    @property
-    def sample_id(self) -> str: ...
-    @property
-    def epoch(self) -> int: ...
-    @property
-    def reviewer(self) -> str: ...
-    @property
-    def verdict(self) -> str: ...
-    @property
-    def blind(self) -> bool: ...
-    @property
-    def reviewed_at(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -63,7 +44,7 @@ Pair = tuple[str, str, str, str]
 """(earlier verdict, blind verdict, kind, day)."""
 
 
-def self_pairs(verdicts: Sequence[Verdict], kinds: Mapping[str, str]) -> dict[str, list[Pair]]:
+def self_pairs(verdicts: Sequence[GivenVerdict], kinds: Mapping[str, str]) -> dict[str, list[Pair]]:
     """reviewer → their (earlier, blind re-grade) pairs, in stored order. `kinds`: sample id →
     kind."""
     earlier: dict[tuple[str, str, int, str], str] = {}
@@ -81,13 +62,13 @@ def self_pairs(verdicts: Sequence[Verdict], kinds: Mapping[str, str]) -> dict[st
     return out
 
 
-def inter_pairs(verdicts: Sequence[Verdict]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+def inter_pairs(verdicts: Sequence[GivenVerdict]) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """(reviewer A, reviewer B) → their (A's, B's) latest non-blind decided verdicts on the
     replies both decided."""
     latest: dict[str, dict[tuple[str, str, int], str]] = {}
     for v in verdicts:
         if not v.blind:
-            latest.setdefault(v.reviewer, {})[(v.model, v.sample_id, v.epoch)] = v.verdict
+            latest.setdefault(v.reviewer, {})[v.key] = v.verdict
     out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in combinations(sorted(latest), 2):
         pairs = [
@@ -100,7 +81,7 @@ def inter_pairs(verdicts: Sequence[Verdict]) -> dict[tuple[str, str], list[tuple
     return out
 
 
-def drift(verdicts: Sequence[Verdict], kinds: Mapping[str, str], *, seed: int = 0) -> Drift:
+def drift(verdicts: Sequence[GivenVerdict], kinds: Mapping[str, str], *, seed: int = 0) -> Drift:
     rows: list[AgreementRow] = []
     for reviewer, pairs in self_pairs(verdicts, kinds).items():
         rows.append(AgreementRow(reviewer, "all", _agree([(a, b) for a, b, _, _ in pairs], seed)))

@@ -37,7 +37,7 @@ from proctor.stats.evidence import (
 )
 from proctor.stats.margin import decide_margin
 from proctor.stats.metrics import NOT_SCORED
-from proctor.stats.paired import compare_paired
+from proctor.stats.paired import PairedTest, compare_paired
 from proctor.stats.repeats import repeat_metrics
 from proctor.stats.scores import item_scores
 from proctor.stats.truncation import cut_off
@@ -327,8 +327,7 @@ def not_worse_than(
         [a[s] for s in common],
         [b[s] for s in common],
         names=(model, label),
-        alpha=alpha,
-        seed=seed,
+        test=PairedTest(alpha=alpha, seed=seed),
     )
     worse = comparison.significant and comparison.difference < 0
     return GateRow(

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from proctor.stats.drift import Drift
+from proctor.stats.reviews import GivenVerdict, HumanGrade
 from proctor.types import GradedItem, Score
 
 ALL_KINDS = "*"
@@ -19,25 +20,6 @@ ALL_KINDS = "*"
 
 HUMAN_RULE = "human"
 """The rule name of a grade taken from a person's verdict."""
-
-
-@dataclass(frozen=True)
-class HumanGrade:
-    """The person's verdict that counts for one reply."""
-
-    model: str
-    sample_id: str
-    epoch: int
-    verdict: str
-    """"correct" or "wrong"."""
-    reviewer: str
-    note: str
-    reviewed_at: str
-
-    @property
-    def words(self) -> str:
-        """ "wrong · ann: misses the refund", as pages show it beside the rules' grade."""
-        return f"{self.verdict} · {self.reviewer}" + (f": {self.note}" if self.note else "")
 
 
 @dataclass(frozen=True)
@@ -73,27 +55,13 @@ class HumanSummary:
     """Reviewers' agreement with their own blind re-grades and with each other; None: none."""
 
 
-@dataclass(frozen=True)
-class GivenVerdict:
-    """One stored verdict, as this room reads it (the store's `HumanVerdict`, in stored order)."""
-
-    model: str
-    sample_id: str
-    epoch: int
-    verdict: str
-    reviewer: str
-    note: str
-    reviewed_at: str
-    blind: bool = False
-
-
 def counting(verdicts: Sequence[GivenVerdict]) -> dict[tuple[str, str, int], HumanGrade]:
     """(model, sample id, epoch) → the newest non-skip verdict on the reply."""
     out: dict[tuple[str, str, int], HumanGrade] = {}
     for v in verdicts:  # stored order: a later verdict supersedes
         if v.verdict == "skip":
             continue
-        out[(v.model, v.sample_id, v.epoch)] = HumanGrade(
+        out[v.key] = HumanGrade(
             v.model, v.sample_id, v.epoch, v.verdict, v.reviewer, v.note, v.reviewed_at
         )
     return out

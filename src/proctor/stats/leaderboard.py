@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.stats.intervals import normal_quantile
+from proctor.stats.metrics import Cell
 from proctor.stats.multiple import ranked_comparisons
-from proctor.stats.paired import PairedComparison
+from proctor.stats.paired import PairedComparison, PairedTest
 
 COMPLETE = "complete"
 MISSING = "missing"
@@ -36,11 +37,8 @@ class TaskResult:
     state: str
     """"complete", "incomplete" or "calls failed" (the run's state for this model)."""
     n_items: int
-    n_scored: int
-    correct: int
-    accuracy: float | None
-    ci_low: float | None
-    ci_high: float | None
+    overall: Cell
+    """Its accuracy on the scored items, with the interval (`ModelMetrics.overall`)."""
     scores: Mapping[str, float]
     """Per item ("sample#epoch"), 1.0 right, 0.0 wrong; unscored and failed calls left out."""
     prompt_tokens: int = 0
@@ -118,7 +116,7 @@ def build_leaderboard(
     means = {m: _mean(list(cells.values()), z) for m, cells in by_model.items()}
 
     def key(model: str) -> tuple[int, float, str]:
-        scored = sum(c.accuracy is not None for c in by_model[model].values())
+        scored = sum(c.overall.accuracy is not None for c in by_model[model].values())
         mean = means[model][0]
         return (-scored, -(mean if mean is not None else -1.0), model)
 
@@ -127,7 +125,8 @@ def build_leaderboard(
         m: {f"{t}:{item}": v for t, r in by_model[m].items() for item, v in r.scores.items()}
         for m in order
     }
-    versus = ranked_comparisons(scores, order, pairs="adjacent", confidence=confidence, seed=seed)
+    test = PairedTest(confidence=confidence, seed=seed)
+    versus = ranked_comparisons(scores, order, pairs="adjacent", test=test)
     rows = []
     for rank, model in enumerate(order, start=1):
         cells = by_model[model]
@@ -138,7 +137,7 @@ def build_leaderboard(
                 model=model, rank=rank,
                 cells={t: _cell(t, cells.get(t)) for t in tasks},
                 mean=mean, mean_low=low, mean_high=high,
-                tasks_scored=sum(c.accuracy is not None for c in cells.values()),
+                tasks_scored=sum(c.overall.accuracy is not None for c in cells.values()),
                 prompt_tokens=sum(c.prompt_tokens for c in cells.values()),
                 completion_tokens=sum(c.completion_tokens for c in cells.values()),
                 cost=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
@@ -151,16 +150,15 @@ def build_leaderboard(
 def _cell(task: str, r: TaskResult | None) -> BoardCell:
     if r is None:
         return BoardCell(task, "", MISSING, None, None, None, 0, 0)
-    return BoardCell(
-        task, r.run_id, r.state, r.accuracy, r.ci_low, r.ci_high, r.n_scored, r.n_items
-    )
+    o = r.overall
+    return BoardCell(task, r.run_id, r.state, o.accuracy, o.ci_low, o.ci_high, o.n, r.n_items)
 
 
 def _mean(
     cells: Sequence[TaskResult], z: float
 ) -> tuple[float | None, float | None, float | None]:
     """The mean of the tasks' accuracies and its interval (tasks independent)."""
-    known = [c for c in cells if c.accuracy is not None]
+    known = [c.overall for c in cells if c.overall.accuracy is not None]
     if not known:
         return None, None, None
     mean = sum(c.accuracy or 0.0 for c in known) / len(known)

@@ -35,7 +35,15 @@ from numpy.typing import ArrayLike
 from proctor.errors import ConfigError
 from proctor.stats.bootstrap import FloatArray, as_array
 from proctor.stats.intervals import normal_quantile
-from proctor.stats.paired import DEFAULT_ALPHA, DEFAULT_POWER, items_needed, points, signed_points
+from proctor.stats.paired import (
+    DEFAULT_ALPHA,
+    DEFAULT_POWER,
+    DEFAULT_TEST,
+    PairedTest,
+    items_needed,
+    points,
+    signed_points,
+)
 
 Verdict = Literal["SUPERIOR", "NON-INFERIOR", "EQUIVALENT", "INFERIOR", "INCONCLUSIVE"]
 VERDICTS: tuple[Verdict, ...] = (
@@ -231,12 +239,11 @@ def decide_margin(
     margin: float,
     *,
     names: tuple[str, str] = ("A", "B"),
-    confidence: float = 0.95,
-    alpha: float = DEFAULT_ALPHA,
-    power: float = DEFAULT_POWER,
+    test: PairedTest = DEFAULT_TEST,
 ) -> MarginDecision:
     """Answer the margin question for candidate `b` against baseline `a` (same items, same
-    order); INCONCLUSIVE on no item."""
+    order) from `test`'s confidence, alpha and power; INCONCLUSIVE on no item."""
+    confidence, alpha, power = test.confidence, test.alpha, test.power
     if not 0.0 < margin <= 1.0:
         raise ValueError(f"the margin is a share in (0, 1], got {margin}")
     left, right = as_array(a), as_array(b)

@@ -64,6 +64,11 @@ class ModelMetrics:
     unknown_usage: int = 0
     """Answers (not failed calls) whose token counts were unknown: the totals are lower bounds."""
 
+    @property
+    def overall(self) -> Cell:
+        """The model's accuracy over every scored item, as one slice (`n`: the scored items)."""
+        return Cell(self.n_scored, self.correct, self.accuracy, self.ci_low, self.ci_high)
+
 
 @dataclass(frozen=True)
 class RunMetrics:

@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations, pairwise
 from typing import Literal
 
-from proctor.stats.bootstrap import DEFAULT_RESAMPLES
 from proctor.stats.paired import (
-    DEFAULT_ALPHA,
+    DEFAULT_TEST,
     PairedComparison,
+    PairedTest,
     compare_paired,
     with_adjusted_p,
 )
@@ -43,10 +43,7 @@ def ranked_comparisons(
     order: Sequence[str],
     *,
     pairs: Pairs = "adjacent",
-    confidence: float = 0.95,
-    alpha: float = DEFAULT_ALPHA,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    test: PairedTest = DEFAULT_TEST,
 ) -> list[PairedComparison]:
     """Paired comparisons between ranked models, Holm-adjusted as one family.
 
@@ -65,10 +62,7 @@ def ranked_comparisons(
                 [left[item] for item in common],
                 [right[item] for item in common],
                 names=(a, b),
-                confidence=confidence,
-                alpha=alpha,
-                resamples=resamples,
-                seed=seed,
+                test=test,
             )
         )
     if len(results) < 2:

@@ -43,6 +43,24 @@ _EXACT_LIMIT = 20_000  # discordant pairs up to which the binomial tail is summe
 _BLOCK = 1_000_000
 
 
+@dataclass(frozen=True)
+class PairedTest:
+    """How a paired comparison is tested: the interval's `confidence`, the test's `alpha`, the
+    `power` and the difference (`detect`, a share; None: the observed one) its items-needed
+    estimate is sized for, and the seeded bootstrap's `resamples`. One value for every command
+    and function that compares (`proctor compare`, gates, leaderboards, margins)."""
+
+    confidence: float = 0.95
+    alpha: float = DEFAULT_ALPHA
+    power: float = DEFAULT_POWER
+    detect: float | None = None
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+
+DEFAULT_TEST = PairedTest()
+
+
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts.
 
@@ -215,12 +233,7 @@ def compare_paired(
     b: Sequence[float] | FloatArray,
     *,
     names: tuple[str, str] = ("A", "B"),
-    confidence: float = 0.95,
-    alpha: float = DEFAULT_ALPHA,
-    power: float = DEFAULT_POWER,
-    detect: float | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    test: PairedTest = DEFAULT_TEST,
 ) -> PairedComparison:
     """Compare per-item scores a[i] and b[i] (same item i) — see the module docstring."""
     left, right = as_array(a), as_array(b)
@@ -235,17 +248,17 @@ def compare_paired(
     means: tuple[float | None, float | None] = (None, None)
     low: float | None = None
     high: float | None = None
-    p_value, test = 1.0, "none"
+    p_value, method = 1.0, "none"
     if n:
         means = (float(left.mean()), float(right.mean()))
         binary = bool(np.all((left == 0) | (left == 1)) and np.all((right == 0) | (right == 1)))
         if binary:
-            p_value, test = mcnemar_exact(a_only, b_only), "exact McNemar"
+            p_value, method = mcnemar_exact(a_only, b_only), "exact McNemar"
         else:
-            p_value = sign_flip_p(d, resamples=resamples, seed=seed)
-            test = "paired sign-flip permutation"
+            p_value = sign_flip_p(d, resamples=test.resamples, seed=test.seed)
+            method = "paired sign-flip permutation"
         interval = paired_bootstrap_difference(
-            left, right, confidence=confidence, resamples=resamples, seed=seed
+            left, right, confidence=test.confidence, resamples=test.resamples, seed=test.seed
         )
         low, high = interval.low, interval.high
     return PairedComparison(
@@ -258,15 +271,15 @@ def compare_paired(
         ci_low=low,
         ci_high=high,
         p_value=p_value,
-        test=test,
+        test=method,
         a_only=a_only,
         b_only=b_only,
         ties=n - a_only - b_only,
         psi=float((d * d).mean()) if n else 0.0,
-        confidence=confidence,
-        alpha=alpha,
-        power=power,
-        detect=detect,
+        confidence=test.confidence,
+        alpha=test.alpha,
+        power=test.power,
+        detect=test.detect,
     )
 
 

@@ -21,7 +21,6 @@ from proctor.stats.cost import ModelLedger, PriceTable, ledger
 from proctor.stats.drift import drift
 from proctor.stats.gates import GateRow, JudgeScores, evaluate, parse_requirement
 from proctor.stats.human import (
-    GivenVerdict,
     HumanSummary,
     counting,
     graded_by_human,
@@ -31,6 +30,7 @@ from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ra
 from proctor.stats.multiple import ranked_comparisons
 from proctor.stats.paired import PairedComparison
 from proctor.stats.repeats import Estimate, RepeatMetrics, repeat_metrics
+from proctor.stats.reviews import GivenVerdict
 from proctor.stats.scores import scores_by_model
 from proctor.stats.size import SizeTrend, size_trend
 from proctor.stats.taxonomy import taxonomy_counts

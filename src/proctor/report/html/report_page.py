@@ -27,9 +27,9 @@ from proctor.report.text import (
     tier_legend,
 )
 from proctor.stats.calibration import CalibrationSummary
-from proctor.stats.human import HumanGrade
 from proctor.stats.metrics import ModelMetrics
 from proctor.stats.paired import PairedComparison, format_p, points_range, signed_points
+from proctor.stats.reviews import HumanGrade
 from proctor.stats.run_statistics import RunStatistics
 from proctor.stats.taxonomy import ERROR_CLASSES, TAXONOMY_RULES
 from proctor.types import Outcome

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from proctor.report.samples_csv import rule_explanation
-from proctor.stats.human import HumanGrade
+from proctor.stats.reviews import HumanGrade
 from proctor.types import OUTCOMES, GradedItem
 
 SCHEMA = "proctor.samples/1"
