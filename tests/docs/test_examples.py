@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support.doc_blocks import REPO, Block, blocks, every_block, pages
+from support.doc_blocks import REPO, Block, blocks, every_block, pages, stray_marks
 
 RUN_PAGES = [p for p in pages() if any(b.kind in ("run", "file") for b in blocks(p))]
 
@@ -81,6 +81,10 @@ def test_the_pages_examples_run_as_written(page: Path, tmp_path: Path) -> None:
 def test_every_python_block_runs_or_says_why_not() -> None:
     unmarked = [b.where for b in every_block() if b.lang == "python" and not b.kind]
     assert not unmarked, f"python blocks with no run/file/norun mark: {unmarked}"
+
+
+def test_every_mark_is_on_the_line_before_a_fence() -> None:
+    assert not stray_marks(), f"marks no fence follows: {stray_marks()}"
 
 
 def test_marked_blocks_are_code_a_test_can_run() -> None:

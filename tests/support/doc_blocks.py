@@ -112,3 +112,14 @@ def blocks(page: Path) -> list[Block]:
 
 def every_block() -> list[Block]:
     return [b for page in pages() for b in blocks(page)]
+
+
+def stray_marks() -> list[str]:
+    """Marks that no fence follows on the next line: a test would silently never run them."""
+    stray: list[str] = []
+    for page in pages():
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            if MARK.match(line) and (i + 1 >= len(lines) or not FENCE.match(lines[i + 1])):
+                stray.append(f"{page.relative_to(REPO)}:{i + 1}")
+    return stray
