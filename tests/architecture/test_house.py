@@ -16,8 +16,9 @@ LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 # Loose modules of the package top that ARCHITECTURE.md names (at most 6, __init__ aside).
 LOOSE = {"__main__", "api", "testing", "plugins", "types", "errors"}
 # Test folders that mirror no room: through the CLI, the tests' own helpers, peer graders' cases,
-# and this file. A loose module with tests of its own has a folder named after it (tests/api).
-NOT_ROOMS = {"e2e", "support", "peers", "architecture"}
+# the documentation (README.md, docs/: built, linked, its examples run) and this file. A loose
+# module with tests of its own has a folder named after it (tests/api).
+NOT_ROOMS = {"e2e", "support", "peers", "docs", "architecture"}
 
 
 def _rooms() -> set[str]:

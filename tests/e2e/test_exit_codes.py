@@ -1,5 +1,6 @@
 """One run per exit code, as a CI job meets them: a child `python -m proctor` against a stub on
-127.0.0.1, then the files the run wrote. The table is the README's (proctor.runs.state)."""
+127.0.0.1, then the files the run wrote. The table is docs/exit-codes.md's (and the README's;
+proctor.runs.state)."""
 
 from __future__ import annotations
 

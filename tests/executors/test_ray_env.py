@@ -91,7 +91,7 @@ def test_a_worker_with_only_ray_and_what_we_ship_can_ask(tmp_path: Path) -> None
     # The worker's path (entry, worker, the providers it may build, every task unpickled) in a
     # process that refuses every distribution a node would not have; optional imports (httpx
     # tries click, rich, pygments) may be refused, a needed one fails the run. `local` models need
-    # llama-cpp-python on the node, as the README says.
+    # llama-cpp-python on the node, as docs/ray.md says.
     from ray import cloudpickle
 
     from proctor.tasks.registry import TASKS, get_task

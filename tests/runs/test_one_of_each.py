@@ -1,4 +1,4 @@
-"""One of each: one default per setting (the README says what the code uses), one run-id
+"""One of each: one default per setting (the docs say what the code uses), one run-id
 resolver (`latest`, prefixes and folders, in every command that takes a RUN), and help that says
 what it means."""
 
@@ -15,7 +15,8 @@ from proctor.runs.ask import RunPlan
 from proctor.store import RunStore
 from support.stub.scripted import Scripted, run_scripted
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+# where the documentation states the breaker's default (it moved there from the README)
+CALLING = Path(__file__).resolve().parents[2] / "docs" / "calling.md"
 ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
 
 
@@ -25,7 +26,7 @@ def _cli(*args: object) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_max_failures_has_one_default_and_the_readme_says_it() -> None:
+def test_max_failures_has_one_default_and_the_docs_say_it() -> None:
     """The 25 (RunPlan, README) vs 10 (AskSettings) disagreement of issue 15."""
     assert RunPlan.__dataclass_fields__["breaker_threshold"].default == DEFAULT_MAX_FAILURES
     assert AskSettings.__dataclass_fields__["breaker_threshold"].default == DEFAULT_MAX_FAILURES
@@ -34,7 +35,7 @@ def test_max_failures_has_one_default_and_the_readme_says_it() -> None:
     help_text = " ".join(help_text.split())
     assert re.search(rf"--max-failures <int> [^-]*\[default: {DEFAULT_MAX_FAILURES}\]", help_text)
     said = re.search(r"after `--max-failures`\s+failed attempts in a row \(default (\d+)\)",
-                     README.read_text(encoding="utf-8"))  # fmt: skip
+                     CALLING.read_text(encoding="utf-8"))  # fmt: skip
     assert said is not None and int(said[1]) == DEFAULT_MAX_FAILURES
 
 

@@ -1,4 +1,4 @@
-"""A two-node Ray cluster on this machine, set up as the README's Ray section says: the head from
+"""A two-node Ray cluster on this machine, set up as docs/ray.md says: the head from
 the project's virtualenv, a second node from a virtualenv that holds only Ray (and its [default]
 extra) of the same version, one auth token for all. Only what two nodes sharing one machine need
 is added (free ports, a temp dir of its own, the second node's custom resource).
@@ -39,7 +39,7 @@ def free_port() -> int:
 
 
 def node_venv() -> Path:
-    """The README's node: `python3.11 -m venv ray-node && ray-node/bin/pip install
+    """docs/ray.md's node: `python3.11 -m venv ray-node && ray-node/bin/pip install
     'ray[default]==VERSION'`, built once per Python and Ray version and kept in the cache (pip's
     own cache makes a rebuild quick); a build cut short is started again."""
     py = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -122,7 +122,7 @@ def start(project_bin: Path, logs: Path) -> Cluster:
     Ray-only virtualenv (2 CPUs and `NODE_RESOURCE`), both joined before this returns."""
     venv = node_venv()
     env = {k: v for k, v in os.environ.items() if k not in PROXY_VARS and k not in KEY_VARS}
-    token = secrets.token_hex(16)  # the README: one token, exported on every machine
+    token = secrets.token_hex(16)  # docs/ray.md: one token, exported on every machine
     env.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=token, RAY_USAGE_STATS_ENABLED="0")
     env.pop("RAY_ADDRESS", None)
     # Ray's socket paths must be short: /tmp/pr-XXXXXXXX

@@ -2,16 +2,17 @@
 
 Two runtimes serve the embedded model; the provider (`local.py`) sees only `ChatRuntime`:
 
-- **xllamacpp**: a prebuilt manylinux wheel on PyPI, so a fresh machine's set-up needs no
-  compiler and takes seconds (it generates about 4x slower than the portable build here). Its
-  x86_64 CPU build uses AVX2/FMA/F16C and nothing newer (no AVX-512, AVX-VNNI or AMX: the
-  instructions whose "Illegal instruction" killed the native build on VMs); scripts/setup.sh
-  checks the CPU flags and smoke-tests a generation before keeping it.
-- **llama-cpp-python** (preferred where installed): built from source, portably, once per
-  machine and cached as a wheel (scripts/install-embedded.sh takes a cached wheel first, then the
-  prebuilt xllamacpp, then the build).
+- **xllamacpp**: a prebuilt manylinux wheel on PyPI, so set-up needs no compiler and takes
+  seconds (what a fresh machine gets). Its x86_64 CPU build uses AVX2/FMA/F16C and nothing newer
+  (no AVX-512, AVX-VNNI or AMX: the instructions whose "Illegal instruction" killed the native
+  build on VMs); scripts/install-embedded.sh checks the CPU flags and smoke-tests a generation
+  before keeping it.
+- **llama-cpp-python**: built from source, portably (scripts/install-embedded.sh), and cached;
+  taken first where this machine built it before, and the fallback where the prebuilt wheel does
+  not install or does not run. Where both are installed it answers (it generates faster).
 
-`PROCTOR_LOCAL_RUNTIME=xllamacpp|llama-cpp-python` picks one where both are installed.
+`PROCTOR_LOCAL_RUNTIME=xllamacpp|llama-cpp-python` picks one where both are installed
+(docs/embedded-model.md).
 Both are imported only when a local model is first asked (never at start-up)."""
 
 from __future__ import annotations
