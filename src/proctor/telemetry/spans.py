@@ -1,0 +1,235 @@
+"""The spans of one session of a run: a run span, under it a sample span per stored answer
+(model × item × reply; ended when graded, with the grade), under that the call's span (started
+when the call was, its latency before the answer was stored). Exported by the SDK's batch
+processor on a thread of its own: a slow or absent collector never slows or fails the run. The
+first failure is kept and said once by whoever closes the session (`close`), which waits for
+the last spans a bounded time."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from proctor.telemetry.attributes import (
+    call_attributes,
+    call_name,
+    run_attributes,
+    sample_attributes,
+)
+from proctor.telemetry.settings import TraceSettings
+from proctor.types import GenerationParams, Prompt, Record, Sample, Score
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.sdk.trace.export import SpanExporter
+    from opentelemetry.trace import Span
+
+RequestOf = Callable[[str, Sample, int], tuple[Prompt, GenerationParams]]
+"""(model, sample, epoch) → the prompt and parameters it was asked with."""
+GradeRow = tuple[str, str, int, Score]
+"""(model, sample id, epoch, grade): a grade as the run's writer stores it."""
+
+EXPORT_TIMEOUT_S = 5.0
+"""One export's time (retries included) before the collector counts as unreachable."""
+FLUSH_S = 5.0
+"""How long the end of a run waits for its last spans to leave."""
+CLOSE_ON_STOP_S = 1.0
+"""The same when the run was stopped (Ctrl-C): the user is waiting to get the prompt back."""
+_QUEUE = 16_384
+_OTEL_LOGGER = "opentelemetry"
+
+
+class RunSpans:
+    """One session's spans (see the module docstring). `stored` and `graded` are called on the
+    event loop by the run's wiring; `close` once, at the end, whatever ended it."""
+
+    def __init__(
+        self,
+        settings: TraceSettings,
+        run: tuple[str, str],
+        models: Sequence[str],
+        resumed: bool,
+        items: int,
+        request_of: RequestOf,
+    ) -> None:
+        from opentelemetry import trace
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+        self._settings, (self._run_id, self._task) = settings, run
+        self._request_of = request_of
+        self._watch = _Watch(settings.url)
+        self._provider = TracerProvider(
+            resource=Resource.create({"service.name": "proctor"}), shutdown_on_exit=False
+        )
+        self._processor = BatchSpanProcessor(self._watch.exporter, max_queue_size=_QUEUE)
+        self._provider.add_span_processor(self._processor)
+        self._tracer = self._provider.get_tracer("proctor")
+        self._run = self._tracer.start_span(
+            f"proctor run {self._task}",
+            attributes=run_attributes(self._run_id, self._task, models, resumed, items),
+        )
+        self._in_run = trace.set_span_in_context(self._run)
+        self._pending: dict[tuple[str, str, int], tuple[Span, Record]] = {}
+
+    def stored(self, batch: Sequence[tuple[Record, Sample]]) -> None:
+        """Each answer just stored: its call's span (ended) and its sample's (open until
+        graded)."""
+        from opentelemetry import trace
+        from opentelemetry.trace import SpanKind, Status, StatusCode
+
+        now = time.time_ns()
+        for record, sample in batch:
+            began = now - int(record.latency_s * 1e9)
+            item = self._tracer.start_span(
+                f"sample {record.sample_id}", context=self._in_run, start_time=began,
+                attributes=sample_attributes(self._run_id, self._task, record, None),
+            )  # fmt: skip
+            prompt, params = self._request_of(record.model, sample, record.epoch)
+            call = self._tracer.start_span(
+                call_name(record.model), context=trace.set_span_in_context(item),
+                kind=SpanKind.CLIENT, start_time=began,
+                attributes=call_attributes(record, params, prompt, self._settings.content),
+            )  # fmt: skip
+            if record.status == "call_failed":
+                call.set_status(Status(StatusCode.ERROR, record.error[:500]))
+            call.end(end_time=now)
+            self._end(self._pending.pop((record.model, record.sample_id, record.epoch), None))
+            self._pending[(record.model, record.sample_id, record.epoch)] = (item, record)
+
+    def graded(self, rows: Sequence[GradeRow]) -> None:
+        """Grades just stored: each ends its sample's span, the grade and rule on it."""
+        for model, sample_id, epoch, score in rows:
+            found = self._pending.pop((model, sample_id, epoch), None)
+            if found is not None:
+                span, record = found
+                span.set_attributes(sample_attributes(self._run_id, self._task, record, score))
+                span.end()
+
+    def close(self, stopped: bool = False) -> str | None:
+        """End every span, wait (at most FLUSH_S) for them to leave; the warning to say once
+        when some did not (None when all were sent)."""
+        for found in list(self._pending.values()):
+            self._end(found)  # answers the session did not grade (stopped): no grade on them
+        self._pending.clear()
+        self._run.end()
+        waited = threading.Thread(target=self._processor.shutdown, daemon=True)
+        waited.start()
+        waited.join(CLOSE_ON_STOP_S if stopped else FLUSH_S)
+        if waited.is_alive():
+            self._watch.give_up(f"not all spans were sent within {FLUSH_S:g} s")
+        return self._watch.close()
+
+    @staticmethod
+    def _end(found: tuple[Span, Record] | None) -> None:
+        if found is not None:
+            found[0].end()
+
+
+class _Said(logging.Handler):
+    """Keeps what the SDK's loggers say (instead of printing it) while a session exports; a
+    collector that cannot be connected to ends the exporting at once (`on_unreachable`): its
+    retries would only hold the end of the run."""
+
+    def __init__(self, on_unreachable: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+        self._on_unreachable = on_unreachable
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = record.getMessage()
+        self.lines.append(line)
+        if _UNREACHABLE.search(line):
+            self._on_unreachable(line)
+
+
+_UNREACHABLE = re.compile(
+    r"Connection refused|Failed to establish a new connection|Name or service not known|"
+    r"No route to host|Network is unreachable|nodename nor servname",
+    re.IGNORECASE,
+)
+_ERRNO = re.compile(r"\[Errno -?\d+\] [^'\")]+")
+
+
+def short_reason(line: str) -> str:
+    """The part of an exporter's log line a person needs ("[Errno 111] Connection refused")."""
+    found = _ERRNO.search(line)
+    text = found.group(0) if found else line
+    return " ".join(text.split())[:300]
+
+
+class _Watch:
+    """The OTLP exporter, watched: its first failure is kept (the SDK's own log lines about it
+    are taken in, not printed), and after it nothing more is sent (each batch would wait for
+    an unreachable collector again)."""
+
+    def __init__(self, url: str) -> None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        self.url = url
+        self.failure: str | None = None
+        self._lock = threading.Lock()
+        self._shut = False
+        self._inner = OTLPSpanExporter(endpoint=url, timeout=EXPORT_TIMEOUT_S)
+        self.exporter = _watched(self)
+        self._said = _Said(self._unreachable)
+        self._logger = logging.getLogger(_OTEL_LOGGER)
+        self._propagated = self._logger.propagate
+        self._logger.addHandler(self._said)
+        self._logger.propagate = False
+
+    def send(self, spans: Sequence[ReadableSpan]) -> bool:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        if self.failure is not None:
+            return False
+        sent = self._inner.export(spans) is SpanExportResult.SUCCESS
+        if not sent:
+            lines = list(self._said.lines)
+            self.give_up(lines[0] if lines else "the collector refused the spans")
+        return sent
+
+    def give_up(self, reason: str) -> None:
+        with self._lock:
+            if self.failure is None:
+                self.failure = short_reason(reason)
+
+    def _unreachable(self, line: str) -> None:
+        self.give_up(line)
+        self.shut()
+
+    def shut(self) -> None:
+        """Stop the exporter once (this also cuts the wait between an export's retries)."""
+        with self._lock:
+            if self._shut:
+                return
+            self._shut = True
+        self._inner.shutdown()  # type: ignore[no-untyped-call, unused-ignore]
+
+    def close(self) -> str | None:
+        """Stop sending, hand the SDK's log back; the warning to say, if any."""
+        self.shut()
+        self._logger.removeHandler(self._said)
+        self._logger.propagate = self._propagated
+        if self.failure is None:
+            return None
+        return f"traces: spans not sent to {self.url}: {self.failure}"
+
+
+def _watched(watch: _Watch) -> SpanExporter:
+    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+    class Watched(SpanExporter):
+        def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+            sent = watch.send(spans)
+            return SpanExportResult.SUCCESS if sent else SpanExportResult.FAILURE
+
+        def shutdown(self) -> None:
+            watch.shut()
+
+    return Watched()

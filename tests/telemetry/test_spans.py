@@ -1,0 +1,106 @@
+"""`RunSpans`, the spans of one session, sent to an OTLP/HTTP receiver in this process: the
+tree, an answer the session never graded, a collector that refuses connections or never
+answers (a warning, bounded), and the SDK's log handed back as it was."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from proctor.telemetry import spans as spans_module
+from proctor.telemetry.settings import TraceSettings
+from proctor.telemetry.spans import RunSpans, short_reason
+from proctor.types import GenerationParams, Prompt, Record, Sample, Score, Usage
+from support.otlp import receive_traces
+
+SAMPLE = Sample("q1", "What is 3+4?", "7")
+
+
+def asked(model: str, sample: Sample, epoch: int) -> tuple[Prompt, GenerationParams]:
+    return Prompt((), "A", "en"), GenerationParams(temperature=0.0, max_tokens=32)
+
+
+def record(sample_id: str, epoch: int = 0) -> Record:
+    return Record(run_id="r1", model="fake/const:7", sample_id=sample_id, status="ok",
+                  text="7", finish_reason="stop", usage=Usage(9, 1), latency_s=0.25, attempts=1,
+                  prompt_variant="A", lang="en", epoch=epoch)  # fmt: skip
+
+
+def session(url: str) -> RunSpans:
+    return RunSpans(TraceSettings(url), ("r1", "gsm8k"), ["fake/const:7"], False, 2, asked)
+
+
+def test_stored_and_graded_answers_make_the_tree_an_ungraded_one_ends_without_a_grade() -> None:
+    with receive_traces() as receiver:
+        spans = session(receiver.url + "/v1/traces")
+        spans.stored([(record("q1"), SAMPLE), (record("q2"), SAMPLE)])
+        spans.graded([("fake/const:7", "q1", 0, Score("correct", "exact_number", "7 is 7"))])
+        assert spans.close() is None
+    (root,) = [s for s in receiver.spans if not s.parent_id]
+    samples = {s.attributes["proctor.item.id"]: s for s in receiver.spans
+               if s.parent_id == root.span_id}  # fmt: skip
+    calls = [s for s in receiver.spans if s.parent_id not in ("", root.span_id)]
+    assert set(samples) == {"q1", "q2"} and len(calls) == 2
+    assert samples["q1"].attributes["proctor.grade"] == "correct"
+    assert "proctor.grade" not in samples["q2"].attributes  # stopped before its grade
+    for c in calls:  # the call began its latency before it was stored
+        assert c.end_ns - c.start_ns == pytest.approx(0.25e9, abs=0.05e9)
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_collector_that_refuses_connections_is_a_warning_and_nothing_printed(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1/traces"
+    spans = session(url)
+    spans.stored([(record("q1"), SAMPLE)])
+    warning = spans.close()
+    assert warning is not None and url in warning and "Connection refused" in warning
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""  # the SDK's own log lines were taken in, not printed
+
+
+@pytest.fixture
+def black_hole() -> Iterator[str]:
+    """A collector that accepts the connection and never answers."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        yield f"http://127.0.0.1:{s.getsockname()[1]}/v1/traces"
+
+
+def test_a_collector_that_never_answers_is_waited_for_a_bounded_time(
+    black_hole: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(spans_module, "FLUSH_S", 0.3)
+    monkeypatch.setattr(spans_module, "EXPORT_TIMEOUT_S", 30.0)  # longer than the wait
+    spans = session(black_hole)
+    spans.stored([(record("q1"), SAMPLE)])
+    warning = spans.close()
+    assert warning is not None and "not all spans were sent within 0.3 s" in warning
+
+
+def test_the_sdks_log_is_handed_back_as_it_was() -> None:
+    otel = logging.getLogger("opentelemetry")
+    before = (otel.propagate, list(otel.handlers))
+    spans = session(f"http://127.0.0.1:{closed_port()}/v1/traces")
+    assert otel.propagate is False
+    spans.close()
+    assert (otel.propagate, list(otel.handlers)) == before
+
+
+def test_the_reason_is_the_part_a_person_needs() -> None:
+    line = ("HTTPConnectionPool(host='127.0.0.1', port=9): Max retries exceeded with url: "
+            "/v1/traces (Caused by NewConnectionError('<urllib3.connection.HTTPConnection "
+            "object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection "
+            "refused'))")  # fmt: skip
+    assert short_reason(line) == "[Errno 111] Connection refused"
+    assert short_reason("  HTTP 503\n  busy ") == "HTTP 503 busy"
