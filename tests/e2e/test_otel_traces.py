@@ -249,3 +249,25 @@ def test_without_the_extra_the_option_names_it_and_exits_2(tmp_path: Path) -> No
     assert done.returncode == 2, said
     assert "pip install 'proctor-eval[otel]'" in said and "Traceback" not in said
     assert not (tmp_path / "results").exists()
+
+
+def test_each_run_of_a_set_is_a_trace_and_an_unreachable_collector_one_warning(
+    tmp_path: Path,
+) -> None:
+    set_of_two = ("run", "arithmetic", "gsm8k", "--limit", "2", "-m", "fake/const:7")
+    with receive_traces() as receiver:
+        done = proctor(*set_of_two, "-r", tmp_path / "results", "--otel-endpoint", receiver.url)
+    assert done.returncode == 0, done.stderr[-2000:]
+    roots = {s.attributes["proctor.task"]: s for s in receiver.spans if not s.parent_id}
+    assert set(roots) == {"arithmetic", "gsm8k"}
+    runs = {p.name for p in (tmp_path / "results" / "runs").iterdir()}
+    assert {r.attributes["proctor.run.id"] for r in roots.values()} == runs
+    for root in roots.values():
+        tree = [s for s in receiver.spans if s.trace_id == root.trace_id]
+        assert len(tree) == 1 + 2 + 2  # the run, a sample per item, a call under each
+    url = f"http://127.0.0.1:{closed_port()}"
+    unsent = proctor(*set_of_two, "-r", tmp_path / "again", "--otel-endpoint", url)
+    assert unsent.returncode == 0, unsent.stderr[-2000:]
+    (warned,) = [x for x in unsent.stderr.splitlines() if "traces" in x]  # once, not per run
+    assert warned.startswith(f"warning: traces: spans not sent to {url}/v1/traces: ")
+    assert "Connection refused" in warned

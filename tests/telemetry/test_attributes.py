@@ -10,6 +10,7 @@ from proctor.telemetry.attributes import (
     call_attributes,
     call_name,
     error_type,
+    grade_attributes,
     sample_attributes,
 )
 from proctor.types import GenerationParams, Message, Prompt, Record, Score, ToolCall, Usage
@@ -114,7 +115,8 @@ def test_the_provider_is_the_model_strings_kind() -> None:
 
 
 def test_a_sample_has_its_grade_only_once_graded() -> None:
-    assert "proctor.grade" not in sample_attributes("r1", "gsm8k", record(), None)
-    graded = sample_attributes("r1", "gsm8k", record(), Score("wrong", "exact_number", "no"))
+    stored = sample_attributes("r1", "gsm8k", record())
+    assert "proctor.grade" not in stored
+    assert stored["proctor.run.id"] == "r1" and stored["proctor.task"] == "gsm8k"
+    graded = grade_attributes(Score("wrong", "exact_number", "no"))
     assert (graded["proctor.grade"], graded["proctor.rule"]) == ("wrong", "exact_number")
-    assert graded["proctor.run.id"] == "r1" and graded["proctor.task"] == "gsm8k"

@@ -4,6 +4,7 @@ text only when asked, and then through `proctor._util.redact.scrub` (no API key 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -34,9 +35,9 @@ def run_attributes(
     }
 
 
-def sample_attributes(run_id: str, task: str, record: Record, score: Score | None) -> Attributes:
-    """The item's answer and, once graded, its grade and the rule that gave it."""
-    found: Attributes = {
+def sample_attributes(run_id: str, task: str, record: Record) -> Attributes:
+    """The item's answer (its grade comes when it is graded: `grade_attributes`)."""
+    return {
         "proctor.run.id": run_id,
         "proctor.task": task,
         "proctor.item.id": record.sample_id,
@@ -44,10 +45,12 @@ def sample_attributes(run_id: str, task: str, record: Record, score: Score | Non
         "proctor.model": record.model,
         "proctor.status": record.status,
     }
-    if score is not None:
-        found |= {"proctor.grade": score.outcome, "proctor.rule": score.rule,
-                  "proctor.format_ok": score.format_ok}  # fmt: skip
-    return found
+
+
+def grade_attributes(score: Score) -> Attributes:
+    """The grade of the item's answer and the rule that gave it."""
+    return {"proctor.grade": score.outcome, "proctor.rule": score.rule,
+            "proctor.format_ok": score.format_ok}  # fmt: skip
 
 
 def call_name(model: str) -> str:
@@ -101,6 +104,7 @@ def error_type(error: str) -> str:
     return head if _IDENTIFIER.match(head) else "_OTHER"
 
 
+@functools.lru_cache(maxsize=256)
 def _provider(model: str) -> tuple[str, str, str, int | None]:
     """(provider name, model name at the provider, server host, server port) of a model
     string; a string the registry cannot read (a plugin since uninstalled) is its own name."""

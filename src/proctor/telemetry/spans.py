@@ -8,15 +8,17 @@ the last spans a bounded time."""
 from __future__ import annotations
 
 import logging
+import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from proctor.telemetry.attributes import (
     call_attributes,
     call_name,
+    grade_attributes,
     run_attributes,
     sample_attributes,
 )
@@ -26,7 +28,7 @@ from proctor.types import GenerationParams, Prompt, Record, Sample, Score
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export import SpanExporter
-    from opentelemetry.trace import Span
+    from opentelemetry.trace import Span, Tracer
 
 RequestOf = Callable[[str, Sample, int], tuple[Prompt, GenerationParams]]
 """(model, sample, epoch) → the prompt and parameters it was asked with."""
@@ -45,7 +47,9 @@ _OTEL_LOGGER = "opentelemetry"
 
 class RunSpans:
     """One session's spans (see the module docstring). `stored` and `graded` are called on the
-    event loop by the run's wiring; `close` once, at the end, whatever ended it."""
+    event loop by the run's wiring and only queue what they are told, with the time: the spans
+    are made on a thread of their own (the SDK takes some 100 µs an answer), so the loop
+    never waits for them. `close` once, at the end, whatever ended the session."""
 
     def __init__(
         self,
@@ -56,79 +60,120 @@ class RunSpans:
         items: int,
         request_of: RequestOf,
     ) -> None:
-        from opentelemetry import trace
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        self._settings, (self._run_id, self._task) = settings, run
-        self._request_of = request_of
         self._watch = _Watch(settings.url)
-        self._provider = TracerProvider(
+        provider = TracerProvider(
             resource=Resource.create({"service.name": "proctor"}), shutdown_on_exit=False
         )
         self._processor = BatchSpanProcessor(self._watch.exporter, max_queue_size=_QUEUE)
-        self._provider.add_span_processor(self._processor)
-        self._tracer = self._provider.get_tracer("proctor")
-        self._run = self._tracer.start_span(
-            f"proctor run {self._task}",
-            attributes=run_attributes(self._run_id, self._task, models, resumed, items),
-        )
-        self._in_run = trace.set_span_in_context(self._run)
-        self._pending: dict[tuple[str, str, int], tuple[Span, Record]] = {}
+        provider.add_span_processor(self._processor)
+        self._maker = _SpanMaker(
+            provider.get_tracer("proctor"), settings.content, run, request_of,
+            run_attributes(*run, models, resumed, items),
+        )  # fmt: skip
+        self._todo: queue.SimpleQueue[tuple[str, Any, int] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._make, name="proctor-spans", daemon=True)
+        self._thread.start()
 
     def stored(self, batch: Sequence[tuple[Record, Sample]]) -> None:
-        """Each answer just stored: its call's span (ended) and its sample's (open until
+        """Answers just stored: each its call's span (ended) and its sample's (open until
         graded)."""
+        self._todo.put(("stored", list(batch), time.time_ns()))
+
+    def graded(self, rows: Sequence[GradeRow]) -> None:
+        """Grades just stored: each ends its sample's span, the grade and rule on it."""
+        self._todo.put(("graded", list(rows), time.time_ns()))
+
+    def close(self, stopped: bool = False) -> str | None:
+        """End every span, wait (at most FLUSH_S, or CLOSE_ON_STOP_S when the run was
+        stopped) for them to be made and leave; the warning to say once when some did not
+        (None when all were sent)."""
+        limit = CLOSE_ON_STOP_S if stopped else FLUSH_S
+        deadline = time.monotonic() + limit
+        self._todo.put(None)
+        self._thread.join(limit)
+        waited = threading.Thread(target=self._processor.shutdown, daemon=True)
+        waited.start()
+        waited.join(max(0.0, deadline - time.monotonic()))
+        if self._thread.is_alive() or waited.is_alive():
+            self._watch.give_up(f"not all spans were sent within {limit:g} s")
+        return self._watch.close()
+
+    def _make(self) -> None:
+        while (job := self._todo.get()) is not None:
+            if self._watch.failure is not None:
+                continue  # nothing more is sent: making the spans would only cost the run
+            kind, items, now = job
+            try:
+                if kind == "stored":
+                    self._maker.stored(items, now)
+                else:
+                    self._maker.graded(items, now)
+            except Exception as e:  # a bug here must not end the run: said once, at its end
+                self._watch.give_up(f"spans could not be made: {type(e).__name__}: {e}")
+        self._maker.close()
+
+
+class _SpanMaker:
+    """Makes the spans, on the spans' thread: run → sample → call."""
+
+    def __init__(
+        self,
+        tracer: Tracer,
+        content: bool,
+        run: tuple[str, str],
+        request_of: RequestOf,
+        attributes: Mapping[str, Any],
+    ) -> None:
+        from opentelemetry import trace
+
+        self._tracer, self._content, (self._run_id, self._task) = tracer, content, run
+        self._request_of = request_of
+        self._run = tracer.start_span(f"proctor run {self._task}", attributes=attributes)
+        self._in_run = trace.set_span_in_context(self._run)
+        self._pending: dict[tuple[str, str, int], Span] = {}
+
+    def stored(self, batch: Sequence[tuple[Record, Sample]], now: int) -> None:
         from opentelemetry import trace
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
-        now = time.time_ns()
         for record, sample in batch:
             began = now - int(record.latency_s * 1e9)
             item = self._tracer.start_span(
                 f"sample {record.sample_id}", context=self._in_run, start_time=began,
-                attributes=sample_attributes(self._run_id, self._task, record, None),
+                attributes=sample_attributes(self._run_id, self._task, record),
             )  # fmt: skip
             prompt, params = self._request_of(record.model, sample, record.epoch)
             call = self._tracer.start_span(
                 call_name(record.model), context=trace.set_span_in_context(item),
                 kind=SpanKind.CLIENT, start_time=began,
-                attributes=call_attributes(record, params, prompt, self._settings.content),
+                attributes=call_attributes(record, params, prompt, self._content),
             )  # fmt: skip
             if record.status == "call_failed":
                 call.set_status(Status(StatusCode.ERROR, record.error[:500]))
             call.end(end_time=now)
-            self._end(self._pending.pop((record.model, record.sample_id, record.epoch), None))
-            self._pending[(record.model, record.sample_id, record.epoch)] = (item, record)
+            key = (record.model, record.sample_id, record.epoch)
+            earlier = self._pending.pop(key, None)  # asked again (--retry-errors) ungraded
+            if earlier is not None:
+                earlier.end(end_time=now)
+            self._pending[key] = item
 
-    def graded(self, rows: Sequence[GradeRow]) -> None:
-        """Grades just stored: each ends its sample's span, the grade and rule on it."""
+    def graded(self, rows: Sequence[GradeRow], now: int) -> None:
         for model, sample_id, epoch, score in rows:
-            found = self._pending.pop((model, sample_id, epoch), None)
-            if found is not None:
-                span, record = found
-                span.set_attributes(sample_attributes(self._run_id, self._task, record, score))
-                span.end()
+            item = self._pending.pop((model, sample_id, epoch), None)
+            if item is not None:
+                item.set_attributes(grade_attributes(score))
+                item.end(end_time=now)
 
-    def close(self, stopped: bool = False) -> str | None:
-        """End every span, wait (at most FLUSH_S) for them to leave; the warning to say once
-        when some did not (None when all were sent)."""
-        for found in list(self._pending.values()):
-            self._end(found)  # answers the session did not grade (stopped): no grade on them
+    def close(self) -> None:
+        """The answers the session did not grade (it was stopped) end without a grade."""
+        for item in self._pending.values():
+            item.end()
         self._pending.clear()
         self._run.end()
-        waited = threading.Thread(target=self._processor.shutdown, daemon=True)
-        waited.start()
-        waited.join(CLOSE_ON_STOP_S if stopped else FLUSH_S)
-        if waited.is_alive():
-            self._watch.give_up(f"not all spans were sent within {FLUSH_S:g} s")
-        return self._watch.close()
-
-    @staticmethod
-    def _end(found: tuple[Span, Record] | None) -> None:
-        if found is not None:
-            found[0].end()
 
 
 class _Said(logging.Handler):
