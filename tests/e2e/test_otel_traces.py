@@ -271,3 +271,22 @@ def test_each_run_of_a_set_is_a_trace_and_an_unreachable_collector_one_warning(
     (warned,) = [x for x in unsent.stderr.splitlines() if "traces" in x]  # once, not per run
     assert warned.startswith(f"warning: traces: spans not sent to {url}/v1/traces: ")
     assert "Connection refused" in warned
+
+
+def test_a_sequential_comparison_is_a_session_span_per_look_and_says_a_warning_once(
+    tmp_path: Path,
+) -> None:
+    sequential = ("run", "arithmetic", "--n", "6", "-m", "fake/const:1", "-m", "fake/const:2",
+                  "--sequential", "--margin", "1pp", "--sequential-batch", "2")  # fmt: skip
+    with receive_traces() as receiver:
+        done = proctor(*sequential, "-r", tmp_path / "results", "--otel-endpoint", receiver.url)
+    assert done.returncode == 7, done.stderr[-2000:]  # a tie, every item asked: INCONCLUSIVE
+    roots = sorted((s for s in receiver.spans if not s.parent_id), key=lambda s: s.start_ns)
+    assert [r.attributes["proctor.resumed"] for r in roots] == [False, True, True]  # 3 looks
+    assert len({r.attributes["proctor.run.id"] for r in roots}) == 1
+    samples = [s for s in receiver.spans if s.name.startswith("sample ")]
+    assert len(samples) == 6 * 2  # each item of both models once, over the looks
+    url = f"http://127.0.0.1:{closed_port()}"
+    unsent = proctor(*sequential, "-r", tmp_path / "again", "--otel-endpoint", url)
+    assert unsent.returncode == 7, unsent.stderr[-2000:]
+    assert len([x for x in unsent.stderr.splitlines() if "traces" in x]) == 1

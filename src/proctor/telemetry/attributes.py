@@ -62,39 +62,39 @@ def call_attributes(
     record: Record, params: GenerationParams, prompt: Prompt | None, content: bool
 ) -> Attributes:
     """One call of a model: the request, the reply's model, tokens and finish reason, or the
-    error's type when it failed; with `content`, the messages sent and the reply (redacted)."""
+    error's type when it failed; with `content`, the messages sent and the reply (redacted).
+    What is not known (a count the provider did not report, no seed) is left out, never 0."""
     system, name, address, port = _provider(record.model)
-    found: Attributes = {
+    found = _known({
         "gen_ai.operation.name": CHAT,
         "gen_ai.provider.name": system,
         "gen_ai.system": system,
         "gen_ai.request.model": name,
         "gen_ai.request.temperature": params.temperature,
         "gen_ai.request.max_tokens": params.max_tokens,
+        "gen_ai.request.seed": params.seed,
+        "server.address": address or None,
+        "server.port": port,
         "proctor.model": record.model,
         "proctor.item.id": record.sample_id,
         "proctor.epoch": record.epoch,
         "proctor.attempts": record.attempts,
-    }
-    if params.seed is not None:
-        found["gen_ai.request.seed"] = params.seed
-    if address:
-        found["server.address"] = address
-    if port is not None:
-        found["server.port"] = port
-    if record.batch_id:
-        found["proctor.batch.id"] = record.batch_id
+        "proctor.batch.id": record.batch_id or None,
+    })  # fmt: skip
     if record.status == "call_failed":
         found["error.type"] = error_type(record.error)
         return found | (_messages(prompt, None) if content else {})
-    if record.reported_model:
-        found["gen_ai.response.model"] = record.reported_model
-    found["gen_ai.response.finish_reasons"] = [record.finish_reason]
-    if record.usage.prompt_tokens is not None:
-        found["gen_ai.usage.input_tokens"] = record.usage.prompt_tokens
-    if record.usage.completion_tokens is not None:
-        found["gen_ai.usage.output_tokens"] = record.usage.completion_tokens
+    found |= _known({
+        "gen_ai.response.model": record.reported_model or None,
+        "gen_ai.response.finish_reasons": [record.finish_reason],
+        "gen_ai.usage.input_tokens": record.usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": record.usage.completion_tokens,
+    })  # fmt: skip
     return found | (_messages(prompt, record) if content else {})
+
+
+def _known(pairs: Mapping[str, Any]) -> Attributes:
+    return {k: v for k, v in pairs.items() if v is not None}
 
 
 def error_type(error: str) -> str:
