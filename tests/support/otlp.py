@@ -50,6 +50,8 @@ class Receiver:
     spans: list[Received] = field(default_factory=list)
     posts: list[str] = field(default_factory=list)
     """The path of every POST, in order."""
+    headers: list[dict[str, str]] = field(default_factory=list)
+    """The headers of every POST, in order (names in lower case)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -100,6 +102,7 @@ def receive_traces() -> Iterator[Receiver]:
                 body = gzip.decompress(body)
             with receiver.lock:
                 receiver.posts.append(self.path)
+                receiver.headers.append({k.lower(): v for k, v in self.headers.items()})
             if self.path != "/v1/traces":
                 self.send_error(404)
                 return

@@ -50,6 +50,31 @@ def test_stored_and_graded_answers_make_the_tree_an_ungraded_one_ends_without_a_
         assert c.end_ns - c.start_ns == pytest.approx(0.25e9, abs=0.05e9)
 
 
+def test_a_collectors_token_goes_in_the_header_the_otlp_variables_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "authorization=Basic%20cHJvY3Rvcg==")
+    with receive_traces() as receiver:
+        spans = session(receiver.url + "/v1/traces")
+        spans.stored([(record("q1"), SAMPLE)])
+        assert spans.close() is None
+    assert receiver.headers and all(h["authorization"] == "Basic cHJvY3Rvcg=="
+                                    for h in receiver.headers)  # fmt: skip
+
+
+def test_spans_made_faster_than_the_collector_takes_them_are_dropped_and_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(spans_module, "_QUEUE", 4)
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "2")
+    with receive_traces() as receiver:
+        spans = session(receiver.url + "/v1/traces")
+        spans.stored([(record(f"q{i}"), SAMPLE) for i in range(200)])
+        warning = spans.close()
+    assert warning is not None and "dropped" in warning
+    assert len(receiver.spans) < 1 + 2 * 200
+
+
 def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

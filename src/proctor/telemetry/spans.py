@@ -184,14 +184,20 @@ class _Said(logging.Handler):
     def __init__(self, on_unreachable: Callable[[str], None]) -> None:
         super().__init__(logging.WARNING)
         self.lines: list[str] = []
+        self.dropped = False
+        """The batch processor's queue was full: spans were dropped, the run went on."""
         self._on_unreachable = on_unreachable
 
     def emit(self, record: logging.LogRecord) -> None:
         line = record.getMessage()
-        self.lines.append(line)
+        if len(self.lines) < _KEPT_LINES:
+            self.lines.append(line)
+        self.dropped |= line.startswith("Queue full")
         if _UNREACHABLE.search(line):
             self._on_unreachable(line)
 
+
+_KEPT_LINES = 20
 
 _UNREACHABLE = re.compile(
     r"Connection refused|Failed to establish a new connection|Name or service not known|"
@@ -261,6 +267,8 @@ class _Watch:
         self.shut()
         self._logger.removeHandler(self._said)
         self._logger.propagate = self._propagated
+        if self.failure is None and self._said.dropped:
+            self.give_up("some were dropped: they were made faster than the collector took them")
         if self.failure is None:
             return None
         return f"traces: spans not sent to {self.url}: {self.failure}"
