@@ -9,9 +9,11 @@ from __future__ import annotations
 import csv
 import json
 import re
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,10 @@ import pytest
 
 from support.otlp import Received, Receiver, receive_traces
 from support.replayed_run import proctor
+from support.stub import StubConfig, run_stub
 from support.stub.scripted import Scripted, run_scripted
+
+from .conftest import child_env, proctor_cmd
 
 QUESTIONS = (("q1", "Tom has 3 apples and buys 4 more. How many?", "7"),
              ("q2", "A box holds 6 eggs. How many in 3 boxes?", "18"),
@@ -290,3 +295,43 @@ def test_a_sequential_comparison_is_a_session_span_per_look_and_says_a_warning_o
     unsent = proctor(*sequential, "-r", tmp_path / "again", "--otel-endpoint", url)
     assert unsent.returncode == 7, unsent.stderr[-2000:]
     assert len([x for x in unsent.stderr.splitlines() if "traces" in x]) == 1
+
+
+def test_a_stopped_run_sends_the_spans_of_what_it_stored_and_keeps_its_exit_code(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    with receive_traces() as receiver, run_stub(StubConfig(latency_s=0.2)) as stub:
+        child = subprocess.Popen(
+            proctor_cmd("run", "arithmetic", "--n", "30", "-m", stub.model, "-r", str(results),
+                        "--concurrency", "2", "--otel-endpoint", receiver.url),
+            env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            log = results / "runs"
+            while child.poll() is None and len(stored_lines(log)) < 4:
+                time.sleep(0.05)
+            child.send_signal(signal.SIGINT)
+            out, err = child.communicate(timeout=60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(10)
+    assert child.returncode == 130, out + err
+    assert "Traceback" not in out + err and "traces" not in err
+    stored = {(x["sample_id"], x["epoch"]) for x in stored_lines(results / "runs")}
+    root, samples, calls = by_kind(receiver.spans)
+    assert root.attributes["proctor.run.id"] == run_dir(results).name
+    assert 4 <= len(stored) < 30
+    assert {(s.attributes["proctor.item.id"], s.attributes["proctor.epoch"])
+            for s in samples} == stored  # fmt: skip
+    assert len(calls) == len(stored)
+
+
+def stored_lines(runs: Path) -> list[dict[str, Any]]:
+    """The lines of the run's samples.jsonl so far (whole lines only)."""
+    found = list(runs.glob("*/samples.jsonl")) if runs.exists() else []
+    if not found:
+        return []
+    text = found[0].read_text(encoding="utf-8")
+    return [json.loads(x) for x in text.splitlines(keepends=True) if x.endswith("\n")]
