@@ -335,3 +335,13 @@ def stored_lines(runs: Path) -> list[dict[str, Any]]:
         return []
     text = found[0].read_text(encoding="utf-8")
     return [json.loads(x) for x in text.splitlines(keepends=True) if x.endswith("\n")]
+
+
+def test_an_sdk_that_cannot_start_leaves_the_run_and_its_exit_code_alone(tmp_path: Path) -> None:
+    unstartable = {"OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER": "no-such"}
+    done = proctor("run", "arithmetic", "--n", "2", "-m", "fake/const:7", "-r",
+                   tmp_path / "results", "--otel-endpoint", "http://127.0.0.1:4318",
+                   env=unstartable)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    (warned,) = [x for x in done.stderr.splitlines() if "traces" in x]
+    assert "RuntimeError" in warned and "no-such" in warned and "Traceback" not in done.stderr

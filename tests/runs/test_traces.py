@@ -8,7 +8,10 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any, cast
 
+import pytest
+
 from proctor.runs.traces import close_spans, on_stored, open_spans, saving
+from proctor.telemetry.settings import TraceSettings
 from proctor.types import Score
 
 
@@ -34,3 +37,19 @@ async def test_a_grade_reaches_the_spans_after_the_store_holds_it() -> None:
     await saving(save, cast(Any, Spans()))(rows)
     assert order == ["stored 1", "traced 1"]
     assert saving(save, None) is save  # no spans: the writer's own commit, nothing around it
+
+
+def test_an_sdk_that_cannot_start_is_a_run_without_spans_that_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the exporter refuses to start: a credential provider no package provides
+    monkeypatch.setenv("OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER", "no-such-provider")
+    plan = cast(Any, SimpleNamespace(traces=TraceSettings("http://127.0.0.1:4318/v1/traces"),
+                                     task=SimpleNamespace(name="gsm8k"), models=("m",),
+                                     samples=()))  # fmt: skip
+    spans = open_spans(plan, cast(Any, SimpleNamespace(run_id="r1")), False)
+    assert spans is not None
+    spans.stored([])
+    (said,) = close_spans(spans)
+    assert said.startswith("traces: spans not sent to http://127.0.0.1:4318/v1/traces: ")
+    assert "no-such-provider" in said

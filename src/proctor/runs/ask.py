@@ -52,7 +52,6 @@ from proctor.types import Record, Sample, Usage
 
 if TYPE_CHECKING:  # `--batch` only: a run without it imports none of the batch machinery
     from proctor.calling.batching import BatchAnswer
-    from proctor.telemetry.spans import RunSpans
 
 async def _ask_in_batches(
     plan: RunPlan,
@@ -378,7 +377,7 @@ class _Asking:
     """time.monotonic() when the run started, for its deadline."""
     on_stored: OnStored | None = None
     """Told of each batch of answers once stored (`--json`'s answer events)."""
-    spans: RunSpans | None = None
+    spans: traces.Spans | None = None
     """The session's spans (`--otel-endpoint`), told of each answer and grade once stored."""
 
 
