@@ -5,7 +5,11 @@ output every run already has, samples.jsonl's append (`proctor.runs.answer_log`)
 the same run; and the whole cost, from the first answer until `close` returns with every span
 made and received (the CPU the spans' thread takes from the process).
 
-    .venv/bin/python bench/bench_otel.py [--answers 4000] [--batch 20] [--reps 5]
+    .venv/bin/python bench/bench_otel.py [--answers 1000] [--batch 20] [--reps 5]
+
+Every answer is handed over at once, so the spans' thread starts with the whole backlog: the
+"made and received" figure is its throughput (a run hands answers over as they come), and a
+backlog longer than the bounded wait at the end (`FLUSH_S`) is said as a warning.
 
 Needs the extra `otel` (the dev extra has it)."""
 
@@ -52,7 +56,8 @@ def spans_s(url: str, work: list[list[tuple[Record, Sample]]]) -> tuple[float, f
     took = time.perf_counter() - start
     warning = spans.close()
     whole = time.perf_counter() - start
-    assert warning is None, warning
+    if warning is not None:  # e.g. the backlog took longer than the bounded wait at the end
+        print(f"  (this rep said: {warning})")
     return took, whole, sum(map(len, work))
 
 
@@ -67,7 +72,7 @@ def log_s(work: list[list[tuple[Record, Sample]]]) -> float:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--answers", type=int, default=4000)
+    p.add_argument("--answers", type=int, default=1000)
     p.add_argument("--batch", type=int, default=20)
     p.add_argument("--reps", type=int, default=5)
     args = p.parse_args()

@@ -1,18 +1,18 @@
 """`RunSpans`, the spans of one session, sent to an OTLP/HTTP receiver in this process: the
 tree, an answer the session never graded, a collector that refuses connections or never
-answers (a warning, bounded), and the SDK's log handed back as it was."""
+answers (a warning, bounded), a token in the OTLP header variable, spans dropped."""
 
 from __future__ import annotations
 
-import logging
 import socket
 from collections.abc import Iterator
 
 import pytest
 
+from proctor.telemetry import export as export_module
 from proctor.telemetry import spans as spans_module
 from proctor.telemetry.settings import TraceSettings
-from proctor.telemetry.spans import RunSpans, short_reason
+from proctor.telemetry.spans import RunSpans
 from proctor.types import GenerationParams, Prompt, Record, Sample, Score, Usage
 from support.otlp import receive_traces
 
@@ -106,26 +106,8 @@ def test_a_collector_that_never_answers_is_waited_for_a_bounded_time(
     black_hole: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(spans_module, "FLUSH_S", 0.3)
-    monkeypatch.setattr(spans_module, "EXPORT_TIMEOUT_S", 30.0)  # longer than the wait
+    monkeypatch.setattr(export_module, "EXPORT_TIMEOUT_S", 30.0)  # longer than the wait
     spans = session(black_hole)
     spans.stored([(record("q1"), SAMPLE)])
     warning = spans.close()
     assert warning is not None and "not all spans were sent within 0.3 s" in warning
-
-
-def test_the_sdks_log_is_handed_back_as_it_was() -> None:
-    otel = logging.getLogger("opentelemetry")
-    before = (otel.propagate, list(otel.handlers))
-    spans = session(f"http://127.0.0.1:{closed_port()}/v1/traces")
-    assert otel.propagate is False
-    spans.close()
-    assert (otel.propagate, list(otel.handlers)) == before
-
-
-def test_the_reason_is_the_part_a_person_needs() -> None:
-    line = ("HTTPConnectionPool(host='127.0.0.1', port=9): Max retries exceeded with url: "
-            "/v1/traces (Caused by NewConnectionError('<urllib3.connection.HTTPConnection "
-            "object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection "
-            "refused'))")  # fmt: skip
-    assert short_reason(line) == "[Errno 111] Connection refused"
-    assert short_reason("  HTTP 503\n  busy ") == "HTTP 503 busy"

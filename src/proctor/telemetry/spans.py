@@ -7,9 +7,7 @@ the last spans a bounded time."""
 
 from __future__ import annotations
 
-import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,12 +20,11 @@ from proctor.telemetry.attributes import (
     run_attributes,
     sample_attributes,
 )
+from proctor.telemetry.export import Watch
 from proctor.telemetry.settings import TraceSettings
 from proctor.types import GenerationParams, Prompt, Record, Sample, Score
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.trace import ReadableSpan
-    from opentelemetry.sdk.trace.export import SpanExporter
     from opentelemetry.trace import Span, Tracer
 
 RequestOf = Callable[[str, Sample, int], tuple[Prompt, GenerationParams]]
@@ -35,14 +32,11 @@ RequestOf = Callable[[str, Sample, int], tuple[Prompt, GenerationParams]]
 GradeRow = tuple[str, str, int, Score]
 """(model, sample id, epoch, grade): a grade as the run's writer stores it."""
 
-EXPORT_TIMEOUT_S = 5.0
-"""One export's time (retries included) before the collector counts as unreachable."""
 FLUSH_S = 5.0
 """How long the end of a run waits for its last spans to leave."""
 CLOSE_ON_STOP_S = 1.0
 """The same when the run was stopped (Ctrl-C): the user is waiting to get the prompt back."""
 _QUEUE = 16_384
-_OTEL_LOGGER = "opentelemetry"
 
 
 class RunSpans:
@@ -64,7 +58,7 @@ class RunSpans:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        self._watch = _Watch(settings.url)
+        self._watch = Watch(settings.url)
         provider = TracerProvider(
             resource=Resource.create({"service.name": "proctor"}), shutdown_on_exit=False
         )
@@ -98,11 +92,13 @@ class RunSpans:
         waited = threading.Thread(target=self._processor.shutdown, daemon=True)
         waited.start()
         waited.join(max(0.0, deadline - time.monotonic()))
-        if self._thread.is_alive() or waited.is_alive():
+        done = not (self._thread.is_alive() or waited.is_alive())
+        if not done:
             self._watch.give_up(f"not all spans were sent within {limit:g} s")
-        return self._watch.close()
+        return self._watch.close(threads_done=done)
 
     def _make(self) -> None:
+        self._watch.listen_here()
         while (job := self._todo.get()) is not None:
             if self._watch.failure is not None:
                 continue  # nothing more is sent: making the spans would only cost the run
@@ -174,115 +170,3 @@ class _SpanMaker:
             item.end()
         self._pending.clear()
         self._run.end()
-
-
-class _Said(logging.Handler):
-    """Keeps what the SDK's loggers say (instead of printing it) while a session exports; a
-    collector that cannot be connected to ends the exporting at once (`on_unreachable`): its
-    retries would only hold the end of the run."""
-
-    def __init__(self, on_unreachable: Callable[[str], None]) -> None:
-        super().__init__(logging.WARNING)
-        self.lines: list[str] = []
-        self.dropped = False
-        """The batch processor's queue was full: spans were dropped, the run went on."""
-        self._on_unreachable = on_unreachable
-
-    def emit(self, record: logging.LogRecord) -> None:
-        line = record.getMessage()
-        if len(self.lines) < _KEPT_LINES:
-            self.lines.append(line)
-        self.dropped |= line.startswith("Queue full")
-        if _UNREACHABLE.search(line):
-            self._on_unreachable(line)
-
-
-_KEPT_LINES = 20
-
-_UNREACHABLE = re.compile(
-    r"Connection refused|Failed to establish a new connection|Name or service not known|"
-    r"No route to host|Network is unreachable|nodename nor servname",
-    re.IGNORECASE,
-)
-_ERRNO = re.compile(r"\[Errno -?\d+\] [^'\")]+")
-
-
-def short_reason(line: str) -> str:
-    """The part of an exporter's log line a person needs ("[Errno 111] Connection refused")."""
-    found = _ERRNO.search(line)
-    text = found.group(0) if found else line
-    return " ".join(text.split())[:300]
-
-
-class _Watch:
-    """The OTLP exporter, watched: its first failure is kept (the SDK's own log lines about it
-    are taken in, not printed), and after it nothing more is sent (each batch would wait for
-    an unreachable collector again)."""
-
-    def __init__(self, url: str) -> None:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-        self.url = url
-        self.failure: str | None = None
-        self._lock = threading.Lock()
-        self._shut = False
-        self._inner = OTLPSpanExporter(endpoint=url, timeout=EXPORT_TIMEOUT_S)
-        self.exporter = _watched(self)
-        self._said = _Said(self._unreachable)
-        self._logger = logging.getLogger(_OTEL_LOGGER)
-        self._propagated = self._logger.propagate
-        self._logger.addHandler(self._said)
-        self._logger.propagate = False
-
-    def send(self, spans: Sequence[ReadableSpan]) -> bool:
-        from opentelemetry.sdk.trace.export import SpanExportResult
-
-        if self.failure is not None:
-            return False
-        sent = self._inner.export(spans) is SpanExportResult.SUCCESS
-        if not sent:
-            lines = list(self._said.lines)
-            self.give_up(lines[0] if lines else "the collector refused the spans")
-        return sent
-
-    def give_up(self, reason: str) -> None:
-        with self._lock:
-            if self.failure is None:
-                self.failure = short_reason(reason)
-
-    def _unreachable(self, line: str) -> None:
-        self.give_up(line)
-        self.shut()
-
-    def shut(self) -> None:
-        """Stop the exporter once (this also cuts the wait between an export's retries)."""
-        with self._lock:
-            if self._shut:
-                return
-            self._shut = True
-        self._inner.shutdown()  # type: ignore[no-untyped-call, unused-ignore]
-
-    def close(self) -> str | None:
-        """Stop sending, hand the SDK's log back; the warning to say, if any."""
-        self.shut()
-        self._logger.removeHandler(self._said)
-        self._logger.propagate = self._propagated
-        if self.failure is None and self._said.dropped:
-            self.give_up("some were dropped: they were made faster than the collector took them")
-        if self.failure is None:
-            return None
-        return f"traces: spans not sent to {self.url}: {self.failure}"
-
-
-def _watched(watch: _Watch) -> SpanExporter:
-    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-
-    class Watched(SpanExporter):
-        def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-            sent = watch.send(spans)
-            return SpanExportResult.SUCCESS if sent else SpanExportResult.FAILURE
-
-        def shutdown(self) -> None:
-            watch.shut()
-
-    return Watched()
