@@ -5,5 +5,7 @@ OTLP/HTTP. The SDK (the optional extra `otel`) is imported only when the option 
 
     settings.py    the option read: the endpoint's URL checked, the extra checked installed
     attributes.py  pure: a stored answer, its grade and its request → span attributes
-    spans.py       the spans of one session of a run, exported by the SDK's batch processor
+    spans.py       the spans of one session of a run, made on a thread of their own and
+                   exported by the SDK's batch processor
+    export.py      the OTLP/HTTP exporter, watched: its first failure kept, said once
 """
