@@ -126,6 +126,10 @@ def test_grades_and_token_counts_equal_the_runs_own_files(
         assert grade == (row["outcome"], row["rule"])
     grades = sorted(s.attributes["proctor.grade"] for s in samples)
     assert grades == ["call_failed", "call_failed", "correct", "correct", "wrong", "wrong"]
+    root = next(s for s in receiver.spans if not s.parent_id)
+    outcomes = json.loads((folder / "results.json").read_text())["models"][0]["outcomes"]
+    assert {o: root.attributes[f"proctor.outcome.{o}"] for o in outcomes} == outcomes
+    assert root.attributes["proctor.graded"] == len(graded) == 6
     lines = [json.loads(x) for x in (folder / "samples.jsonl").read_text().splitlines()]
     stored = {(x["sample_id"], x["epoch"]): x for x in lines}
     params = json.loads((folder / "results.json").read_text())["run"]["params"]

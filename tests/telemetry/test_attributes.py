@@ -12,6 +12,7 @@ from proctor.telemetry.attributes import (
     error_type,
     grade_attributes,
     sample_attributes,
+    session_attributes,
 )
 from proctor.types import GenerationParams, Message, Prompt, Record, Score, ToolCall, Usage
 
@@ -120,3 +121,11 @@ def test_a_sample_has_its_grade_only_once_graded() -> None:
     assert stored["proctor.run.id"] == "r1" and stored["proctor.task"] == "gsm8k"
     graded = grade_attributes(Score("wrong", "exact_number", "no"))
     assert (graded["proctor.grade"], graded["proctor.rule"]) == ("wrong", "exact_number")
+
+
+def test_a_session_counts_every_outcome_and_an_absent_one_is_0() -> None:
+    found = session_attributes({"correct": 2, "call_failed": 1})
+    assert found["proctor.outcome.correct"] == 2 and found["proctor.outcome.call_failed"] == 1
+    assert found["proctor.outcome.wrong"] == 0 and found["proctor.outcome.unscored"] == 0
+    assert found["proctor.graded"] == 3
+    assert len([k for k in found if k.startswith("proctor.outcome.")]) == 8

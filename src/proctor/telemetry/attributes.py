@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 from proctor._util.redact import scrub
 from proctor.errors import ProctorError
 from proctor.providers.registry import parse_model
-from proctor.types import GenerationParams, Message, Prompt, Record, Score
+from proctor.types import OUTCOMES, GenerationParams, Message, Prompt, Record, Score
 
 Attributes = dict[str, Any]
 """Span attributes: str, bool, int, float or a sequence of one of them; never None."""
@@ -33,6 +33,13 @@ def run_attributes(
         "proctor.resumed": resumed,
         "proctor.items": items,
     }
+
+
+def session_attributes(tally: Mapping[str, int]) -> Attributes:
+    """What the session graded, per outcome (`proctor.outcome.correct`, …; every outcome,
+    0 where none), and in all: on the run span when the session ends."""
+    counts: Attributes = {f"proctor.outcome.{o}": tally.get(o, 0) for o in OUTCOMES}
+    return counts | {"proctor.graded": sum(tally.values())}
 
 
 def sample_attributes(run_id: str, task: str, record: Record) -> Attributes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from proctor.telemetry.attributes import (
     grade_attributes,
     run_attributes,
     sample_attributes,
+    session_attributes,
 )
 from proctor.telemetry.export import Watch
 from proctor.telemetry.settings import TraceSettings
@@ -131,6 +133,7 @@ class _SpanMaker:
         self._run = tracer.start_span(f"proctor run {self._task}", attributes=attributes)
         self._in_run = trace.set_span_in_context(self._run)
         self._pending: dict[tuple[str, str, int], Span] = {}
+        self._tally: Counter[str] = Counter()
 
     def stored(self, batch: Sequence[tuple[Record, Sample]], now: int) -> None:
         from opentelemetry import trace
@@ -163,10 +166,13 @@ class _SpanMaker:
             if item is not None:
                 item.set_attributes(grade_attributes(score))
                 item.end(end_time=now)
+                self._tally[score.outcome] += 1
 
     def close(self) -> None:
-        """The answers the session did not grade (it was stopped) end without a grade."""
+        """The answers the session did not grade (it was stopped) end without a grade; the
+        run span gets the session's grades counted by outcome."""
         for item in self._pending.values():
             item.end()
         self._pending.clear()
+        self._run.set_attributes(session_attributes(self._tally))
         self._run.end()
