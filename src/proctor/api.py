@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,6 +39,7 @@ from proctor.tasks.registry import (
     is_file_reference,
     register_task,
 )
+from proctor.telemetry.settings import trace_settings
 from proctor.types import GradedItem, Record, RunInfo, Score
 
 P = ParamSpec("P")
@@ -114,14 +116,18 @@ async def evaluate_async(
     max_attempts: int = 4,
     api_key_env: Mapping[str, str] | None = None,
     resume: str | None = None,
+    otel_endpoint: str | None = None,
+    otel_content: bool = False,
 ) -> Run:
     """Ask `models` the task's samples (or `dataset`'s), store every reply, grade, write the
     report files, and return the run. The same call again finds an unfinished run and asks only
     what is missing. `task`: a Task (`proctor.define_task`), a built-in task's name, PATH.py:NAME
     or an installed plugin's task; `models`: model strings, or Provider objects of your own (the
     run names each by its `name`); `api_key_env`: model → the name of the variable its key is in
-    (the key rule of `proctor list models` holds, exactly as in the CLI). Its keyword arguments
-    are the options of `proctor run` a script needs, one each, hence their number."""
+    (the key rule of `proctor list models` holds, exactly as in the CLI); `otel_endpoint`: an
+    OTLP/HTTP collector the run's spans go to (spans not sent are a RuntimeWarning, never an
+    error). Its keyword arguments are the options of `proctor run` a script needs, one each,
+    hence their number."""
     chosen = _task(task)
     names, given = _models((models,) if isinstance(models, str) else models)
     if samples < 1:
@@ -138,8 +144,11 @@ async def evaluate_async(
         retry=RetryPolicy(max_attempts=max_attempts),
         epochs=samples,
         api_key_env=dict(api_key_env or {}),
+        traces=trace_settings(otel_endpoint, otel_content),
     )
     outcome = await execute(plan, resume=resume, providers=given)
+    for said in outcome.warnings:
+        warnings.warn(said, RuntimeWarning, stacklevel=2)
     return _graded(Path(results_dir), outcome.run_id, chosen, save=True)
 
 

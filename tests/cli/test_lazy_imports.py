@@ -28,6 +28,8 @@ HEAVY_FOR_HELP = (
     "proctor.tasks.arithmetic",
 )
 NOT_FOR_AN_ARITHMETIC_RUN = (
+    "opentelemetry",  # only with --otel-endpoint
+    "proctor.telemetry.spans",
     "proctor.tasks.gsm8k",
     "proctor.tasks.humaneval",
     "proctor.tasks.structured",

@@ -30,6 +30,8 @@ from proctor.cli.options import (
     MarginOption,
     MaxAttempts,
     PricesOption,
+    OtelContent,
+    OtelEndpoint,
     RequestTimeout,
     ResultsDir,
     SandboxLimits,
@@ -214,6 +216,8 @@ def run(
     results_dir: ResultsDir = DEFAULT_RESULTS,
     junit: JunitOption = None,
     json_events: JsonOption = False,
+    otel_endpoint: OtelEndpoint = None,
+    otel_content: OtelContent = False,
 ) -> None:
     """Ask every model every sample, store each raw answer, grade, and report; several tasks
     make a set (one id, each task a run of its own: `proctor.runs.sets`).
@@ -241,6 +245,7 @@ def run(
     from proctor.runs.plan import Asking, Calling, Paper, matrix_plan
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
+    from proctor.telemetry.settings import trace_settings
 
     if resume is not None and retry_errors is not None:
         raise typer.BadParameter("use either --resume or --retry-errors")
@@ -272,6 +277,7 @@ def run(
         batch=batch_policy(batch, batch_size, batch_poll, executor),
         api_key_env=parse_key_env(api_key_env or []),
         also_calls=(judge_model,) if judge_model else (),
+        traces=trace_settings(otel_endpoint, otel_content),
     )  # fmt: skip
     prompts, langs = list(prompt or []), list(lang or [])
     asking = Asking(prompts[0] if prompts else None, check_lang(langs[0] if langs else "en"),

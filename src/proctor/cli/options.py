@@ -70,6 +70,24 @@ JsonOption = Annotated[
     ),
 ]
 
+OtelEndpoint = Annotated[
+    str | None,
+    typer.Option(
+        "--otel-endpoint",
+        metavar="URL",
+        help="Also send the run as OpenTelemetry spans (run, sample, call; GenAI conventions) to"
+        " this OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (pip install 'proctor-eval[otel]').",
+    ),
+]
+
+OtelContent = Annotated[
+    bool,
+    typer.Option(
+        "--otel-content",
+        help="Put prompts and replies (API keys redacted) on the spans; off by default.",
+    ),
+]
+
 
 def terminal(*, stderr: bool = False) -> SafeConsole:
     """The console a command prints to, made when it prints: `--help` imports no rich. A new

@@ -55,13 +55,14 @@ def asks_here(chosen: Executor | None) -> bool:
 
 
 def print_outcome(outcome: RunOutcome, retried: bool) -> None:
-    from proctor.cli.run_support import print_call_reports
+    from proctor.cli.run_support import print_call_reports, say_warnings
 
     console = terminal()
     if outcome.resumed:
         what = "failed or missing" if retried else "missing"
         console.print(f"resumed run {outcome.run_id}: asked {outcome.asked} {what} calls")
     print_call_reports(outcome, console)
+    say_warnings([outcome])
     if any(outcome.reused.values()):
         from proctor.cli.cache import print_reused
 

@@ -140,13 +140,14 @@ def report_set(
     """Each run's report, then one line per task and the set's exit code (the first that
     applies of its runs' codes)."""
     from proctor.cli.report import grade_and_report
-    from proctor.cli.run_support import print_call_reports
+    from proctor.cli.run_support import print_call_reports, say_warnings
 
     named = outcome.name and outcome.name != outcome.set_id
     table = Table(title=f"set {outcome.name} ({outcome.set_id})" if named else "the set's tasks")
     for col in ("task", "run", "state"):
         table.add_column(col)
     codes: list[int] = []
+    say_warnings(outcome.runs)
     for task, run in zip(outcome.tasks, outcome.runs, strict=True):
         print_call_reports(run, console)
         state, gate = grade_and_report(

@@ -109,6 +109,16 @@ def _print_sizing(sized: Sizing, console: Console) -> None:
     console.print(table)
 
 
+def say_warnings(outcomes: Sequence[RunOutcome]) -> None:
+    """What the sessions must say once (spans not sent): each warning once, on stderr (and as
+    a `--json` warning event), however many runs of a set said it."""
+    from proctor.cli.json_events import warn
+    from proctor.cli.options import terminal
+
+    for message in dict.fromkeys(w for o in outcomes for w in o.warnings):
+        warn(terminal(stderr=True), message)
+
+
 def print_call_reports(outcome: RunOutcome, console: Console) -> None:
     if outcome.deadline_hit:
         console.print(

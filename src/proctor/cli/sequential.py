@@ -23,6 +23,7 @@ def ask_sequential(
 
     from rich.text import Text
 
+    from proctor.cli.run_support import say_warnings
     from proctor.runs.sequential import run_sequential
     from proctor.stats.margin import parse_points
 
@@ -31,6 +32,7 @@ def ask_sequential(
     done = asyncio.run(
         run_sequential(plan, parse_points(margin), batch=batch, seed=seed, resume=resume)
     )
+    say_warnings([done.run])
     style = {"INFERIOR": "bold red", "INCONCLUSIVE": "bold yellow"}.get(done.verdict, "bold green")
     console.print(Text(f"run {done.run.run_id}"))
     console.print(Text(done.sentence(), style=style), soft_wrap=True)

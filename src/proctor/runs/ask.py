@@ -32,6 +32,7 @@ from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import key_sources, make_provider
 from proctor.runs import grade as grading
+from proctor.runs import traces
 from proctor.runs.answer_log import OnStored, answer_log
 from proctor.runs.plan import (
     ModelReport,
@@ -284,15 +285,21 @@ async def execute(
             todo, cache_keys, reused = _from_cache(store, plan, settings, todo, keys)
             if on_plan is not None:
                 on_plan(run_id, _planned(store, run_id, plan.models, todo))
-            asking = _Asking(store, plan, settings, todo, cache_keys, built, started, on_stored)
-            calls, asked, deadline_hit = await _ask_and_grade(asking, chosen, on_result)
+            spans = traces.open_spans(plan, settings, resumed)
+            asking = _Asking(store, plan, settings, todo, cache_keys, built, started, on_stored,
+                             spans)  # fmt: skip
+            try:
+                calls, asked, deadline_hit = await _ask_and_grade(asking, chosen, on_result)
+            except BaseException:
+                traces.close_spans(spans, stopped=True)
+                raise
+            said = traces.close_spans(spans)
             reports = tuple(
                 ModelReport(m, c.stats, c.stopped, c.lowest_concurrency, tuple(c.shard_failures))
                 for m, c in calls.items()
             )
-            return RunOutcome(
-                run_id, store.run_dir(run_id), resumed, asked, reports, deadline_hit, keys, reused
-            )
+            return RunOutcome(run_id, store.run_dir(run_id), resumed, asked, reports,
+                              deadline_hit, keys, reused, said)  # fmt: skip
     finally:
         for p in own:
             await p.aclose()
@@ -371,6 +378,8 @@ class _Asking:
     """time.monotonic() when the run started, for its deadline."""
     on_stored: OnStored | None = None
     """Told of each batch of answers once stored (`--json`'s answer events)."""
+    spans: traces.Spans | None = None
+    """The session's spans (`--otel-endpoint`), told of each answer and grade once stored."""
 
 
 async def _ask_and_grade(
@@ -382,12 +391,12 @@ async def _ask_and_grade(
     store, plan, run_id = a.store, a.plan, a.settings.run_id
     grading.prepare(store, run_id, plan.task)
     sink = GroupCommit(store, run_id, a.cache_keys)
-    grader = grading.RunGrader(plan.task, sink.commit_scores, on_result)
+    grader = grading.RunGrader(plan.task, traces.saving(sink.commit_scores, a.spans), on_result)
     logged = answer_log(store.run_dir(run_id))
 
     async def commit(batch: Sequence[tuple[Record, Sample]]) -> None:
         await sink.commit(batch)  # stored first: a grader bug never loses an answer
-        for stored in (logged, a.on_stored or (lambda _: None)):
+        for stored in (logged, a.on_stored or (lambda _: None), traces.on_stored(a.spans)):
             stored(batch)
         grader.submit(batch)
 

@@ -32,6 +32,7 @@ from proctor.types import GenerationParams, RunInfo, Sample, Score
 
 if TYPE_CHECKING:
     from proctor.calling.batching import BatchPolicy
+    from proctor.telemetry.settings import TraceSettings
 
 OnResult = Callable[[str, Score], None]
 """Called after each stored answer with the model and its provisional grade (for progress)."""
@@ -71,6 +72,8 @@ class RunPlan:
     """Reuse answers paid with another API key too (by default each key's owner has its own)."""
     batch: BatchPolicy | None = None
     """Ask through the providers' batch APIs (half price, hours not seconds); None: live calls."""
+    traces: TraceSettings | None = None
+    """`--otel-endpoint`: where the run's spans go (`proctor.telemetry`); None: nowhere."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class RunOutcome:
     """Where each model's key came from (a judge's included): names, never values."""
     reused: Mapping[str, int] = field(default_factory=dict)
     """Per model, answers taken from the response cache in this session instead of asked."""
+    warnings: tuple[str, ...] = ()
+    """What the session must say once that changes nothing of the run (spans not sent)."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,7 @@ class Calling:
     batch: BatchPolicy | None = None
     api_key_env: Mapping[str, str] = field(default_factory=dict)
     also_calls: tuple[str, ...] = ()
+    traces: TraceSettings | None = None
 
 
 def settle(plan: RunPlan, calling: Calling) -> RunPlan:
@@ -164,6 +170,7 @@ def settle(plan: RunPlan, calling: Calling) -> RunPlan:
         batch=calling.batch,
         api_key_env=calling.api_key_env,
         also_calls=calling.also_calls,
+        traces=calling.traces,
     )
 
 

@@ -86,6 +86,7 @@ async def run_sequential(
     verdict: Verdict = "INCONCLUSIVE"
     stats = (0, 0.0, -1.0, 1.0)
     asked = 0
+    said: dict[str, None] = {}  # each look's warnings (spans not sent), each said once
     while asked < len(order):
         asked = min(len(order), asked + batch)
         outcome = await execute(
@@ -96,6 +97,7 @@ async def run_sequential(
             only=frozenset(order[:asked]),
         )
         run_ref, looks = outcome.run_id, looks + 1
+        said |= dict.fromkeys(outcome.warnings)
         stats = _bounds(plan, outcome.run_id, plan.models, rho, alpha)
         verdict = verdict_of(stats[2], stats[3], margin) if stats[0] else "INCONCLUSIVE"
         if verdict != "INCONCLUSIVE":
@@ -108,8 +110,8 @@ async def run_sequential(
     n, effect, low, high = stats
     base, cand = plan.models
     return SequentialOutcome(
-        replace(outcome), verdict, base, cand, margin, asked, len(order), n, effect, low, high,
-        looks, alpha,
+        replace(outcome, warnings=tuple(said)), verdict, base, cand, margin, asked, len(order),
+        n, effect, low, high, looks, alpha,
     )  # fmt: skip
 
 
