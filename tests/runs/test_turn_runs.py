@@ -135,9 +135,10 @@ def test_report_reads_the_stored_grade_and_score_grades_again(
     assert [measure, value] in doc["turns"][0]["metrics"]
 
 
+@pytest.mark.parametrize("traced", [False, True])
 @pytest.mark.parametrize("kind", KINDS)
 def test_run_resume_goes_on_with_an_unfinished_run(
-    kind: str, server: ScriptedServer, tmp_path: Path
+    kind: str, traced: bool, server: ScriptedServer, tmp_path: Path
 ) -> None:
     command, (measure, value), _ = KINDS[kind]
     results = tmp_path / "results"
@@ -149,9 +150,12 @@ def test_run_resume_goes_on_with_an_unfinished_run(
     assert run_id[:15] in listed.output and kind in listed.output
     FAILING.clear()
     asked = len(server.asked)
-    resumed = _invoke("run", "--resume", run_id, "-r", str(results))
+    # a turn run sends no spans: --otel-endpoint is said to be ignored, never dropped silently
+    traces = ["--otel-endpoint", "http://127.0.0.1:9/v1/traces"] if traced else []
+    resumed = _invoke("run", "--resume", run_id, "-r", str(results), *traces)
     assert resumed.exit_code == 0, resumed.output
     assert "resumed run" in resumed.output
+    assert ("sends no spans" in resumed.output) is traced, resumed.output
     again = [step_of(a) for a in server.asked[asked:]]
     # the answered turn before the failed one is not asked again; the failed one is
     assert again[0] == ("compare" if kind == "dialogue" else "summary"), again

@@ -251,7 +251,9 @@ def run(
         raise typer.BadParameter("use either --resume or --retry-errors")
     ref, named = resume or retry_errors, list(tasks or [])
     task = named[0] if named else None
-    if retry_errors is None and resumed_turn_run(ref, results_dir, timeout, max_attempts):
+    if retry_errors is None and resumed_turn_run(
+        ref, results_dir, timeout, max_attempts, traces_asked=otel_endpoint is not None
+    ):
         return
     suite_run = None
     if suite is not None:

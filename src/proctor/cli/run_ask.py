@@ -22,11 +22,23 @@ if TYPE_CHECKING:
     from proctor.runs.plan import OnPlan, RunOutcome, RunPlan
 
 
-def resumed_turn_run(ref: str | None, results_dir: Path, timeout: float, attempts: int) -> bool:
-    """A dialogue or workflow run named by --resume goes on as its own command would."""
+def resumed_turn_run(
+    ref: str | None, results_dir: Path, timeout: float, attempts: int, *, traces_asked: bool
+) -> bool:
+    """A dialogue or workflow run named by --resume goes on as its own command would. Its turns
+    send no OpenTelemetry spans (yet): `--otel-endpoint` is said to be ignored, not dropped
+    silently."""
     if ref is None or not (results_dir / "proctor.db").exists():
         return False
     kind, run_id = turn_run_kind(results_dir, ref)
+    if kind and traces_asked:
+        from proctor.cli.json_events import warn
+
+        warn(
+            terminal(stderr=True),
+            f"--otel-endpoint: a {kind} run sends no spans (only runs of samples do); "
+            "the run goes on without them",
+        )
     if kind:
         from proctor.cli.turns import resume_turn_run
 
