@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from proctor._util.variants import matrix_words, split_variant, variant_model, variant_temperature
+from proctor._util.variants import (
+    matrix_axes,
+    matrix_words,
+    split_variant,
+    variant_model,
+    variant_temperature,
+)
 from proctor.providers.registry import bare_model, with_calculator
 
 
@@ -46,5 +52,6 @@ def test_a_temperature_variant_reads_back_and_a_bad_one_is_no_variant() -> None:
 
 def test_matrix_words_name_every_axis() -> None:
     models = [variant_model(m, p, None, t) for m in "ab" for p in "AB" for t in (0.0, 0.7)]
-    assert matrix_words(models) == "prompt A, B × temperature 0.0, 0.7 over 2 models: 8 variants"
+    assert matrix_words(models) == "8 variants of 2 models: prompt × temperature"
+    assert matrix_axes(models) == {"prompt": ["A", "B"], "temperature": ["0.0", "0.7"]}
     assert matrix_words(["a", "b"]) is None

@@ -1,9 +1,10 @@
 """Settings matrices written in a set's file, through the CLI against a loopback stub:
 `temperature = [0.0, 0.7]` and `prompt = ["A", "B"]` × two models are one run of eight variants
 on the same items; the stub is asked each item at each temperature; the variants are compared
-paired in results.json; `--resume SET` finds the same runs; the response cache reuses only the
-temperature-0 variants' answers; `proctor validate` refuses a setting that cannot be a list
-(exit 2, file, line and field), and the CLI's repeated `--temperature` is a matrix too."""
+paired in results.json and every report's header names each prompt and temperature;
+`--resume SET` finds the same runs; the response cache reuses only the temperature-0 variants'
+answers; `proctor validate` refuses a setting that cannot be a list (exit 2, file, line and
+field), and the CLI's repeated `--temperature` is a matrix too."""
 
 from __future__ import annotations
 
@@ -65,7 +66,15 @@ def test_a_temperature_and_prompt_matrix_from_a_file(tmp_path: Path, cli: Any) -
         doc = _results_json(results, run_id)
         assert sorted(m["model"] for m in doc["models"]) == sorted(variants)
         assert {m["n_items"] for m in doc["models"]} == {N}
+        assert doc["run"]["matrix"] == {"prompt": ["A", "B"], "temperature": ["0.0", "0.7"]}
         assert doc["paired"] and all(p["n"] == N for p in doc["paired"])
+        # every report names every variant's settings, not the first prompt alone
+        summary = (results / "runs" / run_id / "summary.md").read_text("utf-8")
+        assert "**prompt**: A, B / en (8 variants of 2 models: prompt × temperature)" in summary
+        assert "**generation**: temperature 0.0, 0.7," in summary
+        html = (results / "runs" / run_id / "report.html").read_text("utf-8")
+        assert "A, B / en (8 variants of 2 models: prompt × temperature)" in html
+        assert "prompt A, B / en (8 variants" in " ".join(done.output.split())
 
         resumed = cli("run", "--resume", set_id, "-r", str(results))
         assert resumed.code == 0, resumed.output

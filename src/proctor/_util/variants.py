@@ -60,20 +60,23 @@ def variant_model(
     return f"{model}{VARIANT_MARK}{','.join(parts)}" if parts else model
 
 
-def matrix_words(models: Sequence[str]) -> str | None:
-    """What a matrix run varies, in words ("prompt A, B × temperature 0.0, 0.7 over 2 models:
-    8 variants"); None when no model string is a variant."""
+def matrix_axes(models: Sequence[str]) -> dict[str, list[str]]:
+    """What a matrix run varies: per setting ("prompt", "lang", "temperature") its values in
+    the order first asked; only the settings some variant sets."""
     axes: dict[str, list[str]] = {"prompt": [], "lang": [], "temperature": []}
-    bare: list[str] = []
     for m in models:
-        name, settings = _settings(m)
-        if name not in bare:
-            bare.append(name)
-        for key, value in settings.items():
+        for key, value in _settings(m)[1].items():
             if value not in axes[key]:
                 axes[key].append(value)
-    shown = [f"{k} {', '.join(v)}" for k, v in axes.items() if v]
-    if not shown:
+    return {k: v for k, v in axes.items() if v}
+
+
+def matrix_words(models: Sequence[str]) -> str | None:
+    """What a matrix run varies, in words ("8 variants of 2 models: prompt × temperature");
+    None when no model string is a variant."""
+    axes = matrix_axes(models)
+    if not axes:
         return None
-    over = f"{len(bare)} model" + ("s" if len(bare) != 1 else "")
-    return f"{' × '.join(shown)} over {over}: {len(models)} variants"
+    bare = len(dict.fromkeys(_settings(m)[0] for m in models))
+    varied = " × ".join(axes)
+    return f"{len(models)} variants of {bare} model{'s' if bare != 1 else ''}: {varied}"

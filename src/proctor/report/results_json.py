@@ -9,6 +9,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from proctor._util.variants import matrix_axes
 from proctor.stats.human import HumanSummary
 from proctor.stats.metrics import Cell, ModelMetrics
 from proctor.stats.repeats import Estimate
@@ -42,6 +43,9 @@ def results_document(stats: RunStatistics) -> dict[str, Any]:
         "grader_version": stats.grader_version,
         "interval": {"method": "wilson", "confidence": CONFIDENCE},
     }
+    matrix = matrix_axes(info.models)
+    if matrix:  # each variant was asked with its own settings: these, per model string
+        document["run"]["matrix"] = matrix
     if stats.task.tiers is not None:
         document["tiers"] = [
             {"tier": t.name, "min_accuracy": t.min_accuracy, "label": t.label}
