@@ -307,7 +307,7 @@ def run(
     if sequential and not estimate:
         from proctor.cli.sequential import ask_sequential
 
-        ask_sequential(plan, margin, sequential_batch, seed or 0, resume, terminal())
+        ask_sequential(plan, margin, sequential_batch, seed or 0, resume, terminal(), prices)
         return
     if estimate:
         print_estimate(plan, price_table, terminal(), check_set=asks_here(chosen))

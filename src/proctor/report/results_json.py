@@ -43,6 +43,8 @@ def results_document(stats: RunStatistics) -> dict[str, Any]:
         "grader_version": stats.grader_version,
         "interval": {"method": "wilson", "confidence": CONFIDENCE},
     }
+    if stats.completeness.stopped_early:  # its answers not asked were left out on purpose
+        document["run"]["stopped_early"] = stats.completeness.stopped_early
     matrix = matrix_axes(info.models)
     if matrix:  # each variant was asked with its own settings: these, per model string
         document["run"]["matrix"] = matrix

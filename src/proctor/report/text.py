@@ -38,7 +38,12 @@ def completeness_problems(state: Completeness) -> list[tuple[str, str]]:
     cause)."""
     out: list[tuple[str, str]] = []
     for m in state.models:
-        if m.missing:
+        if m.missing and state.stopped_early:
+            out.append(
+                (m.model, f"{m.missing:,} of {m.expected:,} answers not asked: stopped early "
+                 "by design")
+            )  # fmt: skip
+        elif m.missing:
             out.append((m.model, f"{m.missing:,} of {m.expected:,} answers not asked yet"))
         if m.not_asked:
             out.append(
