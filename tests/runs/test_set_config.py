@@ -136,3 +136,12 @@ def test_a_list_that_cannot_be_a_matrix_is_refused(
     with pytest.raises(ConfigError, match=where):
         check_set_file(_write(tmp_path, text), tmp_path / "results")
     assert not (tmp_path / "results").exists()
+
+
+def test_a_prompt_file_is_refused_in_words_not_dropped(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Solve: {input}\n")
+    text = MATRIX.replace('"few-shot"]', '"a.txt"]')
+    with pytest.raises(
+        ConfigError, match=r"evals.toml:7: field 'tasks\[0\].prompt': 'a.txt' is a file: prompt"
+    ):
+        read_set_file(_write(tmp_path, text))

@@ -118,12 +118,7 @@ def read_set_file(path: Path, command: Asking | None = None) -> SetFile:
         what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         raise ConfigError(f"{where}: field '{_dotted(loc)}': {what}") from None
     for loc, level in [((), doc), *((("tasks", i), t) for i, t in enumerate(doc.tasks))]:
-        if level.prompts is not None and level.prompt is not None and len(level.prompt) > 1:
-            line = line_of(text, (*loc, "prompt"))
-            raise ConfigError(
-                f"{path}:{line}: field '{_dotted((*loc, 'prompt'))}': prompt = [...] is a "
-                "matrix in one run, prompts = [...] a run per prompt: use one of them"
-            )
+        _check_prompts(path, text, loc, level)
     base = command or Asking()
     expanded = [(i, t) for i, e in enumerate(doc.tasks) for t in _expand(e, doc, base, path.parent)]
     return SetFile(
@@ -165,6 +160,27 @@ def _text(path: Path) -> str:
         raise ConfigError(f"{path}: {e}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+
+
+def _check_prompts(path: Path, text: str, loc: tuple[Any, ...], level: _Options) -> None:
+    """One kind of prompt list per level; a prompt that names a file is refused in words (a
+    task's prompts are its own variants, A or B; a prompt file is not one)."""
+
+    def refuse(key: str, why: str) -> None:
+        where = f"{path}:{line_of(text, (*loc, key))}"
+        raise ConfigError(f"{where}: field '{_dotted((*loc, key))}': {why}")
+
+    if level.prompts is not None and level.prompt is not None and len(level.prompt) > 1:
+        refuse("prompt", "prompt = [...] is a matrix in one run, prompts = [...] a run per "
+               "prompt: use one of them")  # fmt: skip
+    for key in ("prompt", "prompts"):
+        for value in getattr(level, key) or ():
+            if (path.parent / value).is_file():
+                refuse(
+                    key,
+                    f"{value!r} is a file: prompt files are not supported yet; name one of "
+                    "the task's own prompt variants (arithmetic: A or B)",
+                )
 
 
 def _expand(entry: _TaskEntry, top: _SetFile, base: Asking, here: Path) -> list[SetTask]:
