@@ -80,10 +80,12 @@ def test_two_prompts_by_two_models_are_four_paired_variants(tmp_path: Path) -> N
     ("args", "says"),
     [
         (("--limit", "3", "--limit", "4"), "--limit given twice"),
-        (("--temperature", "0", "--temperature=1"), "--temperature given twice"),
+        (("--temperature", "0", "--temperature=0.0"), "--temperature names the same value twice"),
+        (("--temperature", "0", "--temperature", "2.5"), "temperature 2.5 is out of range"),
         (("--prompt", "A", "--prompt", "a"), "--prompt names the same value twice"),
         (("--prompt", "A", "--prompt", "C"), "unknown prompt variant 'C'"),
-        (("--prompt", "A", "--prompt", "B", "gsm8k"), "a prompt matrix is one task's"),
+        (("--prompt", "A", "--prompt", "B", "gsm8k"), "is one task's: name one task"),
+        (("--temperature", "0", "--temperature", "1", "gsm8k"), "is one task's: name one task"),
     ],
 )
 def test_a_repeat_that_cannot_be_a_matrix_is_refused(

@@ -1,9 +1,11 @@
 """`proctor run TASK -m A -m B --sequential --margin 1pp` through the CLI against loopback stubs:
 a clearly better model is decided after well under half the items, and the items not asked are
-never sent; a near tie stays INCONCLUSIVE (exit 7) after asking every item."""
+never sent; the run's report files say it stopped early by design and why, and `proctor report`
+exits 0 on it; a near tie stays INCONCLUSIVE (exit 7) after asking every item."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -27,10 +29,12 @@ def test_a_clearly_better_model_is_decided_early(tmp_path: Path) -> None:
         asked = stub.stats().requests
         with RunStore.open(tmp_path / "r") as store:
             (run,) = store.list_runs()
+        _stopped_by_design(tmp_path / "r", run.run_id, out)
         # stopped early, the run resumes as any run: the rest is asked, nothing twice
         again, more = cli("run", "--resume", run.run_id, "-r", tmp_path / "r")
         assert again == 0, more
         assert stub.stats().requests == items
+        assert "stopped early" not in more  # complete now: an ordinary run
     assert code == 0, out
     assert f"SUPERIOR: {stub.model} against fake/const:42" in out
     found = re.search(r"decided after (\d+) of 200 items", out)
@@ -39,6 +43,25 @@ def test_a_clearly_better_model_is_decided_early(tmp_path: Path) -> None:
     assert "valid under optional stopping" in out and "Howard et al." in out
     with RunStore.open(tmp_path / "r") as store:
         assert store.count_records(run.run_id)[stub.model] == items
+
+
+def _stopped_by_design(results: Path, run_id: str, out: str) -> None:
+    """The stopped run's report files are written and say it stopped early by design, and why;
+    `proctor report` says the same later and exits 0 (what was not asked was not needed)."""
+    run_dir = results / "runs" / run_id
+    for name in ("results.json", "summary.md", "report.html", "samples.csv"):
+        assert str(run_dir / name) in out
+    why = json.loads((run_dir / "results.json").read_text("utf-8"))["run"]["stopped_early"]
+    assert why.startswith("a sequential test (--sequential --margin 1.0pp) decided SUPERIOR")
+    assert "items left were not asked on purpose" in why
+    summary = " ".join((run_dir / "summary.md").read_text("utf-8").split())
+    assert f"run {run_id} stopped early by design: {why}" in summary
+    assert "answers not asked: stopped early by design" in summary
+    assert "stopped early by design" in (run_dir / "report.html").read_text("utf-8")
+    code, said = cli("report", run_id, "-r", results)
+    assert code == 0, said
+    assert f"run {run_id} stopped early by design" in said and "is incomplete" not in said
+    assert f"proctor run --resume {run_id}" in said
 
 
 def test_a_near_tie_stays_inconclusive_and_asks_everything(tmp_path: Path) -> None:

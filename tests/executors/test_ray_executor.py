@@ -326,3 +326,20 @@ async def test_a_task_in_the_users_file_runs_on_ray(cluster: None, tmp_path: Pat
     with RunStore.open(tmp_path / "res") as store:
         _, items = grade_run(store, outcome.run_id, task)
     assert [i.score.outcome for i in items] == ["correct"] * 3
+
+
+def test_ray_that_does_not_start_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ray's own failure to start (a node timed out under load, no cluster at the address) is
+    a ConfigError naming where, never a traceback out of `ray.init`."""
+    from proctor.errors import ConfigError
+
+    def timed_out(**_: object) -> None:
+        raise Exception("The current node timed out during startup.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", timed_out)
+    executor = RayExecutor(address="127.0.0.1:1", ship=False)
+    with pytest.raises(ConfigError, match=r"Ray did not start \(127.0.0.1:1\): Exception: The"):
+        executor._connect()

@@ -79,3 +79,69 @@ def test_line_of_finds_keys_in_their_table() -> None:
     assert line_of(GOOD, ("tasks", 0, "limit")) == 6  # not written there: its table's line
     assert line_of(GOOD, ("limit",)) == 3
     assert line_of(GOOD, ("nothing",)) is None
+
+
+MATRIX = """\
+models = ["fake/const:42", "fake/const:7"]
+limit = 3
+temperature = [0.0, 0.7]
+
+[[tasks]]
+task = "gsm8k"
+prompt = ["zero-shot", "few-shot"]
+
+[[tasks]]
+task = "arithmetic"
+temperature = 0.2
+"""
+
+
+def test_lists_of_prompt_lang_temperature_are_a_matrix_in_one_run(tmp_path: Path) -> None:
+    written = read_set_file(_write(tmp_path, MATRIX))
+    gsm8k, arithmetic = written.tasks
+    assert gsm8k.matrix.prompts == ("zero-shot", "few-shot")
+    assert gsm8k.matrix.temperatures == (0.0, 0.7)
+    assert (gsm8k.asking.prompt, gsm8k.asking.temperature) == ("zero-shot", 0.0)
+    assert not arithmetic.matrix and arithmetic.asking.temperature == 0.2
+    _written, plans = check_set_file(_write(tmp_path, MATRIX), tmp_path / "results")
+    assert len(plans) == 2
+    assert plans[0].models == tuple(
+        f"{m}#prompt={p},temperature={t}"
+        for m in ("fake/const:42", "fake/const:7")
+        for p in ("zero-shot", "few-shot")
+        for t in ("0.0", "0.7")
+    )
+    assert plans[1].models == ("fake/const:42", "fake/const:7")
+    assert plans[1].params.temperature == 0.2
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (MATRIX.replace("limit = 3", "limit = [3, 4]"),
+         r"evals.toml:2: field 'limit': .*cannot be a list: only prompt, lang and temperature"),
+        (MATRIX + "seed = [1, 2]\n", r"evals.toml:12: field 'tasks\[1\].seed': .*cannot be a list"),
+        (MATRIX.replace("[0.0, 0.7]", "[0.0, 2.5]"),
+         r"evals.toml:3: field 'temperature\[1\]': .*less than or equal to 2"),
+        (MATRIX.replace("[0.0, 0.7]", "[0.5, 0.5]"), r"--temperature names the same value twice"),
+        (MATRIX.replace("[0.0, 0.7]", "['hot']"), r"evals.toml:3: field 'temperature\[0\]'"),
+        (MATRIX.replace('"few-shot"]', '"few-shot"]\nprompts = ["zero-shot"]'),
+         r"evals.toml:7: field 'tasks\[0\].prompt': prompt = \[...\] is a matrix in one run"),
+        (MATRIX.replace('"few-shot"]', '"C"]'), r"field 'tasks\[0\].task': .*unknown prompt"),
+    ],
+)  # fmt: skip
+def test_a_list_that_cannot_be_a_matrix_is_refused(
+    tmp_path: Path, text: str, where: str
+) -> None:
+    with pytest.raises(ConfigError, match=where):
+        check_set_file(_write(tmp_path, text), tmp_path / "results")
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_prompt_file_is_refused_in_words_not_dropped(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Solve: {input}\n")
+    text = MATRIX.replace('"few-shot"]', '"a.txt"]')
+    with pytest.raises(
+        ConfigError, match=r"evals.toml:7: field 'tasks\[0\].prompt': 'a.txt' is a file: prompt"
+    ):
+        read_set_file(_write(tmp_path, text))

@@ -132,7 +132,10 @@ def run(
         typer.Option(help="Prompt language: en (default) or zh; several make a matrix."),
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Reply length limit.")] = None,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    temperature: Annotated[
+        list[float] | None,
+        typer.Option(help="Sampling temperature (default 0); several make a matrix."),
+    ] = None,
     timeout: RequestTimeout = 120.0,
     concurrency: Annotated[
         int | None, typer.Option(help="Requests in flight per model (default: provider's).")
@@ -242,7 +245,7 @@ def run(
         refuse_unusable,
     )
     from proctor.prompts.arithmetic import check_lang
-    from proctor.runs.plan import Asking, Calling, Paper, matrix_plan
+    from proctor.runs.plan import Asking, Calling, Matrix, Paper, matrix_plan
     from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
     from proctor.telemetry.settings import trace_settings
@@ -281,16 +284,21 @@ def run(
         also_calls=(judge_model,) if judge_model else (),
         traces=trace_settings(otel_endpoint, otel_content),
     )  # fmt: skip
-    prompts, langs = list(prompt or []), list(lang or [])
-    asking = Asking(prompts[0] if prompts else None, check_lang(langs[0] if langs else "en"),
-                    max_tokens, temperature, timeout, max_reply_bytes)  # fmt: skip
+    matrix = Matrix(tuple(prompt or ()), tuple(lang or ()), tuple(temperature or ()))
+    asking = Asking(matrix.prompts[0] if matrix.prompts else None,
+                    check_lang(matrix.langs[0] if matrix.langs else "en"), max_tokens,
+                    matrix.temperatures[0] if matrix.temperatures else 0.0, timeout,
+                    max_reply_bytes)  # fmt: skip
     paper = Paper(dataset, seed, n, limit)
     set_ref = set_named(ref, results_dir)
     if len(named) > 1 or set_ref is not None or config is not None:
         from proctor.cli.run_set import set_command
 
-        if len(prompts) > 1 or len(langs) > 1:
-            raise typer.BadParameter("a prompt matrix is one task's: name one task")
+        if matrix:
+            raise typer.BadParameter(
+                "a matrix (several --prompt, --lang or --temperature) is one task's: name one "
+                "task, or write the set in a --config file (lists of prompt, lang, temperature)"
+            )
         set_command(named, model, paper, asking, calling, results_dir, set_ref,
                    retry_errors is not None, chosen, prices, sandbox_limits, estimate,
                    judge=judge, suite=suite, config=config, price_table=price_table)  # fmt: skip
@@ -299,18 +307,17 @@ def run(
         # a judge without a key must not fail after the run
         refuse_unusable(judge_model, calling.api_key_env)
     t = with_sandbox_limits(get_task(task or "arithmetic"), sandbox_limits)
-    plan = matrix_plan(t, model or ["local"], (prompts, langs), paper, asking, calling,
-                       results_dir)  # fmt: skip
+    plan = matrix_plan(t, model or ["local"], matrix, paper, asking, calling, results_dir)
     if sequential and not estimate:
         from proctor.cli.sequential import ask_sequential
 
-        ask_sequential(plan, margin, sequential_batch, seed or 0, resume, terminal())
+        ask_sequential(plan, margin, sequential_batch, seed or 0, resume, terminal(), prices)
         return
     if estimate:
         print_estimate(plan, price_table, terminal(), check_set=asks_here(chosen))
         print_sizing(plan, price_table, terminal(), detect, baseline)
         return
-    warn_same_samples(samples, temperature)
+    warn_same_samples(samples, min(matrix.temperatures, default=0.0))
     outcome = ask(plan, chosen, ref, retry_errors is not None, suite_run)
     print_outcome(outcome, retry_errors is not None)
     if suite_run is not None or judge is not None:

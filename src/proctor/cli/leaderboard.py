@@ -4,7 +4,7 @@ and formatted in `proctor.report.leaderboard`; this parses and prints."""
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -27,6 +27,10 @@ def leaderboard_cmd(
     until: Annotated[str | None, typer.Option(help="Runs up to this date.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the board as JSON.")] = False,
     as_markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown.")] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the board as a self-contained HTML page here."),
+    ] = None,
     prices: PricesOption = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
@@ -35,6 +39,7 @@ def leaderboard_cmd(
     adjusted), tokens and cost. By default the newest complete run per model, task and grader
     version; what is missing or incomplete is shown, never skipped."""
     from proctor.report.leaderboard import markdown, terminal_lines
+    from proctor.runs.board_files import board_json
     from proctor.runs.leaderboard import BoardFilter, read_leaderboard
     from proctor.stats.cost import load_price_table
 
@@ -44,9 +49,13 @@ def leaderboard_cmd(
         raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
     where = BoardFilter(tuple(task or ()), tuple(model or ()), since, until)
     reading = read_leaderboard(results_dir, refs or (), where, load_price_table(prices))
+    if html is not None:
+        from proctor.runs.board_files import write_board_html
+
+        written = write_board_html(reading, html, results_dir, " ".join(refs or ()))
+        typer.echo(f"wrote {written}", err=True)
     if as_json:
-        doc = {**reading.board.to_json(), "notes": list(reading.notes)}
-        typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        typer.echo(board_json(reading), nl=False)
     elif as_markdown:
         typer.echo(markdown(reading.board, reading.notes), nl=False)
     else:

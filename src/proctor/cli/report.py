@@ -147,8 +147,10 @@ def grade_and_report(
     console = terminal()
     lines = state_lines(run_id, state)
     if lines:
-        kind = "is incomplete" if state.incomplete else "has failed calls"
-        console.print(f"[bold red]run {run_id} {kind}:[/]")
+        kind, colour = ("is incomplete" if state.incomplete else "has failed calls"), "red"
+        if state.stopped_by_design:
+            kind, colour = "stopped early by design", "yellow"
+        console.print(f"[bold {colour}]run {run_id} {kind}:[/]")
         for line in lines:
             console.print(f"  {line}")
     _print_report(shown, f"run [bold]{run_id}[/]", console)

@@ -159,6 +159,11 @@ def report_set(
         codes.append(code)
         table.add_row(Text(task), Text(run.run_id), _state_word(code))
     console.print(table)
+    from proctor.runs.board_files import write_set_report
+    from proctor.stats.cost import load_price_table
+
+    written = write_set_report(results_dir, outcome.set_id, load_price_table(prices))
+    console.print(f"set's leaderboard: {plain(str(written[0]))}", soft_wrap=True)
     code = first_applicable(codes)
     console.print(
         f"set [bold]{plain(outcome.set_id)}[/]: {sum(c == EXIT_OK for c in codes)} of "

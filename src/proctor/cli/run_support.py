@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from proctor._util.variants import split_variant
 from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
-from proctor.providers.registry import split_variant
 from proctor.runs.ask import reusable, run_keys
 from proctor.runs.plan import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable

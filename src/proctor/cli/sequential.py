@@ -4,6 +4,8 @@ INFERIOR, 7 when every item was asked and it is still INCONCLUSIVE."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from proctor.cli.console import SafeConsole
@@ -18,12 +20,16 @@ def ask_sequential(
     seed: int,
     resume: str | None,
     console: SafeConsole,
+    prices: Path | None = None,
 ) -> None:
+    """Ask until decided, print the verdict, write the run's report files (a run stopped early
+    says so, and why: `proctor.runs.stopped`), exit by the verdict."""
     import asyncio
 
     from rich.text import Text
 
     from proctor.cli.run_support import say_warnings
+    from proctor.runs.rereport import report_run
     from proctor.runs.sequential import run_sequential
     from proctor.stats.margin import parse_points
 
@@ -36,6 +42,11 @@ def ask_sequential(
     style = {"INFERIOR": "bold red", "INCONCLUSIVE": "bold yellow"}.get(done.verdict, "bold green")
     console.print(Text(f"run {done.run.run_id}"))
     console.print(Text(done.sentence(), style=style), soft_wrap=True)
+    reported = report_run(
+        plan.results_dir, done.run.run_id, prices, lambda *_: plan.task, regrade=False
+    )
+    for path in reported.written:
+        console.print(Text(f"  {path}"))
     code = {"INFERIOR": EXIT_CHECK_FAILED, "INCONCLUSIVE": EXIT_INCONCLUSIVE}.get(
         done.verdict, EXIT_OK
     )

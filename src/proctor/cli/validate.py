@@ -44,7 +44,9 @@ def validate_cmd(
     written, plans = check_set_file(file, results_dir)
     calls = sum(len(p.samples) * len(p.models) * (written.samples or 1) for p in plans)
     name = f"set {written.name!r}: " if written.name else ""
+    most = max(len(p.models) for p in plans)
+    matrix = f", up to {most} variants a run" if most > len(written.models) else ""
     terminal().print(
         f"{plain(file)}: ok. {plain(name)}{len(plans)} runs "
-        f"({len(written.models)} models), {calls:,} calls; nothing was called"
+        f"({len(written.models)} models{matrix}), {calls:,} calls; nothing was called"
     )

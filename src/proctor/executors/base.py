@@ -9,13 +9,14 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from proctor._util.defaults import DEFAULT_MAX_FAILURES as DEFAULT_MAX_FAILURES
+from proctor._util.variants import split_variant, variant_temperature
 from proctor.calling.breaker import CircuitBreaker
 from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
-from proctor.providers.registry import split_variant, with_calculator
+from proctor.providers.registry import with_calculator
 from proctor.tasks.base import Task
 from proctor.tools.calling_loop import CALCULATOR, call_with_calculator
 from proctor.types import GenerationParams, Prompt, Record, Sample, Usage
@@ -181,6 +182,9 @@ def request_for(
     s = settings
     prompt = s.task.build_prompt(sample, *variant_of(s, model))
     params = s.params
+    temperature = variant_temperature(model)
+    if temperature is not None:  # a variant of a temperature matrix
+        params = replace(params, temperature=temperature)
     if epoch:
         # Repeated samples of one item need different seeds, or a seeded sampler (llama.cpp)
         # gives the same reply every time and pass@k / maj@N say nothing.

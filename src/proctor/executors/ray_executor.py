@@ -135,7 +135,14 @@ class RayExecutor:
         kwargs.update(self._init_kwargs)
         started = time.monotonic()
         # address None: RAY_ADDRESS if set, else a new local cluster (ray.init's own rule)
-        ray.init(address=self.address, **kwargs)
+        try:
+            ray.init(address=self.address, **kwargs)
+        except Exception as e:  # Ray's own: a node that timed out, a cluster not there
+            where = self.address or "a new local cluster"
+            raise ConfigError(
+                f"Ray did not start ({where}): {type(e).__name__}: {e}; what is stored is "
+                "kept, and the same command (or --resume) asks the rest"
+            ) from None
         self.connect_s = time.monotonic() - started
 
     def running_workers(self) -> list[tuple[str, int]]:

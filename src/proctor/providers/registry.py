@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import cast
 from urllib.parse import ParseResult, parse_qsl, urlparse
 
+from proctor._util.variants import split_variant
 from proctor.errors import ConfigError, ProctorError
 from proctor.plugins import PROVIDER_GROUP, PluginTable
 from proctor.providers.base import Provider
@@ -122,28 +123,6 @@ def _check_factory(loaded: object) -> ProviderFactory:
 
 PROVIDERS: PluginTable[ProviderFactory] = PluginTable(PROVIDER_GROUP, "provider", _check_factory)
 """Model string kinds → provider factories: the built-in ones below, then installed plugins."""
-
-
-VARIANT_MARK = "#"
-_VARIANT = re.compile(r"#((?:prompt|lang)=[^,#=]+(?:,(?:prompt|lang)=[^,#=]+)*)$")
-
-
-def split_variant(model: str) -> tuple[str, str | None, str | None]:
-    """A variant of a prompt matrix, `MODEL#prompt=B,lang=zh`, read: (MODEL, "B", "zh"); a
-    model string without one: (it, None, None). The model is asked as MODEL is, with that
-    prompt and language (`proctor run --prompt A --prompt B`)."""
-    s = model.strip()
-    found = _VARIANT.search(s)
-    if found is None:
-        return s, None, None
-    settings = dict(part.split("=", 1) for part in found.group(1).split(","))
-    return s[: found.start()], settings.get("prompt"), settings.get("lang")
-
-
-def variant_model(model: str, prompt: str | None, lang: str | None) -> str:
-    """`model` as the variant asked with `prompt` and `lang` (None: not varied)."""
-    parts = [f"{k}={v}" for k, v in (("prompt", prompt), ("lang", lang)) if v is not None]
-    return f"{model}{VARIANT_MARK}{','.join(parts)}" if parts else model
 
 
 def with_calculator(model: str) -> bool:

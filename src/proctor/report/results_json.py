@@ -9,6 +9,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from proctor._util.variants import matrix_axes
 from proctor.stats.human import HumanSummary
 from proctor.stats.metrics import Cell, ModelMetrics
 from proctor.stats.repeats import Estimate
@@ -42,6 +43,11 @@ def results_document(stats: RunStatistics) -> dict[str, Any]:
         "grader_version": stats.grader_version,
         "interval": {"method": "wilson", "confidence": CONFIDENCE},
     }
+    if stats.completeness.stopped_early:  # its answers not asked were left out on purpose
+        document["run"]["stopped_early"] = stats.completeness.stopped_early
+    matrix = matrix_axes(info.models)
+    if matrix:  # each variant was asked with its own settings: these, per model string
+        document["run"]["matrix"] = matrix
     if stats.task.tiers is not None:
         document["tiers"] = [
             {"tier": t.name, "min_accuracy": t.min_accuracy, "label": t.label}

@@ -314,6 +314,11 @@ def run_state(stats: RunStatistics) -> list[Section]:
         return []
     what = "is incomplete" if state.incomplete else "has failed calls (never graded as wrong)"
     note = f"run {stats.info.run_id} {what}: `{command}` asks them again"
+    if state.stopped_by_design:
+        note = (
+            f"run {stats.info.run_id} stopped early by design: {state.stopped_early}. "
+            f"`{command}` asks the rest (the verdict does not need them)"
+        )
     return [Section("state", "Run state", ("model", "problem"), rows, note, frozenset({0, 1}))]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from proctor._util.variants import matrix_axes, matrix_words
 from proctor.types import OUTCOMES, Outcome, RunInfo
 
 if TYPE_CHECKING:  # for types only: a run's progress line imports no statistics
@@ -37,7 +38,12 @@ def completeness_problems(state: Completeness) -> list[tuple[str, str]]:
     cause)."""
     out: list[tuple[str, str]] = []
     for m in state.models:
-        if m.missing:
+        if m.missing and state.stopped_early:
+            out.append(
+                (m.model, f"{m.missing:,} of {m.expected:,} answers not asked: stopped early "
+                 "by design")
+            )  # fmt: skip
+        elif m.missing:
             out.append((m.model, f"{m.missing:,} of {m.expected:,} answers not asked yet"))
         if m.not_asked:
             out.append(
@@ -135,18 +141,25 @@ def header_lines(info: RunInfo) -> list[tuple[str, str]]:
     dataset = f"{info.dataset_hash} ({info.dataset_size} samples)"
     if info.seed is not None:
         dataset += f", seed {info.seed}"
+    axes = matrix_axes(info.models)
+    temperature = ", ".join(axes.get("temperature", [f"{params.temperature:g}"]))
     generation = (
-        f"temperature {params.temperature:g}, max_tokens {params.max_tokens}, "
+        f"temperature {temperature}, max_tokens {params.max_tokens}, "
         f"timeout {params.timeout_s:g} s"
     )
     if params.seed is not None:
         generation += f", sampling seed {params.seed}"
+    prompt = ", ".join(axes.get("prompt", [info.prompt_variant]))
+    prompt += " / " + ", ".join(axes.get("lang", [info.lang]))
+    matrix = matrix_words(info.models)
+    if matrix is not None:  # each variant is asked with its own settings
+        prompt += f" ({matrix})"
     return [
         ("run", info.run_id),
         ("task", info.task),
         ("dataset", dataset),
         ("generator", info.generator_version or NONE),
-        ("prompt", f"{info.prompt_variant} / {info.lang}"),
+        ("prompt", prompt),
         ("generation", generation),
         ("created", info.created_at),
     ]

@@ -13,9 +13,10 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from proctor._util.variants import variant_temperature
 from proctor.calling.cache_key import ModelKeyer, cacheable, key_owner, reuses
 from proctor.calling.caller import CallStats
 from proctor.errors import ProctorError, StoreError
@@ -199,12 +200,18 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
     """Per model, the (sample id, epoch) pairs a new run of `plan` would take from the results
     folder's response cache instead of asking (`proctor run --estimate`); reads only, creates no
     store and marks nothing used."""
-    if not reuses(plan.cache, plan.params) or not (plan.results_dir / DB_NAME).is_file():
+    if not any(_reuses(plan, m) for m in plan.models):
+        return {}
+    if not (plan.results_dir / DB_NAME).is_file():
         return {}
     settings = AskSettings(
         run_id="", task=plan.task, variant=plan.variant, lang=plan.lang, params=plan.params
     )
-    todo = {m: [(s, e) for s in plan.samples for e in range(plan.epochs)] for m in plan.models}
+    todo = {
+        m: [(s, e) for s in plan.samples for e in range(plan.epochs)]
+        for m in plan.models
+        if _reuses(plan, m)
+    }
     keys = _cache_keys(settings, todo, sources)
     found: dict[str, set[tuple[str, int]]] = {}
     with RunStore.open(plan.results_dir) as store:
@@ -346,9 +353,19 @@ def _from_cache(
     reused: dict[str, int] = {}
     if plan.cache != "off":
         cache_keys = _cache_keys(settings, todo, keys)
-    if reuses(plan.cache, plan.params):
-        todo, reused = _reuse_cached(store, settings, todo, cache_keys, plan.cache_share_keys)
+    if any(_reuses(plan, m) for m in todo):
+        reusing = {m: items for m, items in todo.items() if _reuses(plan, m)}
+        left, reused = _reuse_cached(store, settings, reusing, cache_keys, plan.cache_share_keys)
+        todo = {m: left.get(m, items) for m, items in todo.items()}
     return todo, cache_keys, reused
+
+
+def _reuses(plan: RunPlan, model: str) -> bool:
+    """Whether `model`'s answers are read from the cache: by the run's temperature, or by its
+    own where it is a variant of a temperature matrix."""
+    own = variant_temperature(model)
+    params = plan.params if own is None else replace(plan.params, temperature=own)
+    return reuses(plan.cache, params)
 
 
 def _planned(

@@ -13,9 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from proctor._util.untrusted import repair_text
+from proctor._util.variants import variant_model
 from proctor.calling.cache_key import CachePolicy
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
@@ -24,7 +25,7 @@ from proctor.errors import ConfigError
 from proctor.executors import DEFAULT_MAX_FAILURES, ShardFailure
 from proctor.providers.base import Provider, supports_tools
 from proctor.providers.keys import KeySource
-from proctor.providers.registry import bare_model, variant_model, with_calculator
+from proctor.providers.registry import bare_model, with_calculator
 from proctor.store import RunStore, new_run_id
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
@@ -33,6 +34,8 @@ from proctor.types import GenerationParams, RunInfo, Sample, Score
 if TYPE_CHECKING:
     from proctor.calling.batching import BatchPolicy
     from proctor.telemetry.settings import TraceSettings
+
+_T = TypeVar("_T")
 
 OnResult = Callable[[str, Score], None]
 """Called after each stored answer with the model and its provisional grade (for progress)."""
@@ -207,31 +210,69 @@ def build_plan(
     )
 
 
+@dataclass(frozen=True)
+class Matrix:
+    """What a matrix run varies besides the model: prompts, languages and temperatures as
+    given (one value, or none, varies nothing: it is the run's own setting)."""
+
+    prompts: tuple[str, ...] = ()
+    langs: tuple[str, ...] = ()
+    temperatures: tuple[float, ...] = ()
+
+    def __bool__(self) -> bool:
+        return any(len(axis) > 1 for axis in (self.prompts, self.langs, self.temperatures))
+
+    def to_json(self) -> dict[str, list[str] | list[float]]:
+        return {
+            "prompts": list(self.prompts), "langs": list(self.langs),
+            "temperatures": list(self.temperatures),
+        }  # fmt: skip
+
+
 def matrix_models(
-    task: Task, models: Sequence[str], prompts: Sequence[str], langs: Sequence[str]
+    task: Task, models: Sequence[str], matrix: Matrix
 ) -> tuple[tuple[str, ...], str | None, str]:
-    """A prompt matrix: several prompts (and languages) × models, each combination a variant
-    (`MODEL#prompt=B,lang=zh`, `proctor.providers.registry.split_variant`) answered on the same
-    items in one run and compared paired like models. Returns the models to ask and the run's
-    own prompt and language (the first given); without a matrix, the models as given."""
+    """A matrix: several prompts, languages or temperatures × models, each combination a
+    variant (`MODEL#prompt=B,lang=zh,temperature=0.7`, `proctor._util.variants`) answered on
+    the same items in one run and compared paired like models. Returns the models to ask and
+    the run's own prompt and language (the first given); without a matrix, the models as
+    given."""
     from proctor.prompts.arithmetic import check_lang
     from proctor.tasks.registry import resolve_variant
 
-    variants = [resolve_variant(task, p) for p in prompts]
-    languages = [check_lang(la) for la in langs]
-    for what, given in (("--prompt", variants), ("--lang", languages)):
+    variants = [resolve_variant(task, p) for p in matrix.prompts]
+    languages = [check_lang(la) for la in matrix.langs]
+    temperatures = [_temperature(t) for t in matrix.temperatures]
+    for what, given in (("--prompt", variants), ("--lang", languages),
+                        ("--temperature", [repr(t) for t in temperatures])):  # fmt: skip
         if len(set(given)) != len(given):
             raise ConfigError(f"{what} names the same value twice: {', '.join(given)}")
-    first_prompt = prompts[0] if prompts else None
+    first_prompt = matrix.prompts[0] if matrix.prompts else None
     first_lang = languages[0] if languages else "en"
-    if len(variants) <= 1 and len(languages) <= 1:
+    if not matrix:
         return tuple(models), first_prompt, first_lang
-    varied_prompts: list[str | None] = list(variants) if len(variants) > 1 else [None]
-    varied_langs: list[str | None] = list(languages) if len(languages) > 1 else [None]
-    asked = tuple(
-        variant_model(m, p, la) for m in models for p in varied_prompts for la in varied_langs
+    return (
+        tuple(
+            variant_model(m, p, la, t)
+            for m in models
+            for p in _varied(variants)
+            for la in _varied(languages)
+            for t in _varied(temperatures)
+        ),
+        first_prompt,
+        first_lang,
     )
-    return asked, first_prompt, first_lang
+
+
+def _varied(axis: Sequence[_T]) -> Sequence[_T | None]:
+    """An axis's values when it varies, else one "not varied"."""
+    return list(axis) if len(axis) > 1 else [None]
+
+
+def _temperature(t: float) -> float:
+    if not 0.0 <= t <= 2.0:
+        raise ConfigError(f"temperature {t:g} is out of range: use 0 to 2")
+    return float(t)
 
 
 def matrix_max_tokens(task: Task, prompts: Sequence[str], asked: int | None) -> int | None:
@@ -247,17 +288,19 @@ def matrix_max_tokens(task: Task, prompts: Sequence[str], asked: int | None) -> 
 def matrix_plan(
     task: Task,
     models: Sequence[str],
-    matrix: tuple[Sequence[str], Sequence[str]],
+    matrix: Matrix,
     paper: Paper,
     asking: Asking,
     calling: Calling,
     results_dir: Path,
 ) -> RunPlan:
-    """The plan of one task's run, with its prompt matrix (`matrix`: the prompts and languages
-    given, each possibly empty) and the command's calling settings."""
-    prompts, langs = matrix
-    asked, _, _ = matrix_models(task, models, prompts, langs)
-    asking = replace(asking, max_tokens=matrix_max_tokens(task, prompts, asking.max_tokens))
+    """The plan of one task's run, with its matrix (what it varies besides the model) and the
+    command's calling settings; `asking` holds the run's own prompt, language and temperature
+    (each the first of its axis)."""
+    asked, _, _ = matrix_models(task, models, matrix)
+    asking = replace(
+        asking, max_tokens=matrix_max_tokens(task, matrix.prompts, asking.max_tokens)
+    )
     return settle(build_plan(task, asked, paper, asking, results_dir), calling)
 
 

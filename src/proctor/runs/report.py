@@ -22,6 +22,7 @@ from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
 from proctor.runs.collector import paused_collector
 from proctor.runs.grade import stored_items
+from proctor.runs.stopped import with_stop
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
 from proctor.stats.reviews import GivenVerdict
@@ -170,7 +171,8 @@ def run_statistics(
     proctor does not know (the run shows its stored grades, without the task's extras).
     `grade_by_human`: the kinds ("*": all) counted by people's verdicts where they exist."""
     with paused_collector():
-        return _run_statistics(store, run_id, task, prices, tuple(grade_by_human))
+        stats = _run_statistics(store, run_id, task, prices, tuple(grade_by_human))
+    return with_stop(store, run_id, stats)
 
 
 def human_verdicts(store: RunStore, run_id: str) -> list[GivenVerdict]:

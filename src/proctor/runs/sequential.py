@@ -4,13 +4,14 @@ seeded random order, batch by batch, and stop as soon as an anytime-valid confid
 
 Each batch is an ordinary `execute` of the same run restricted to the items asked so far
 (`only`), so answers are stored, graded, cached and resumable as in any run. A run stopped early
-is left "interrupted": `proctor run --resume RUN` asks the rest. The verdict stays valid under
-optional stopping; the report says how many items were asked and what was saved.
+is left "interrupted" with its design in its config: its reports say it stopped early by design
+and why (`proctor.runs.stopped`), and `proctor run --resume RUN` asks the rest. The verdict
+stays valid under optional stopping; the report says how many items were asked and what was
+saved.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -19,10 +20,10 @@ from proctor.errors import ConfigError
 from proctor.runs.ask import execute
 from proctor.runs.grade import stored_items
 from proctor.runs.plan import OnPlan, OnResult, RunOutcome, RunPlan
+from proctor.runs.stopped import paired_bounds, remember_design
 from proctor.stats.margin import Verdict, verdict_of
 from proctor.stats.paired import points, signed_points
-from proctor.stats.scores import item_scores
-from proctor.stats.sequential import DEFAULT_ALPHA, METHOD, mixing_precision, sequence_bounds
+from proctor.stats.sequential import DEFAULT_ALPHA, METHOD
 from proctor.store import RunStore
 
 DEFAULT_BATCH = 20
@@ -81,7 +82,6 @@ async def run_sequential(
     if batch < 1:
         raise ConfigError("--sequential-batch must be at least 1")
     order = [plan.samples[i].id for i in np.random.default_rng(seed).permutation(len(plan.samples))]
-    rho = mixing_precision(len(order))
     run_ref, outcome, looks = resume, None, 0
     verdict: Verdict = "INCONCLUSIVE"
     stats = (0, 0.0, -1.0, 1.0)
@@ -96,9 +96,14 @@ async def run_sequential(
             on_result=on_result,
             only=frozenset(order[:asked]),
         )
+        if looks == 0:
+            with RunStore.open(plan.results_dir) as store:
+                remember_design(store, outcome.run_id, margin, batch, seed, alpha)
         run_ref, looks = outcome.run_id, looks + 1
         said |= dict.fromkeys(outcome.warnings)
-        stats = _bounds(plan, outcome.run_id, plan.models, rho, alpha)
+        with RunStore.open(plan.results_dir) as store:
+            graded = stored_items(store, outcome.run_id)
+        stats = paired_bounds(graded, plan.models, len(order), alpha)
         verdict = verdict_of(stats[2], stats[3], margin) if stats[0] else "INCONCLUSIVE"
         if verdict != "INCONCLUSIVE":
             break
@@ -114,18 +119,3 @@ async def run_sequential(
         n, effect, low, high, looks, alpha,
     )  # fmt: skip
 
-
-def _bounds(
-    plan: RunPlan, run_id: str, models: Sequence[str], rho: float, alpha: float
-) -> tuple[int, float, float, float]:
-    """(paired items, mean of B − A, low, high) over what is stored so far."""
-    with RunStore.open(plan.results_dir) as store:
-        items = stored_items(store, run_id)
-    a = item_scores([i for i in items if i.record.model == models[0]])
-    b = item_scores([i for i in items if i.record.model == models[1]])
-    common = [sid for sid in a if sid in b]
-    if not common:
-        return 0, 0.0, -1.0, 1.0
-    total = sum(b[s] - a[s] for s in common)
-    low, high = sequence_bounds(total, len(common), rho, alpha)
-    return len(common), total / len(common), float(low), float(high)

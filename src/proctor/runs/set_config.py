@@ -23,16 +23,21 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from proctor._util.untrusted import Refused, loads_toml_bounded, read_input_file
 from proctor.errors import ConfigError, ProctorError
-from proctor.runs.plan import Asking, Paper, RunPlan
+from proctor.runs.plan import Asking, Matrix, Paper, RunPlan
 from proctor.runs.sets import SetTask
 
 MAX_CONFIG_BYTES = 1024 * 1024
+
+
+MATRIX_KEYS = ("prompt", "lang", "temperature")
+"""The settings a list of makes a matrix: each value a variant of the task's one run."""
+_Temperature = Annotated[float, Field(ge=0, le=2)]
 
 
 class _Options(BaseModel):
@@ -45,11 +50,26 @@ class _Options(BaseModel):
     seeds: list[int] | None = Field(default=None, min_length=1)
     n: int | None = Field(default=None, ge=1)
     limit: int | None = Field(default=None, ge=1)
-    prompt: str | None = None
+    prompt: list[str] | None = Field(default=None, min_length=1)
     prompts: list[str] | None = Field(default=None, min_length=1)
-    lang: str | None = None
+    lang: list[str] | None = Field(default=None, min_length=1)
     max_tokens: int | None = Field(default=None, ge=1)
-    temperature: float | None = Field(default=None, ge=0, le=2)
+    temperature: list[_Temperature] | None = Field(default=None, min_length=1)
+
+    @field_validator(*MATRIX_KEYS, mode="before")
+    @classmethod
+    def _one_or_a_list(cls, value: Any) -> Any:
+        return value if value is None or isinstance(value, list) else [value]
+
+    @field_validator("dataset", "seed", "n", "limit", "max_tokens", mode="before")
+    @classmethod
+    def _not_a_list(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            raise ValueError(
+                "cannot be a list: only prompt, lang and temperature make a matrix "
+                "(and seeds a run per seed)"
+            )
+        return value
 
 
 class _TaskEntry(_Options):
@@ -97,6 +117,8 @@ def read_set_file(path: Path, command: Asking | None = None) -> SetFile:
         where = f"{path}:{line}" if line else str(path)
         what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         raise ConfigError(f"{where}: field '{_dotted(loc)}': {what}") from None
+    for loc, level in [((), doc), *((("tasks", i), t) for i, t in enumerate(doc.tasks))]:
+        _check_prompts(path, text, loc, level)
     base = command or Asking()
     expanded = [(i, t) for i, e in enumerate(doc.tasks) for t in _expand(e, doc, base, path.parent)]
     return SetFile(
@@ -140,6 +162,27 @@ def _text(path: Path) -> str:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
+def _check_prompts(path: Path, text: str, loc: tuple[Any, ...], level: _Options) -> None:
+    """One kind of prompt list per level; a prompt that names a file is refused in words (a
+    task's prompts are its own variants, A or B; a prompt file is not one)."""
+
+    def refuse(key: str, why: str) -> None:
+        where = f"{path}:{line_of(text, (*loc, key))}"
+        raise ConfigError(f"{where}: field '{_dotted((*loc, key))}': {why}")
+
+    if level.prompts is not None and level.prompt is not None and len(level.prompt) > 1:
+        refuse("prompt", "prompt = [...] is a matrix in one run, prompts = [...] a run per "
+               "prompt: use one of them")  # fmt: skip
+    for key in ("prompt", "prompts"):
+        for value in getattr(level, key) or ():
+            if (path.parent / value).is_file():
+                refuse(
+                    key,
+                    f"{value!r} is a file: prompt files are not supported yet; name one of "
+                    "the task's own prompt variants (arithmetic: A or B)",
+                )
+
+
 def _expand(entry: _TaskEntry, top: _SetFile, base: Asking, here: Path) -> list[SetTask]:
     def pick(key: str) -> Any:
         own = getattr(entry, key)
@@ -148,23 +191,35 @@ def _expand(entry: _TaskEntry, top: _SetFile, base: Asking, here: Path) -> list[
     seeds: Sequence[int | None] = entry.seeds or (
         [entry.seed] if entry.seed is not None else top.seeds or [top.seed]
     )
-    prompts: Sequence[str | None] = entry.prompts or (
-        [entry.prompt] if entry.prompt is not None else top.prompts or [top.prompt]
-    )
+    runs_of_prompts: Sequence[tuple[str, ...]] = [
+        (p,) for p in entry.prompts or ()
+    ] or _axis(entry.prompt, [(p,) for p in top.prompts or ()] or _axis(top.prompt, [()]))
     dataset = pick("dataset")
-    temperature = pick("temperature")
+    langs, temperatures = tuple(pick("lang") or ()), tuple(pick("temperature") or ())
     asking = Asking(
-        prompt=None, lang=pick("lang") or base.lang, max_tokens=pick("max_tokens"),
-        temperature=base.temperature if temperature is None else float(temperature),
+        prompt=None, lang=langs[0] if langs else base.lang, max_tokens=pick("max_tokens"),
+        temperature=float(temperatures[0]) if temperatures else base.temperature,
         timeout_s=base.timeout_s, max_reply_bytes=base.max_reply_bytes,
     )  # fmt: skip
     path = None if dataset is None else here / str(dataset)
     n, limit = pick("n"), pick("limit")
     return [
-        SetTask(entry.task, Paper(path, seed, n, limit), replace(asking, prompt=prompt))
+        SetTask(
+            entry.task,
+            Paper(path, seed, n, limit),
+            replace(asking, prompt=prompts[0] if prompts else None),
+            Matrix(prompts, langs, tuple(float(t) for t in temperatures)),
+        )
         for seed in seeds
-        for prompt in prompts
+        for prompts in runs_of_prompts
     ]
+
+
+def _axis(
+    given: list[str] | None, otherwise: Sequence[tuple[str, ...]]
+) -> Sequence[tuple[str, ...]]:
+    """A level's `prompt` (one, or a list: a matrix in one run), else what is below it."""
+    return [tuple(given)] if given is not None else otherwise
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:

@@ -20,15 +20,15 @@ from proctor.errors import ConfigError
 from proctor.runs.plan import (
     Asking,
     Calling,
+    Matrix,
     OnPlan,
     OnResult,
     Paper,
     RunOutcome,
     RunPlan,
-    build_plan,
     check_models,
     fingerprint,
-    settle,
+    matrix_plan,
 )
 from proctor.store import RunStore
 from proctor.store import sets as sets_table
@@ -44,26 +44,37 @@ OnTask = Callable[[str, int, int, str], None]
 
 @dataclass(frozen=True)
 class SetTask:
-    """One task of a set with its own paper and prompt settings."""
+    """One task of a set with its own paper and prompt settings, and what its run varies
+    besides the model (`matrix`: each combination a variant of the one run)."""
 
     task: str
     paper: Paper = field(default_factory=Paper)
     asking: Asking = field(default_factory=Asking)
+    matrix: Matrix = field(default_factory=Matrix)
 
     def to_json(self) -> dict[str, Any]:
         p, a = self.paper, self.asking
-        return {
+        doc: dict[str, Any] = {
             "task": self.task,
             "dataset": None if p.dataset is None else str(p.dataset),
             "seed": p.seed, "n": p.n, "limit": p.limit,
             "prompt": a.prompt, "lang": a.lang, "max_tokens": a.max_tokens,
             "temperature": a.temperature,
         }  # fmt: skip
+        if self.matrix:
+            doc["matrix"] = self.matrix.to_json()
+        return doc
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any], command: Asking) -> SetTask:
         """The task as the set stored it; timeout and reply cap come from `command`."""
         dataset = doc.get("dataset")
+        m = doc.get("matrix") or {}
+        matrix = Matrix(
+            tuple(str(x) for x in m.get("prompts", ())),
+            tuple(str(x) for x in m.get("langs", ())),
+            tuple(float(x) for x in m.get("temperatures", ())),
+        )
         return cls(
             task=str(doc["task"]),
             paper=Paper(
@@ -76,6 +87,7 @@ class SetTask:
                 max_tokens=doc.get("max_tokens"),
                 temperature=float(doc.get("temperature") or 0.0),
             ),
+            matrix=matrix,
         )  # fmt: skip
 
 
@@ -123,14 +135,12 @@ def check_set(plan: SetPlan) -> None:
 
 
 def run_plans(plan: SetPlan) -> tuple[RunPlan, ...]:
-    """Each task's run plan, built as a single run's is (`build_plan`, then the command's
-    calling settings)."""
+    """Each task's run plan, built as a single run's is (`matrix_plan`: `build_plan` with the
+    task's matrix, then the command's calling settings)."""
     return tuple(
-        settle(
-            build_plan(
-                plan.task_of(t.task), plan.models, t.paper, t.asking, plan.results_dir
-            ),
-            plan.calling,
+        matrix_plan(
+            plan.task_of(t.task), plan.models, t.matrix, t.paper, t.asking, plan.calling,
+            plan.results_dir,
         )
         for t in plan.tasks
     )

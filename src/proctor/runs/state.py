@@ -15,6 +15,9 @@ run's state gives (`state_exit`), for `run`, `score`, `report`, `gate` and `proc
 | 130 | interrupted (Ctrl-C / SIGINT): what was stored is kept |
 | 143, 129 | the same, stopped by SIGTERM or SIGHUP (`cli.stop_signals`: 128 + the signal) |
 
+A run stopped early by design (`--sequential` decided, `proctor.runs.stopped`) is a success
+when every call it asked was answered: what it did not ask was not needed.
+
 Where several apply, the first in `PRECEDENCE` wins: a harness-side failure is reported before
 a model-side one.
 """
@@ -96,7 +99,7 @@ def state_exit(
     run's state comes first; then a `gate` (the suite's own, or the one asked) that failed."""
     from proctor.report.text import finishing_command
 
-    if state.incomplete:
+    if state.incomplete and not state.stopped_by_design:
         return EXIT_INCOMPLETE, (
             f"[red]run {run_id} is incomplete:[/] not every call was asked"
             f"{f' ({plain(why)})' if why else ''}; what is stored is kept. "
@@ -118,6 +121,11 @@ def state_exit(
         return EXIT_INCONCLUSIVE, (
             f"[yellow]gate inconclusive:[/] {undecided} of {len(gate.rows)} checks lack the "
             "evidence to decide (their notes say how many items would); never a pass"
+        )
+    if state.stopped_by_design:  # a success: what was not asked was not needed
+        return EXIT_OK, (
+            f"[yellow]run {run_id} stopped early by design:[/] {plain(state.stopped_early)}. "
+            f"`{finishing_command(run_id, state)}` asks the rest"
         )
     return EXIT_OK, None
 

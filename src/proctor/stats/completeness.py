@@ -42,6 +42,16 @@ class ModelCompleteness:
 @dataclass(frozen=True)
 class Completeness:
     models: tuple[ModelCompleteness, ...]
+    stopped_early: str = ""
+    """Why the run stopped before asking everything on purpose (a sequential test decided,
+    `proctor.runs.stopped`), in one sentence; "" for any other run. Its answers not asked are
+    still missing (`incomplete`), by design rather than by accident."""
+
+    @property
+    def stopped_by_design(self) -> bool:
+        """Stopped early on purpose, and nothing else wrong: no call failed or went unasked
+        by a breaker."""
+        return bool(self.stopped_early) and not any(m.failed or m.not_asked for m in self.models)
 
     @property
     def incomplete(self) -> bool:

@@ -143,7 +143,8 @@ class StubStats:
     completion; faults: injected faults by kind; by_body / by_prompt: requests per request-body
     hash (`body_key`) and per last-user-message hash (`prompt_key`); max_in_flight: the most
     requests handled at once; credentials: requests per key received (`credential_key`, or
-    `NO_CREDENTIAL`); arrivals: when each chat-completion request arrived (`time.monotonic()`,
+    `NO_CREDENTIAL`); by_temperature: requests per "temperature" the body asked (its repr, or
+    "none"); arrivals: when each chat-completion request arrived (`time.monotonic()`,
     in the order they came), so a test can see how a client spaced its requests."""
 
     requests: int = 0
@@ -154,6 +155,7 @@ class StubStats:
     max_in_flight: int = 0
     credentials: dict[str, int] = field(default_factory=dict)
     arrivals: tuple[float, ...] = ()
+    by_temperature: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self, *, brief: bool = False) -> dict[str, Any]:
         """The JSON of `GET /stats`; `brief` (`GET /stats?brief=1`) leaves out the per-body and
@@ -164,6 +166,7 @@ class StubStats:
             "faults": dict(self.faults),
             "max_in_flight": self.max_in_flight,
             "credentials": dict(self.credentials),
+            "by_temperature": dict(self.by_temperature),
         }
         if not brief:
             data["by_body"] = dict(self.by_body)
@@ -183,6 +186,7 @@ class StubStats:
             max_in_flight=int(data["max_in_flight"]),
             credentials={str(k): int(v) for k, v in data.get("credentials", {}).items()},
             arrivals=tuple(float(t) for t in data.get("arrivals", ())),
+            by_temperature={str(k): int(v) for k, v in data.get("by_temperature", {}).items()},
         )
 
 
@@ -207,6 +211,7 @@ class StubApp:
         self._ids = 0
         self._credentials: dict[str, int] = {}
         self._arrivals: list[float] = []
+        self._by_temperature: dict[str, int] = {}
 
     def stats(self) -> StubStats:
         with self._lock:
@@ -219,6 +224,7 @@ class StubApp:
                 max_in_flight=self._max_in_flight,
                 credentials=dict(self._credentials),
                 arrivals=tuple(self._arrivals),
+                by_temperature=dict(self._by_temperature),
             )
 
     def reset(self) -> None:
@@ -293,6 +299,9 @@ class StubApp:
             with self._lock:
                 pkey = prompt_key(prompt)
                 self._by_prompt[pkey] = self._by_prompt.get(pkey, 0) + 1
+                t = request.get("temperature")
+                tkey = "none" if t is None else repr(t)
+                self._by_temperature[tkey] = self._by_temperature.get(tkey, 0) + 1
             if self.config.latency_s > 0:
                 await asyncio.sleep(self.config.latency_s)
             fault = fault_for(self.config, key, attempt, faults_so_far)

@@ -10,13 +10,62 @@ from urllib.parse import quote
 from proctor.report.html.page import render
 from proctor.report.html.viewer_pages import run_href
 from proctor.report.leaderboard import cell_text, versus_text
-from proctor.stats.leaderboard import Leaderboard
+from proctor.stats.leaderboard import BoardRow, Leaderboard
 
 PageHref = Callable[[int], str]
 
 
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{x * 100:.1f} %"
+
+
+RunHref = Callable[[str], str]
+"""A run's address: the viewer's page of it, or its report.html beside a written board."""
+
+
+def board_rows(
+    board: Leaderboard,
+    rows: Sequence[BoardRow],
+    run_link: RunHref,
+    model_link: Callable[[str], str] | None,
+) -> list[dict[str, object]]:
+    """The table's rows, as the viewer's page and the written report.html both show them:
+    each cell's accuracy (marked when not complete) over its interval, the mean over tasks with
+    its interval, the mark against the next model down, tokens and cost."""
+    out: list[dict[str, object]] = []
+    for r in rows:
+        cells = []
+        for t in board.tasks:
+            c = r.cells[t]
+            title = f"{c.state}: {c.n_scored} of {c.n_items} scored"
+            interval = ""
+            if c.ci_low is not None and c.ci_high is not None:
+                interval = f"{_pct(c.ci_low)}–{_pct(c.ci_high)}"
+                title += f", interval {interval}"
+            cells.append(
+                {
+                    "text": cell_text(c), "interval": interval,
+                    "state_class": c.state.replace(" ", "-"), "title": title,
+                    "href": run_link(c.run_id) if c.run_id else "",
+                }
+            )  # fmt: skip
+        low, high = r.mean_low, r.mean_high
+        out.append(
+            {
+                "rank": r.rank, "model": r.model,
+                "model_href": model_link(r.model) if model_link else "",
+                "mean": _pct(r.mean),
+                "interval": "—" if low is None or high is None else f"{_pct(low)}–{_pct(high)}",
+                "cells": cells, "versus": versus_text(r),
+                "tokens": f"{r.prompt_tokens + r.completion_tokens:,}",
+                "cost": "no price" if r.cost is None else f"${r.cost:,.4f}",
+            }
+        )  # fmt: skip
+    return out
+
+
+def _viewer_model(model: str) -> str:
+    return "/models/" + quote(model, safe="")
 
 
 def leaderboard_html(
@@ -34,41 +83,28 @@ def leaderboard_html(
     pages = max(1, -(-len(board.rows) // page_size))
     page = min(max(1, page), pages)
     shown = board.rows[(page - 1) * page_size : page * page_size]
-    rows = []
-    for r in shown:
-        cells = []
-        for t in board.tasks:
-            c = r.cells[t]
-            title = f"{c.state}: {c.n_scored} of {c.n_items} scored"
-            if c.ci_low is not None:
-                title += f", interval {_pct(c.ci_low)}–{_pct(c.ci_high)}"
-            cells.append(
-                {
-                    "text": cell_text(c),
-                    "state_class": c.state.replace(" ", "-"),
-                    "title": title,
-                    "href": run_href(c.run_id) if c.run_id else "",
-                }
-            )
-        low, high = r.mean_low, r.mean_high
-        interval = "—" if low is None or high is None else f"{_pct(low)}–{_pct(high)}"
-        rows.append(
-            {
-                "rank": r.rank, "model": r.model,
-                "model_href": "/models/" + quote(r.model, safe=""),
-                "mean": _pct(r.mean), "interval": interval,
-                "cells": cells, "versus": versus_text(r),
-                "tokens": f"{r.prompt_tokens + r.completion_tokens:,}",
-                "cost": "no price" if r.cost is None else f"${r.cost:,.4f}",
-            }
-        )  # fmt: skip
     return render(
         "leaderboard.html.j2",
         title="proctor · leaderboard", viewer=True, scope=scope, notes=list(notes),
         n_models=len(board.rows), tasks=list(board.tasks),
-        conf=f"{board.confidence * 100:g} % CI", rows=rows, page=page, pages=pages,
+        conf=f"{board.confidence * 100:g} % CI",
+        rows=board_rows(board, shown, run_href, _viewer_model), page=page, pages=pages,
         prev_href=href(page - 1) if page > 1 else "",
         next_href=href(page + 1) if page < pages else "", links=list(links),
+    )  # fmt: skip
+
+
+def leaderboard_report_html(
+    board: Leaderboard, notes: Sequence[str], *, scope: str, run_link: RunHref
+) -> str:
+    """The board as a self-contained report.html (a set's, or `proctor leaderboard --html`):
+    every model on one page, each task's cell a link to its run's report (`run_link`)."""
+    return render(
+        "leaderboard.html.j2",
+        title=f"proctor · leaderboard {scope}".rstrip(), viewer=False, scope=scope,
+        notes=list(notes), n_models=len(board.rows), tasks=list(board.tasks),
+        conf=f"{board.confidence * 100:g} % CI", rows=board_rows(board, board.rows, run_link, None),
+        page=1, pages=1, prev_href="", next_href="", links=[],
     )  # fmt: skip
 
 
