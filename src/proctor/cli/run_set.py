@@ -160,9 +160,8 @@ def report_set(
         table.add_row(Text(task), Text(run.run_id), _state_word(code))
     console.print(table)
     from proctor.runs.board_files import write_set_report
-    from proctor.stats.cost import load_price_table
 
-    written = write_set_report(results_dir, outcome.set_id, load_price_table(prices))
+    written = write_set_report(results_dir, outcome.set_id, prices)
     console.print(f"set's leaderboard: {plain(str(written[0]))}", soft_wrap=True)
     code = first_applicable(codes)
     console.print(

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from proctor.report.atomic import write_text_atomic
 from proctor.report.html.board_pages import leaderboard_report_html
 from proctor.runs.leaderboard import BoardReading, read_leaderboard
-from proctor.stats.cost import PriceTable
+from proctor.stats.cost import load_price_table
 from proctor.store.run_store import RUNS_DIR
 
 SETS_DIR = "sets"
@@ -43,12 +43,11 @@ def board_json(reading: BoardReading) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_set_report(
-    results_dir: Path, set_id: str, prices: PriceTable | None = None
-) -> list[Path]:
+def write_set_report(results_dir: Path, set_id: str, prices: Path | None = None) -> list[Path]:
     """The set's leaderboard (its models × its tasks, what is missing shown) into the set's
-    folder: report.html and leaderboard.json."""
-    reading = read_leaderboard(results_dir, (set_id,), prices=prices)
+    folder: report.html and leaderboard.json; `prices` a price table file added to the built-in
+    one (`--prices`)."""
+    reading = read_leaderboard(results_dir, (set_id,), prices=load_price_table(prices))
     folder = set_dir(results_dir, set_id)
     return [
         write_board_html(reading, folder / "report.html", results_dir, set_id),
