@@ -7,8 +7,9 @@ stands by.
 - a closing sentence states its answer before the details that follow it: when the last number
   is in a time or place phrase ("in the first 15 minutes", "en los últimos 15 minutos") or
   restates the question's own number with its word ("to transport 80 flagstones" where the
-  question says "80 flagstones"), the sentence's last number before it that is neither, in
-  digits or in words ("Se vendieron doce panes…", "Three trucks…"), is the answer.
+  question says "80 flagstones"), the sentence's last number before it that is no detail, in
+  digits or in words ("Se vendieron doce panes…", "Three trucks…"), is the answer (it may be
+  one the question gives too: "5 cars drove … in the first 15 minutes").
 """
 
 from __future__ import annotations
@@ -60,13 +61,7 @@ def last_number(text: str, *, question: str = "") -> str | None:
     if not (in_detail(cleaned, last[0]) or _restated(cleaned, last[:2], question)):
         return last[2].text
     sentence = max((m.end() for m in _SENTENCE_BREAK.finditer(cleaned, 0, last[0])), default=0)
-    stated = [
-        (n[0], n[2].text)
-        for n in numbers
-        if sentence <= n[0] < last[0]
-        and not in_detail(cleaned, n[0])
-        and not _restated(cleaned, n[:2], question)
-    ]
+    stated = [(n[0], n[2].text) for n in numbers if sentence <= n[0] < last[0]]
     body = cleaned[sentence : last[0]]
     stated += [(sentence + at, show(value)) for at, value in word_numbers(body, language)]
     stated = [s for s in stated if not in_detail(cleaned, s[0])]
