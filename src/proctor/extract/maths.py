@@ -347,8 +347,13 @@ def without_rejected(text: str) -> str:
     return _REJECTED_VALUE.sub(" ", text)
 
 
-_FORM_NAMED = re.compile(r"\((?:as|in)\s[^()\n]{1,30}\)", re.IGNORECASE)
-"""A marker that names the form it gives the answer in: "The answer (as a fraction) is"."""
+_FORM_NAMED = re.compile(
+    r"\((?:as|in)\s+(?:an?\s+|its\s+)?(?:[a-z]+\s+){0,2}(?:fractions?|decimals?|percent(?:age)?s?"
+    r"|form|terms|notation)\)",
+    re.IGNORECASE,
+)
+"""A marker that names the form it gives the answer in: "The answer (as a fraction) is", "(in
+simplest form)", "(as a percentage)"; a unit ("(in dollars)") names none."""
 _FORM_GAP = re.compile(r"[\s.,;$]*")
 _FORM_SENTENCE = re.compile(
     r"(?:^|(?<=[.!?:]\s)|(?<=\n))((?:[^\n.!?:]|\.(?=\d)){1,40}?)[\s.,;$]*$"
@@ -368,7 +373,7 @@ def _first_forms(text: str, candidates: list[_Candidate]) -> list[_Candidate]:
             first = prev.value if prev and _FORM_GAP.fullmatch(text, prev.end, c.start) else None
             sentence = _FORM_SENTENCE.search(text, 0, c.start)
             bare = sentence[1] if sentence else ""
-            if first is None and _DIGIT.search(bare) and not in_words(bare):
+            if first is None and _DIGIT.search(bare) and "=" not in bare and not in_words(bare):
                 first = bare.strip(_STRIP)
             if first:
                 c = replace(c, value=f"{first}. {marker.strip()} {c.value}")
