@@ -324,9 +324,7 @@ def _phrases(text: str) -> list[_Candidate]:
         value, at_end, consumed = _answer_span(rest)
         at_end = at_end and marker.end() + len(rest) >= len(text)
         end = marker.end() + consumed
-        found.append(
-            _Candidate("final_answer", value, marker.start(), at_end, end, marker.end())
-        )
+        found.append(_Candidate("final_answer", value, marker.start(), at_end, end, marker.end()))
     for m in _HASH.finditer(text):
         value = m.group(1).strip(_STRIP) or None
         found.append(_Candidate("hash_marker", value, m.start(), m.end() == len(text), m.end()))
@@ -355,30 +353,25 @@ _FORM_NAMED = re.compile(
 """A marker that names the form it gives the answer in: "The answer (as a fraction) is", "(in
 simplest form)", "(as a percentage)"; a unit ("(in dollars)") names none."""
 _FORM_GAP = re.compile(r"[\s.,;$]*")
-_FORM_SENTENCE = re.compile(
-    r"(?:^|(?<=[.!?:]\s)|(?<=\n))((?:[^\n.!?:]|\.(?=\d)){1,40}?)[\s.,;$]*$"
-)
+_FORM_SENTENCE = re.compile(r"(?:^|(?<=[.!?:]\s)|(?<=\n))((?:[^\n.!?:]|\.(?=\d)){1,40}?)[\s.,;$]*$")
 """The whole sentence right before a marker, when short (a decimal point ends none)."""
 
 
-def _first_forms(text: str, candidates: list[_Candidate]) -> list[_Candidate]:
-    """The candidates with each answer phrase that names its form ("25%. The answer (as a
-    fraction) is 1/4") joined to the value stated right before it, the answer that phrase
-    restates: the two are one answer in two forms, or two values (`score.maths`, `two_forms`)."""
-    joined = []
-    for i, c in enumerate(candidates):
-        marker = text[c.start : c.marker_end]
-        if c.rule == "final_answer" and c.value is not None and _FORM_NAMED.search(marker):
-            prev = next((p for p in reversed(candidates[:i]) if p.value is not None), None)
-            first = prev.value if prev and _FORM_GAP.fullmatch(text, prev.end, c.start) else None
-            sentence = _FORM_SENTENCE.search(text, 0, c.start)
-            bare = sentence[1] if sentence else ""
-            if first is None and _DIGIT.search(bare) and "=" not in bare and not in_words(bare):
-                first = bare.strip(_STRIP)
-            if first:
-                c = replace(c, value=f"{first}. {marker.strip()} {c.value}")
-        joined.append(c)
-    return joined
+def _with_first_form(text: str, candidates: list[_Candidate], chosen: _Candidate) -> _Candidate:
+    """The chosen answer phrase joined to the value stated right before it when the phrase names
+    its form ("25%. The answer (as a fraction) is 1/4"): the phrase restates that answer, so the
+    two are one answer in two forms, or two values (`score.maths`, rule `two_forms`)."""
+    marker = text[chosen.start : chosen.marker_end]
+    if chosen.rule != "final_answer" or chosen.value is None or not _FORM_NAMED.search(marker):
+        return chosen
+    before = candidates[: candidates.index(chosen)]
+    prev = next((p for p in reversed(before) if p.value is not None), None)
+    first = prev.value if prev and _FORM_GAP.fullmatch(text, prev.end, chosen.start) else None
+    sentence = _FORM_SENTENCE.search(text, max(0, chosen.start - 80), chosen.start)
+    bare = sentence[1] if sentence else ""
+    if first is None and _DIGIT.search(bare) and "=" not in bare and not in_words(bare):
+        first = bare.strip(_STRIP)
+    return replace(chosen, value=f"{first}. {marker.strip()} {chosen.value}") if first else chosen
 
 
 def _pick(candidates: list[_Candidate]) -> _Candidate | None:
@@ -441,11 +434,11 @@ def find_maths_answer(
     fallback, which reads the `question` for the quantities it gives
     (`extract.last_number`)."""
     visible = normalize_text(prose_of(visible_reply(text)))
-    found = sorted(_box_groups(visible) + _phrases(visible), key=lambda c: c.start)
-    candidates = _first_forms(visible, found)
+    candidates = sorted(_box_groups(visible) + _phrases(visible), key=lambda c: c.start)
     at_end = bool(candidates) and candidates[-1].at_end
     chosen = _pick(candidates)
     if chosen is not None:
+        chosen = _with_first_form(visible, candidates, chosen)
         phrase = withdrawal(visible, chosen.end)
         if phrase is not None:
             note = (
