@@ -29,6 +29,8 @@ _ONE_ANSWER_TWO_FORMS = re.compile(
     re.IGNORECASE,
 )
 _NEXT_WORD = re.compile(r"\s*([^\W\d_]{3,})")
+_SENTENCE_LIMIT = 300
+"""How far before its detail a closing sentence's number words are read."""
 
 
 def _restated(text: str, span: tuple[int, int], question: str) -> bool:
@@ -62,7 +64,7 @@ def last_number(text: str, *, question: str = "") -> str | None:
         return last[2].text
     sentence = max((m.end() for m in _SENTENCE_BREAK.finditer(cleaned, 0, last[0])), default=0)
     stated = [(n[0], n[2].text) for n in numbers if sentence <= n[0] < last[0]]
-    body = cleaned[sentence : last[0]]
-    stated += [(sentence + at, show(value)) for at, value in word_numbers(body, language)]
+    near = max(sentence, last[0] - _SENTENCE_LIMIT)
+    stated += [(near + at, show(v)) for at, v in word_numbers(cleaned[near : last[0]], language)]
     stated = [s for s in stated if not in_detail(cleaned, s[0])]
     return max(stated)[1] if stated else last[2].text
