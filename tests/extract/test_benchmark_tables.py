@@ -35,7 +35,12 @@ def sample(target: str, answer_type: str = "integer", question: str = "q") -> Sa
 @pytest.mark.parametrize("row", table("maths_extraction_cases.json"), ids=row_id)
 def test_maths_extraction_and_grade(row: dict[str, Any]) -> None:
     numeric = row["task"] in ("gsm8k", "aime")
-    found = extract_maths(row["text"], asked=("boxed", "final_answer"), numeric=numeric)
+    found = extract_maths(
+        row["text"],
+        asked=("boxed", "final_answer"),
+        numeric=numeric,
+        question=row.get("input", "q"),
+    )
     assert (found.value, found.rule) == (row["value"], row["rule"])
     score = grade_maths(
         row["text"],

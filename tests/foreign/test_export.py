@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from proctor.tasks.maths_version import VERSION as MATHS_VERSION
 from support.replayed_run import ALPHA, MadeRun, make_run, proctor
 
 
@@ -116,7 +117,7 @@ def test_jsonl_has_one_line_per_stored_answer(made: MadeRun, tmp_path: Path) -> 
     got = {(x["model"], x["sample_id"], x["epoch"]): x["outcome"] for x in lines}
     assert got == outcomes(made)
     first = lines[0]
-    assert first["run_id"] == made.run_id and first["grader_version"] == "gsm8k/3"
+    assert first["run_id"] == made.run_id and first["grader_version"] == f"gsm8k/{MATHS_VERSION}"
     assert first["messages"][0]["role"] == "user" and first["reply"]
 
 

@@ -13,7 +13,9 @@ from proctor.types import Record, Sample, Usage
 from . import walk
 
 
-@pytest.mark.parametrize("name", ["inspect_ai", "lm_eval", "lighteval", "hendrycks_math"])
+@pytest.mark.parametrize(
+    "name", ["inspect_ai", "lm_eval", "lighteval", "hendrycks_math", "qwen25_math"]
+)
 def test_peer_table_disagrees_only_where_a_sentence_says_why(name: str) -> None:
     table = walk.load(name)
     for key in ("source", "commit", "licence", "conversion"):
@@ -25,6 +27,26 @@ def test_peer_table_disagrees_only_where_a_sentence_says_why(name: str) -> None:
     default = [v for v in verdicts if v.default_options]
     assert not [v for v in default if v.false_correct]
     assert sum(v.agrees for v in default) >= len(default) - 5
+
+
+def test_qwen_examples_never_worse_than_qwens_own_grader() -> None:
+    """Qwen2.5-Math's examples assert nothing: each row carries the verdict a careful reader
+    gives and the one Qwen's pipeline gave (run at the table's commit). Ours must agree with the
+    reader at least as often as Qwen does, with no false correct, and every row where Qwen is
+    not right must say why (a sentence that no longer applies is stale)."""
+    table = walk.load("qwen25_math")
+    verdicts = walk.walk(table)
+    ours = sum(v.agrees for v in verdicts)
+    qwen = sum(v.row["qwen"] == v.row["expected"] for v in verdicts)
+    assert ours >= qwen, f"ours {ours}, Qwen's {qwen} of {len(verdicts)}"
+    assert not [v.row["id"] for v in verdicts if v.false_correct]
+    unexplained = [
+        v.row["id"]
+        for v in verdicts
+        if (v.row["qwen"] != v.row["expected"]) != ("qwen_wrong" in v.row)
+    ]
+    assert not unexplained, unexplained
+    assert all("why" in v.row for v in verdicts if v.row["expected"] == "not_correct")
 
 
 def test_lm_eval_filters_take_every_few_shot_answer_too() -> None:

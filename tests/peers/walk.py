@@ -9,12 +9,17 @@ options; a row labelled under other options (`default_options: false`) may, with
 
 from __future__ import annotations
 
+import csv
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from proctor.datasets.schema import infer_answer_type
+from proctor.replay import serve_replies
 from proctor.tasks.registry import get_task
 from proctor.types import Record, Sample, Score, Usage
 
@@ -118,3 +123,32 @@ def problems(verdicts: list[Verdict]) -> list[str]:
         elif v.agrees and "disagree" in row:
             found.append(f"{row['id']}: agrees now; remove its disagree note")
     return found
+
+
+def through_cli(
+    rows: list[dict[str, Any]], task_name: str, label: str, tmp_path: Path
+) -> list[dict[str, str]]:
+    """Each row's reply played by `proctor.replay` (what `python -m proctor.replay --replies F`
+    serves) to `proctor run TASK --dataset F`; the run's samples.csv rows, in the rows' order."""
+    dataset, replies = tmp_path / f"{label}.jsonl", {}
+    with dataset.open("w", encoding="utf-8") as d:
+        for i, row in enumerate(rows):
+            key = f"[{label} case {i:04d}]"
+            sample = {"id": f"c{i:04d}", "input": f"{key} {row['id']}", "target": row["target"]}
+            d.write(json.dumps({**sample, "answer_type": "text"}, ensure_ascii=False) + "\n")
+            replies[key] = reply_text(row)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    results = tmp_path / f"results-{label}"
+    with serve_replies(tuple(replies.items()), label) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "proctor", "run", task_name, "--dataset", str(dataset),
+             "-m", f"openai-compat/{label}@{server.base_url}", "-r", str(results),
+             "--max-tokens", "4096", "--concurrency", "8"],
+            capture_output=True, text=True, env={**env, "COLUMNS": "200"}, timeout=600,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (samples_csv,) = results.glob("runs/*/samples.csv")
+    with samples_csv.open(encoding="utf-8", newline="") as f:
+        graded = {r["sample_id"]: r for r in csv.DictReader(f)}
+    assert len(graded) == len(rows)
+    return [graded[f"c{i:04d}"] for i in range(len(rows))]

@@ -49,6 +49,7 @@ HOSTILE = [
     "\\boxed{1e999999999}",  # an exponent that would take forever to make exact
     "\\boxed{2}x" * 5000,  # many boxes: grouping them must stay linear
     "the answer is 2. " * 5000,  # many markers
+    "the answer (as a fraction) is 2. " * 5000,  # many markers that name a form: linear too
     "\\boxed{" * 3000,  # nothing closes
     "$" + "\n" * 5000 + "2",
     "\\(" + "2\n" * 5000,

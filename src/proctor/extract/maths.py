@@ -35,19 +35,18 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from proctor.extract.answer_markers import LANGUAGE_MARKERS
 from proctor.extract.code import prose_of
-from proctor.extract.languages import reply_language
+from proctor.extract.last_number import last_number
 from proctor.extract.local_numbers import read_local_numbers
-from proctor.extract.normalize import clean_text, find_numbers, normalize_text
+from proctor.extract.normalize import normalize_text
 from proctor.extract.numerals import CN_NUMERAL_CHARS
 from proctor.extract.reasoning import strip_reasoning
 from proctor.extract.retraction import withdrawal
-from proctor.extract.stated import REJECTING, in_detail, rejected
+from proctor.extract.stated import REJECTING
 from proctor.extract.units import PERCENT, unit_named
-from proctor.extract.word_numbers import last_word_number
 from proctor.types import Extraction
 
 _NEXT_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question|Problem)[ \t]*:", re.IGNORECASE)
@@ -141,6 +140,8 @@ class _Candidate:
     at_end: bool
     end: int
     """Where the stated answer ends: what follows may withdraw it (`extract.retraction`)."""
+    marker_end: int = 0
+    """Where an answer phrase's marker ends (its text is reply[start:marker_end])."""
 
 
 def visible_reply(text: str) -> str:
@@ -323,7 +324,7 @@ def _phrases(text: str) -> list[_Candidate]:
         value, at_end, consumed = _answer_span(rest)
         at_end = at_end and marker.end() + len(rest) >= len(text)
         end = marker.end() + consumed
-        found.append(_Candidate("final_answer", value, marker.start(), at_end, end))
+        found.append(_Candidate("final_answer", value, marker.start(), at_end, end, marker.end()))
     for m in _HASH.finditer(text):
         value = m.group(1).strip(_STRIP) or None
         found.append(_Candidate("hash_marker", value, m.start(), m.end() == len(text), m.end()))
@@ -344,38 +345,33 @@ def without_rejected(text: str) -> str:
     return _REJECTED_VALUE.sub(" ", text)
 
 
-_SENTENCE_BREAK = re.compile(r"[.!?。！？\n](?:\s|$)")
-_ONE_ANSWER_TWO_FORMS = re.compile(
-    r"\s*[,;]?\s*(?:that is|i\.\s?e\.,?|which is|or equivalently|soit|c'est-à-dire|d\.\s?h\."
-    r"|das heißt|es decir|cioè|ou seja)\s+|\s*[,，]?\s*(?:即|也就是说?)\s*",
+_FORM_NAMED = re.compile(
+    r"\((?:as|in)\s+(?:an?\s+|its\s+)?(?:[a-z]+\s+){0,2}(?:fractions?|decimals?|percent(?:age)?s?"
+    r"|form|terms|notation)\)",
     re.IGNORECASE,
 )
+"""A marker that names the form it gives the answer in: "The answer (as a fraction) is", "(in
+simplest form)", "(as a percentage)"; a unit ("(in dollars)") names none."""
+_FORM_GAP = re.compile(r"[\s.,;$]*")
+_FORM_SENTENCE = re.compile(r"(?:^|(?<=[.!?:]\s)|(?<=\n))((?:[^\n.!?:]|\.(?=\d)){1,40}?)[\s.,;$]*$")
+"""The whole sentence right before a marker, when short (a decimal point ends none)."""
 
 
-def _last_number(text: str) -> str | None:
-    """The last number the reply stands by: not a rejected one, not a label ("horse #12"), and
-    not one in a detail phrase after the number its last sentence states ("5 cars … in the first
-    15 minutes" is 5); a number in words counts as one (`extract.word_numbers`)."""
-    word = last_word_number(text, reply_language(text))
-    if word is not None:
-        return word  # "so she has twelve apples left": the last number, in words
-    cleaned = clean_text(text)
-    numbers = [
-        n
-        for n in find_numbers(cleaned)
-        if not rejected(cleaned, n[0]) and not cleaned.endswith("#", 0, n[0])  # "horse #12"
-    ]
-    if not numbers:
-        return None
-    last = numbers[-1]
-    if len(numbers) > 1 and _ONE_ANSWER_TWO_FORMS.fullmatch(cleaned, numbers[-2][1], last[0]):
-        return cleaned[numbers[-2][0] : last[1]]  # "25%, that is 1/4": one answer, two forms
-    if in_detail(cleaned, last[0]):
-        sentence = max((m.end() for m in _SENTENCE_BREAK.finditer(cleaned, 0, last[0])), default=0)
-        stated = [n for n in numbers if n[0] >= sentence and not in_detail(cleaned, n[0])]
-        if stated:
-            return stated[-1][2].text
-    return last[2].text
+def _with_first_form(text: str, candidates: list[_Candidate], chosen: _Candidate) -> _Candidate:
+    """The chosen answer phrase joined to the value stated right before it when the phrase names
+    its form ("25%. The answer (as a fraction) is 1/4"): the phrase restates that answer, so the
+    two are one answer in two forms, or two values (`score.maths`, rule `two_forms`)."""
+    marker = text[chosen.start : chosen.marker_end]
+    if chosen.rule != "final_answer" or chosen.value is None or not _FORM_NAMED.search(marker):
+        return chosen
+    before = candidates[: candidates.index(chosen)]
+    prev = next((p for p in reversed(before) if p.value is not None), None)
+    first = prev.value if prev and _FORM_GAP.fullmatch(text, prev.end, chosen.start) else None
+    sentence = _FORM_SENTENCE.search(text, max(0, chosen.start - 80), chosen.start)
+    bare = sentence[1] if sentence else ""
+    if first is None and _DIGIT.search(bare) and "=" not in bare and not in_words(bare):
+        first = bare.strip(_STRIP)
+    return replace(chosen, value=f"{first}. {marker.strip()} {chosen.value}") if first else chosen
 
 
 def _pick(candidates: list[_Candidate]) -> _Candidate | None:
@@ -430,15 +426,19 @@ def _bare(visible: str) -> str | None:
     return reply
 
 
-def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> MathsAnswer:
+def find_maths_answer(
+    text: str, *, asked: tuple[str, ...], numeric: bool, question: str = ""
+) -> MathsAnswer:
     """The answer of a maths reply; `asked` names the rules that follow the format the prompt
     asked for ("boxed", "final_answer", "hash_marker"); `numeric` allows the last-number
-    fallback."""
+    fallback, which reads the `question` for the quantities it gives
+    (`extract.last_number`)."""
     visible = normalize_text(prose_of(visible_reply(text)))
     candidates = sorted(_box_groups(visible) + _phrases(visible), key=lambda c: c.start)
     at_end = bool(candidates) and candidates[-1].at_end
     chosen = _pick(candidates)
     if chosen is not None:
+        chosen = _with_first_form(visible, candidates, chosen)
         phrase = withdrawal(visible, chosen.end)
         if phrase is not None:
             note = (
@@ -452,7 +452,7 @@ def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> Ma
     if bare is not None:
         return MathsAnswer(bare, "bare_answer", False, at_end=at_end)
     if numeric:
-        value = _last_number(visible)
+        value = last_number(visible, question=question)
         if value is not None:
             note = "fallback: no answer marker in the reply"
             return MathsAnswer(value, "last_number", False, note, at_end=at_end)
@@ -464,8 +464,10 @@ def find_maths_answer(text: str, *, asked: tuple[str, ...], numeric: bool) -> Ma
     return MathsAnswer(None, "none", False, why, at_end=at_end)
 
 
-def extract_maths(text: str, *, asked: tuple[str, ...], numeric: bool) -> Extraction:
+def extract_maths(
+    text: str, *, asked: tuple[str, ...], numeric: bool, question: str = ""
+) -> Extraction:
     """`find_maths_answer` as an `Extraction`, on the reply with its numbers read in its own
     language (`extract.local_numbers`), as the maths grader reads it."""
     local = read_local_numbers(text).text
-    return find_maths_answer(local, asked=asked, numeric=numeric).extraction()
+    return find_maths_answer(local, asked=asked, numeric=numeric, question=question).extraction()

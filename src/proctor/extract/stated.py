@@ -127,15 +127,19 @@ def scale_after(text: str, end: int) -> str | None:
 
 _DETAIL = re.compile(
     r"(?:\b(?:in|within|after|over|during|d['’]ici|dans|après|pendant|nach|innerhalb|binnen"
-    r"|durante|después\s+de|dentro\s+de|entro|tra|fra|через)\s+(?:(?:the|les?|la|des|den|dem"
-    r"|der|el|los|las|os|as|il|i)\s+)?(?:(?:next|first|last|prochains?|premiers?|nächsten"
-    r"|próximos?|primeros?|prossimi|primi)\s+)?)$",
+    r"|durante|después\s+de|dentro\s+de|en|entro|tra|fra|negli|nei|nelle|em|nos|nas|через)"
+    r"\s+(?:(?:the|les?|la|des|den|dem|der|el|los|las|os|as|il|i)\s+)?(?:(?:next|first|last"
+    r"|prochains?|premiers?|derniers?|dernières?|nächsten|ersten|letzten|próximos?|primeros?"
+    r"|últimos?|últimas?|prossimi|primi|ultimi|ultime|primeiros?)\s+)?)$",
     re.IGNORECASE,
 )
+"""The words before a number in a time or place phrase, in English, French, German, Spanish,
+Italian, Portuguese and Russian ("in the first", "dans les", "in den letzten", "en los últimos",
+"negli ultimi", "nos últimos")."""
 
 
 def in_detail(text: str, start: int) -> bool:
     """Whether the number starting at `start` is in a time or place phrase ("in 12 months",
-    "d'ici 12 mois", "in the first 15 minutes", "nach 3 Tagen"): a detail of a sentence that
-    states another number, not its answer."""
+    "d'ici 12 mois", "in the first 15 minutes", "en los últimos 15 minutos"): a detail of a
+    sentence that states another number, not its answer."""
     return _DETAIL.search(text, max(0, start - 40), start) is not None

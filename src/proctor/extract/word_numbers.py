@@ -46,6 +46,22 @@ _DIGIT = re.compile(r"\d")
 _SENTENCE_BREAK = re.compile(r"[.!?。！？\n](?:\s|$)|[。！？]")
 
 
+def word_numbers(text: str, language: str) -> list[tuple[int, Fraction]]:
+    """Every number word of `text` as (where it starts, its value), in order: the table of the
+    reply's language, then English words and Chinese numerals (the quantity reader)."""
+    found: dict[int, Fraction] = {}
+    table = _TABLES.get(language)
+    if table is not None:
+        for m in _WORD.finditer(text):
+            value = table.get(m.group().casefold())
+            if value is not None:
+                found[m.start()] = Fraction(value)
+    for q in find_quantities(text):  # read whole: "4000千克" is 4000 kg, never 千 (1000)
+        if q.kind == "number" and q.words:
+            found.setdefault(q.start, q.value)
+    return sorted(found.items())
+
+
 def last_word_number(text: str, language: str) -> str | None:
     """The value (in digits) of the number word that is the last number of `text`, in its last
     sentence; None when a digit comes after it or there is none."""
@@ -53,15 +69,5 @@ def last_word_number(text: str, language: str) -> str | None:
     sentence = max((m.end() for m in _SENTENCE_BREAK.finditer(body)), default=0)
     last = body[sentence:]
     digit = max((m.end() for m in _DIGIT.finditer(last)), default=0)
-    found: tuple[int, Fraction] | None = None
-    table = _TABLES.get(language)
-    if table is not None:
-        for m in _WORD.finditer(last, digit):
-            value = table.get(m.group().casefold())
-            if value is not None:
-                found = (m.start(), Fraction(value))
-    for q in find_quantities(last):  # read whole: "4000千克" is 4000 kg, never 千 (1000)
-        later = found is None or q.start > found[0]
-        if q.kind == "number" and q.words and q.start >= digit and later:
-            found = (q.start, q.value)
-    return show(found[1]) if found is not None else None
+    words = [w for w in word_numbers(last, language) if w[0] >= digit]
+    return show(words[-1][1]) if words else None

@@ -114,7 +114,8 @@ EQUIVALENCE_RULES: dict[str, str] = {
     " of solutions, compared with the target's group by group in any order (never a hedge).",
     "structure": "A sequence (terms and an ellipsis: 1, 3, 5, \\ldots, 2n-1) or a ratio chain"
     " (1:4:9) is compared with the target term by term, never read as one number.",
-    "two_forms": "Two forms of one answer in one line (25%, that is 1/4): the answer when either"
+    "two_forms": "Two forms of one answer in one line (25%, that is 1/4; 25%. The answer (as a"
+    " fraction) is 1/4): the answer when either"
     " form is the target and both forms are one value; two different values are never correct.",
     "local_form": "A number written by a language's conventions (3,5 or 70.000 in German, ٣٫٥,"
     " 7万, 7만, 70 mil, 2 lakh, 1,20,000) is read by the reply's own language; a form with two"
@@ -267,15 +268,17 @@ def equivalent(
 
 
 _SAME_ANSWER = re.compile(
-    r"^(?P<a>[^,;]{1,60}?)\s*[,;]?\s*\b(?:that is|i\.\s?e\.,?|which is|or equivalently|soit"
-    r"|c'est-à-dire|d\.\s?h\.|das heißt|es decir|cioè|ou seja)\s+(?P<b>[^,;]{1,60})$|"
+    r"^(?P<a>[^,;]{1,60}?)\s*[,;.]?\s*\b(?:that is|i\.\s?e\.,?|which is|or equivalently|soit"
+    r"|c'est-à-dire|d\.\s?h\.|das heißt|es decir|cioè|ou seja"
+    r"|the answer\s*\((?:as|in)\s[^()]{1,30}\)\s*(?:is|:))\s+(?P<b>[^,;]{1,60})$|"
     r"^(?P<c>[^,;，]{1,60}?)\s*[,，]?\s*(?:即|也就是|也就是说)\s*(?P<d>[^,;，]{1,60})$",
     re.IGNORECASE,
 )
 
 
 def _two_forms(answer: str, target: str, *, question: str, timeout_s: float) -> Equivalence | None:
-    """Two forms of one answer in one line ("25%, that is 1/4"; "0.5，即 1/2"): equal when
+    """Two forms of one answer in one line ("25%, that is 1/4"; "0.5，即 1/2"; "25%. The answer
+    (as a fraction) is 1/4"): equal when
     either form is the target and the two forms are one value; two values are two answers,
     never correct. None when the answer is not so written."""
     m = _SAME_ANSWER.match(answer.strip())
@@ -434,7 +437,7 @@ def _grade_reply(
         if finish_reason == "length":
             return Score("truncated", "truncated", RULES["truncated"])
         return Score("no_answer", "no_answer", f"{RULES['no_answer']} ({program})")
-    found = find_maths_answer(text, asked=asked, numeric=numeric)
+    found = find_maths_answer(text, asked=asked, numeric=numeric, question=sample.input)
     cut_short = found.rule in ("none", "last_number", "retracted")
     if finish_reason == "length" and (found.at_end or cut_short):
         return Score("truncated", "truncated", RULES["truncated"], extracted=found.value)

@@ -8,7 +8,7 @@ extract  \\boxed{} → "final answer is" / "the answer is" / "Answer:" → "####
          (a flagged fallback); reasoning traces removed first
 score    exact integer; symbolic only if the answer is an expression
 metrics  accuracy by exam; pass@k and maj@N with --samples N (in the report)
-version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
+version  4, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ score    exact number (big integers compared exactly), symbolic only for an expr
 metrics  accuracy by our extraction; beside it, on the same raw replies, accuracy under
          lm-evaluation-harness's strict-match and flexible-extract filters (`lmeval_metrics`,
          and each score's explanation says what those filters took)
-version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
+version  4, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations

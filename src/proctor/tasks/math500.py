@@ -10,7 +10,7 @@ score    ambiguous forms unscored; scale words and units respected; same text af
          normalisation; exact number; then math-verify (sympy) in a helper process with a 10 s
          deadline (decimals exact): a timeout is unscored
 metrics  accuracy by subject and level
-version  3, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
+version  4, shared by the maths tasks (its history: `proctor.tasks.maths_version`)
 """
 
 from __future__ import annotations
