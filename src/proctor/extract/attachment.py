@@ -25,8 +25,10 @@ what a reply leaves unsaid (no metric word, no direction) is not held against it
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 from proctor.extract.metric_terms import Term, metric_terms, same_metric
@@ -92,6 +94,8 @@ _METRIC_AFTER = re.compile(
     r"(?:(?:rise|increase|growth|gain|jump|drop|decline|fall|decrease|cut|reduction)\s+in\s+)?"
     r"(?:the\s+|its\s+|our\s+|their\s+)?的?"
 )
+_TAIL = 48
+"""How far before a number its role is read ("from", "降至", "rose by"): the words right there."""
 _RESPECTIVELY = re.compile(r"(?i)\brespectively\b|分别|依次")
 _NO_SUBJECT = re.compile(
     r"(?i)同比|环比|比上月|较上月|比去年|较去年|较上年|比上年|\byear[- ]on[- ]year\b"
@@ -133,10 +137,22 @@ def _changes(text: str) -> list[tuple[int, Direction]]:
     return found
 
 
+@lru_cache(maxsize=8)
+def _quantities(text: str) -> tuple[Quantity, ...]:
+    """The numbers and ranges `text` states (a reply is read once, whatever asks)."""
+    return tuple(q for q in stated(text) if q.is_quantity)
+
+
+@lru_cache(maxsize=8)
+def _clause_starts(text: str) -> tuple[int, ...]:
+    return tuple(c.start for c in clauses(text))
+
+
 def _clause(text: str, at: int) -> Clause:
-    for c in clauses(text):
-        if c.start <= at < c.end:
-            return c
+    parts = clauses(text)
+    i = bisect_right(_clause_starts(text), at) - 1
+    if i >= 0 and parts[i].start <= at < parts[i].end:
+        return parts[i]
     return Clause(0, len(text), 0, len(text))
 
 
@@ -160,7 +176,14 @@ def _metric(text: str, clause: Clause, start: int, end: int) -> tuple[Term | Non
 
 
 def _numbers(text: str, clause: Clause) -> list[Quantity]:
-    return [q for q in stated(text) if clause.start <= q.start < clause.end and q.is_quantity]
+    found = _quantities(text)
+    i = bisect_right([q.start for q in found], clause.start - 1)
+    out: list[Quantity] = []
+    for q in found[i:]:
+        if q.start >= clause.end:
+            break
+        out.append(q)
+    return out
 
 
 def _by_values(low: Fraction, high: Fraction) -> Direction:
@@ -189,7 +212,7 @@ def _direction(
 
 def _role(text: str, clause: Clause, start: int, end: int) -> tuple[Role, Direction]:
     """The role of the number text[start:end], and a direction the words after it give."""
-    head = _masked(text[clause.start : start])
+    head = _masked(text[max(clause.start, start - _TAIL) : start])
     if _FROM_TAIL.search(head):
         return "from", ""
     if _TO_TAIL.search(head):
@@ -212,7 +235,7 @@ def _end_of_range(found: Quantity, value: Quantity) -> str:
 
 def attachment(text: str, start: int, end: int, value: Quantity) -> Attachment | None:
     """How the number `value` stated in text[start:end] stands (None: no number there)."""
-    inside = [q for q in stated(text) if q.is_quantity and q.start < end and start < q.end]
+    inside = [q for q in _quantities(text) if q.start < end and start < q.end]
     if not inside:
         return None
     q = next((r for r in inside if r.kind == "number" and r.value == value.value), inside[0])
@@ -266,24 +289,38 @@ def conflict(expected: Attachment, found: Attachment) -> str:
 Placement = Literal["attached", "misplaced", "unclear"]
 
 
+@lru_cache(maxsize=256)
+def _number_of(phrase: str) -> Quantity | None:
+    """The one number of a point's phrase, or None (none, several, or a day of a date)."""
+    numbers = stated(phrase)
+    if len(numbers) != 1 or not numbers[0].is_quantity:
+        return None
+    (q,) = numbers
+    if _DATE_AROUND.search(phrase[: q.start]) or _DATE_AROUND.match(phrase[q.end :]):
+        return None
+    return q
+
+
+@lru_cache(maxsize=256)
+def _expected(source: str, phrase: str, q: Quantity) -> tuple[Attachment, ...]:
+    """How the material states the phrase's number, at each place it does."""
+    spans = find_point(source, phrase)
+    return tuple(e for a, b in spans if (e := attachment(source, a, b, q)) is not None)
+
+
 def placement(text: str, start: int, end: int, phrase: str, source: str) -> tuple[Placement, str]:
     """Whether the number of `phrase` stated in text[start:end] stands as `source` (the
     material) states it: "attached" (or nothing to check: `phrase` states no single number, or
     `source` does not state it), "misplaced" with the conflict, or "unclear" with why the
     metric cannot be told."""
-    numbers = stated(phrase)
-    if len(numbers) != 1 or not source or not numbers[0].is_quantity:
+    q = _number_of(phrase)
+    if q is None or not source:
         return "attached", ""
-    (q,) = numbers
-    if _DATE_AROUND.search(phrase[: q.start]) or _DATE_AROUND.match(phrase[q.end :]):
+    expected = _expected(source, phrase, q)
+    if not expected:
         return "attached", ""
     found = attachment(text, start, end, q)
     if found is None:
-        return "attached", ""
-    expected = [
-        e for a, b in find_point(source, phrase) if (e := attachment(source, a, b, q)) is not None
-    ]
-    if not expected:
         return "attached", ""
     reasons = [conflict(e, found) for e in expected]
     if "" not in reasons:
