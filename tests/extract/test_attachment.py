@@ -33,6 +33,24 @@ READINGS = [
     ("The Basic plan will cost $10 a month (up from $8).", "$8", "", "from", "up"),
     ("Checkout was down 47 minutes after a config change.", "47 minutes", "", "level", ""),
     ("Revenue rose 12% and gross margin 41%.", "41%", "gross margin", "level", ""),
+    # signs, 为 after a change verb, a past value with a present one, a gap that names a metric
+    ("营收 1.2 亿元（同比 +18%）。", "+18%", "营收", "by", "up"),
+    ("Q3 revenue: $4.5 million (+12% YoY).", "+12%", "revenue", "by", "up"),
+    ("响应时间缩短为2小时。", "2小时", "响应时间", "to", "down"),
+    ("增幅为18%。", "18%", "", "by", "up"),
+    ("Basic was $10 and is now $8.", "$10", "", "from", "down"),
+    ("2025年起年假为15天（原10天）。", "10天", "", "from", ""),
+    ("2025年起年假为15天（原10天）。", "15天", "", "level", ""),
+    ("Churn was 3% in March.", "3%", "churn", "level", ""),
+    (
+        "Revenue grew 12% to $4.5 million while margins narrowed to 41%.",
+        "41%",
+        "margins",
+        "to",
+        "down",
+    ),
+    ("Revenue grew 12% to $4.5 million while margins eroded to 41%.", "41%", "margins", "to", ""),
+    ("Gross margin was 41%, previously 44%.", "44%", "gross margin", "from", ""),
 ]
 
 

@@ -34,7 +34,7 @@ from typing import Literal
 from proctor.extract.metric_terms import Term, metric_terms, same_metric
 from proctor.extract.phrases import find_point, stated
 from proctor.extract.quantities import Quantity
-from proctor.extract.sentences import Clause, clauses
+from proctor.extract.sentences import CJK_CHAR, Clause, clauses
 
 Role = Literal["level", "from", "to", "by", "range"]
 Direction = Literal["up", "down", "flat", ""]
@@ -48,13 +48,14 @@ _UP_EN = _alt("rose", "rise", "rises", "risen", "rising", "grew", "grow", "grows
               "growing", "increase", "increased", "increases", "increasing", "climbed", "climb",
               "climbs", "jumped", "jump", "jumps", "gained", "gain", "gains", "went up", "goes up",
               "go up", "up", "higher", "lifted", "lift", "lifts", "raised", "raise", "raises",
-              "boosted", "extended", "lengthened", "growth", "doubled")  # fmt: skip
+              "boosted", "extended", "lengthened", "growth", "doubled", "widened",
+              "expanded")  # fmt: skip
 _DOWN_EN = _alt("fell", "fall", "falls", "fallen", "falling", "dropped", "drop", "drops",
                 "dropping", "decrease", "decreased", "decreases", "decreasing", "declined",
                 "decline", "declines", "declining", "slipped", "slip", "slips", "went down",
                 "goes down", "go down", "down", "lower", "cut", "cuts", "reduced", "reduce",
                 "reduces", "reduction", "shrank", "shrunk", "shrinks", "shortened",
-                "halved")  # fmt: skip
+                "halved", "narrowed", "contracted", "compressed")  # fmt: skip
 _FLAT_EN = _alt("stayed", "stay", "stays", "remained", "remain", "remains", "unchanged", "held",
                 "holds", "flat", "steady")  # fmt: skip
 _UP_ZH = _alt("增长", "增加", "上升", "上涨", "提高", "提升", "升高", "延长", "扩大", "翻番",
@@ -72,13 +73,24 @@ _NOT_CHANGE = re.compile(
     r"|\b(?:is|was|were|are|be|been|being)\s+down\b"
 )
 """Look-alikes of change words: "新增用户" is new users, "up to 5%" a bound, "set up" a verb."""
+_TO_VERBS_ZH = _alt("增长", "增加", "上升", "上涨", "提高", "提升", "升高", "延长", "扩大", "下降",
+                   "降低", "减少", "下跌", "下滑", "回落", "缩短", "缩小", "增", "升", "涨", "降",
+                   "减", "跌")  # fmt: skip
 _FROM_TAIL = re.compile(
     r"(?i)(?:\bfrom|从|由)\s*(?:about|around|roughly|approximately|约|大约)?\s*\Z"
 )
 _TO_TAIL = re.compile(
     r"(?i)(?<!\bup )(?<!\bclose )(?<!\bequal )(?<!\bdue )\bto\s*\Z"
-    r"|(?<!截)(?<!直)(?:到|至)\s*\Z|(?:变为|变成|降为|升为|增为|减为|提高为|下降为|调整为|改为)\s*\Z"
+    r"|(?<!截)(?<!直)(?:到|至)\s*\Z|(?:变|改|调整|" + _TO_VERBS_ZH + r")(?:为|成)\s*\Z"
 )
+_FORMER_TAIL = re.compile(
+    r"(?i)(?:\b(?:previously|formerly|down from|up from)"
+    r"|原为|原来是|原来|原|此前为|此前|曾为|以前是)\s*\Z"
+)
+_PAST_TAIL = re.compile(r"(?i)\b(?:was|were|used to be)\s*\Z")
+_NOW = re.compile(r"(?i)\bnow\b|现在|现为|目前|如今")
+"""A former value ("原 10 天", "previously $8") is where a change started; so is one that "was"
+when the sentence says what it is now: "was $10 and is now $8" is a fall from $10."""
 _BY_TAIL = re.compile(
     rf"(?i)(?:\b(?:{_UP_EN}|{_DOWN_EN})|{_UP_ZH}|{_DOWN_ZH})\s*了?\s*"
     r"(?:\bby\b|\bof\b|为|达|达到|是|:|：)?\s*(?:about|around|roughly|nearly|almost|约|大约|近)?\s*\Z"
@@ -100,6 +112,7 @@ _RESPECTIVELY = re.compile(r"(?i)\brespectively\b|分别|依次")
 _NO_SUBJECT = re.compile(
     r"(?i)同比|环比|比上月|较上月|比去年|较去年|较上年|比上年|\byear[- ]on[- ]year\b"
     r"|\byear[- ]over[- ]year\b|\byoy\b|\ban?\b|\bby\b|\band\b|\bthen\b|了|约|并|且|又|再|达|"
+    r"\b(?:previously|formerly|from)\b|原为|原来|原|此前|"
     r"[\s\W]"
 )
 """What may stand between a clause's start and its number when the clause has no subject of
@@ -194,20 +207,35 @@ def _direction(
     text: str, clause: Clause, start: int, end: int, role: Role, q: Quantity
 ) -> Direction:
     earlier = [r for r in _numbers(text, clause) if r.end <= start]
-    since = earlier[-1].end if earlier and role != "to" else clause.start
+    since = earlier[-1].end if earlier else clause.start
     before = [d for at, d in _changes(text[since:start])]
     if before:
         return before[-1]
+    if role == "to" and earlier and _joined(text, since, start):
+        # "增长 18% 至 38%", "rose from $8 to $10": the change word stands before the first
+        back = earlier[-2].end if len(earlier) > 1 else clause.start
+        before = [d for at, d in _changes(text[back : earlier[-1].start])]
+        if before:
+            return before[-1]
     if role == "from":
         after = [d for at, d in _changes(text[end : clause.end])]
         if after:
             return after[0]
         later = [r for r in _numbers(text, clause) if r.start >= end]
-        if later and _TO_TAIL.search(text, clause.start, later[0].start):
+        if later and later[0].unit == q.unit:
             return _by_values(q.value, later[0].value)
     if role == "to" and earlier and _FROM_TAIL.search(text, clause.start, earlier[-1].start):
         return _by_values(earlier[-1].value, q.value)
     return ""
+
+
+def _joined(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], between two numbers, only joins them ("to", " 至 ", "year on
+    year to"): no metric word and a few words at most."""
+    gap = text[start:end]
+    if any(start <= t.start < end for t in metric_terms(text)):
+        return False
+    return len(gap.split()) <= 5 and len(CJK_CHAR.findall(gap)) <= 4
 
 
 def _role(text: str, clause: Clause, start: int, end: int) -> tuple[Role, Direction]:
@@ -215,10 +243,19 @@ def _role(text: str, clause: Clause, start: int, end: int) -> tuple[Role, Direct
     head = _masked(text[max(clause.start, start - _TAIL) : start])
     if _FROM_TAIL.search(head):
         return "from", ""
+    if _FORMER_TAIL.search(head) or (
+        _PAST_TAIL.search(head) and _NOW.search(text, end, clause.sentence_end)
+    ):
+        return "from", ""
     if _TO_TAIL.search(head):
         return "to", ""
     if _BY_TAIL.search(head):
         return "by", ""
+    sign = text[max(clause.start, start - 1) : start + 1]
+    if "+" in sign or "↑" in text[end : end + 1]:
+        return "by", "up"
+    if "↓" in text[end : end + 1]:
+        return "by", "down"
     if m := _BY_AFTER.match(text, end, clause.end):
         return "by", "up" if m.group("up") or m.group("rise") or m.group("zh_up") else "down"
     return "level", ""
