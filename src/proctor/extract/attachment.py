@@ -34,7 +34,7 @@ from typing import Literal
 from proctor.extract.metric_terms import Term, metric_terms, same_metric
 from proctor.extract.phrases import find_point, stated
 from proctor.extract.quantities import Quantity
-from proctor.extract.sentences import CJK_CHAR, Clause, clauses
+from proctor.extract.sentences import CJK_CHAR, Clause, clause_at
 
 Role = Literal["level", "from", "to", "by", "range"]
 Direction = Literal["up", "down", "flat", ""]
@@ -156,17 +156,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(q for q in stated(text) if q.is_quantity)
 
 
-@lru_cache(maxsize=8)
-def _clause_starts(text: str) -> tuple[int, ...]:
-    return tuple(c.start for c in clauses(text))
-
-
 def _clause(text: str, at: int) -> Clause:
-    parts = clauses(text)
-    i = bisect_right(_clause_starts(text), at) - 1
-    if i >= 0 and parts[i].start <= at < parts[i].end:
-        return parts[i]
-    return Clause(0, len(text), 0, len(text))
+    return clause_at(text, at) or Clause(0, len(text), 0, len(text))
 
 
 def _metric(text: str, clause: Clause, start: int, end: int) -> tuple[Term | None, str]:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from proctor.extract.sentences import CJK_CHAR, Clause, clauses
+from proctor.extract.sentences import CJK_CHAR, Clause, clause_at
 
 Stance = Literal[
     "asserted",
@@ -228,19 +228,6 @@ def _negations(before: str, reach: Reach) -> list[str]:
     return [m.group() for m in sorted(found, key=lambda m: m.start())]
 
 
-@lru_cache(maxsize=32)
-def _clause_starts(text: str) -> tuple[int, ...]:
-    return tuple(c.start for c in clauses(text))
-
-
-def _clause_of(text: str, start: int) -> Clause | None:
-    parts = clauses(text)
-    i = bisect_right(_clause_starts(text), start) - 1
-    if i >= 0 and parts[i].start <= start < parts[i].end:
-        return parts[i]
-    return None
-
-
 def _last_char(text: str, start: int, end: int, skip: str = "") -> str:
     """The last character of text[start:end] that is not a space nor in `skip` ("" if none)."""
     i = end - 1
@@ -272,7 +259,7 @@ def _hedge(text: str, clause: Clause, start: int, end: int) -> str:
     m = _EN_HEDGE.search(words) or _ZH_HEDGE.search(words)
     if m:
         return m.group()
-    first = _clause_of(text, clause.sentence_start)
+    first = clause_at(text, clause.sentence_start)
     if first is not None and first is not clause:
         lead = text[first.start : first.end].strip(" ，,:：;；")
         m = _EN_HEDGE.fullmatch(lead) or _ZH_HEDGE.fullmatch(lead)
@@ -301,7 +288,7 @@ def stance(text: str, start: int, end: int, *, reach: Reach = "clause") -> Menti
     quoted = _in_quote(text, start, end)
     if quoted is not None:
         return quoted
-    clause = _clause_of(text, start)
+    clause = clause_at(text, start)
     if clause is None:
         return Mention(start, end, "asserted", "", text[start:end])
     words = text[max(clause.start, start - _WINDOW) : min(clause.end, end + _WINDOW)].strip()
