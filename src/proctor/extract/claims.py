@@ -25,7 +25,8 @@ the first rule that applies:
 5. `hedged` — a hedge stands in its clause, or alone at the start of its sentence (可能, 也许,
    或许, 大概, 似乎, 据说, 估计, may have, might, probably, perhaps, apparently, reportedly…).
    "may" is a hedge ("may rise", "may have approved") except before a verb of permission
-   (`PERMISSION`: "may apply for an exception", "may keep the tent").
+   (`PERMISSION`: "may apply for an exception", "may keep the tent") and where it is the month
+   ("in May the team", "May 5", "since May").
 6. `asserted` — none of the above.
 
 A clause ends at , ， ; ； : ： —, around brackets and before a contrast word
@@ -124,7 +125,9 @@ PERMISSION = (
 )  # fmt: skip
 """Verbs after which "may" grants permission ("may apply for an exception"), not possibility."""
 _EN_HEDGE = re.compile(
-    r"\bmay\s+(?!(?:" + _words(*PERMISSION) + r")\b)\w+"
+    r"(?<!\bin )(?<!\bon )(?<!\bof )(?<!\bby )(?<!\bearly )(?<!\blate )(?<!\bmid-)"
+    r"(?<!\bsince )(?<!\buntil )(?<!\bfrom )(?<!\blast )(?<!\bnext )(?<!\bthis )"
+    r"\bmay\s+(?!\d)(?!(?:" + _words(*PERMISSION) + r")\b)\w+"
     r"|\b(?:" + _words("might", "could have", "could be", "possibly",
                       "probably", "perhaps", "maybe", "likely", "unlikely", "apparently",
                       "reportedly", "allegedly", "supposedly", "presumably", "seems", "seem",
