@@ -51,6 +51,8 @@ READINGS = [
     ),
     ("Revenue grew 12% to $4.5 million while margins eroded to 41%.", "41%", "margins", "to", ""),
     ("Gross margin was 41%, previously 44%.", "44%", "gross margin", "from", ""),
+    ("Churn held at 3% despite a rise in prices.", "3%", "churn", "level", "flat"),
+    ("a 12% year-on-year increase in revenue", "12%", "revenue", "by", "up"),
 ]
 
 

@@ -8,18 +8,24 @@
   it ("38% gross margin", "a 12% rise in revenue", "38%的毛利率"), else the nearest before it in
   its sentence ("营收 1.2 亿元，同比增长 18%" → 营收). A sentence with "respectively" / "分别"
   pairs numbers with metrics by order, which this reader does not follow: `ambiguous` says so.
-- `role` — `from` ("from 5%", "由 3%", "从 41%"), `to` ("to 3%", "降至 3%", "变为 5%"), `by`
-  (right after a change: "grew 18%", "rose by 3%", "同比增长 18%", "增幅 18%", "15% more than"),
-  `range` ("between 12% and 15%") or `level` (anything else: "churn stayed at 3%").
-  A range right after a change is a change: "增长 18% 至 38%" is by 18% to 38%.
-- `direction` — `up`, `down` or `flat` from the nearest change word before it in its clause
-  (rose, fell, cut, 增长, 降至, 缩短, stayed, 不变…; for a `from` number, the one after it
-  when none stands before), else from the values of "from X to Y" / "由 X 变为 Y"; "" when
+- `role` — `from` ("from 5%", "由 3%", "从 41%", a former value: "原 10 天", "previously
+  44%", "was $10 and is now $8"), `to` ("to 3%", "降至 3%", "变为 5%", "缩短为 2 小时"), `by`
+  (right after a change or signed: "grew 18%", "rose by 3%", "同比增长 18%", "增幅 18%", "+18%",
+  "15% more than", "a 12% rise in revenue"), `range` ("between 12% and 15%") or `level`
+  (anything else: "churn stayed at 3%"). A range right after a change is a change: "增长 18% 至
+  38%" is by 18% to 38%.
+- `direction` — `up`, `down` or `flat` from the nearest change word before it and after the
+  number before it in its clause (rose, fell, cut, narrowed, 增长, 降至, 缩短, stayed, 不变…);
+  a `to` number joined to the one before ("grew 12% to $4.5 million") takes that one's; a
+  `from` number the word after it; else the values of "from X to Y" / "由 X 变为 Y"; "" when
   nothing says.
 
 `conflict(expected, found)` says why a number read in a reply is not the number the material
 states (another metric, another role, another direction), or "" when nothing contradicts:
-what a reply leaves unsaid (no metric word, no direction) is not held against it.
+what a reply leaves unsaid (no metric word, no direction) is not held against it. Roles agree
+when equal, and a `to` value with a plain one (the new value stated as it is now).
+`placement(text, span, phrase, material)` does it all for one point's phrase: the material's
+readings of the phrase's number against the reply's; a day of a date ("30 June") is not placed.
 """
 
 from __future__ import annotations
@@ -97,7 +103,8 @@ _BY_TAIL = re.compile(
 )
 _BY_AFTER = re.compile(
     r"(?i)\s*(?:(?P<up>more|higher|up)|(?P<down>less|lower|fewer|down))\b"
-    r"|\s*(?:[a-z-]+\s+){0,2}?(?:(?P<rise>rise|increase|growth|gain|jump)"
+    r"|\s*(?:(?!(?:and|but|despite|after|before|with|as|while|in|on|at|for|of|to|from|a|an|the)"
+    r"\b)[a-z-]+\s+){0,2}?(?:(?P<rise>rise|increase|growth|gain|jump)"
     r"|(?P<fall>drop|decline|fall|decrease|cut|reduction))\b"
     r"|\s*的?(?:(?P<zh_up>增长|增幅|涨幅|增加|上升)|(?P<zh_down>下降|降幅|减少|下跌))"
 )
