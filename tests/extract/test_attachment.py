@@ -96,6 +96,7 @@ MATERIAL = "2024 年第二季度，公司营收 1.2 亿元，同比增长 18%。
         ("毛利率升至 38%。", "38%", "misplaced", "a rise, where the material has a fall"),
         ("毛利率由 38% 升到 41%。", "38%", "misplaced", "the value it changed from"),
         ("毛利率下降 38%。", "38%", "misplaced", "the size of a change"),
+        ("毛利率和净利润均增长 18%。", "18%", "misplaced", "said of '净利润'"),
         ("营收和毛利率分别为 1.2 亿元和 38%。", "38%", "unclear", "分别"),
         # stands as there, or the reply leaves it unsaid
         ("收入同比增长 18%。", "18%", "attached", ""),
@@ -103,6 +104,8 @@ MATERIAL = "2024 年第二季度，公司营收 1.2 亿元，同比增长 18%。
         ("增长 18%。", "18%", "attached", ""),
         ("毛利率为 38%。", "38%", "attached", ""),
         ("毛利率由 41% 降至 38%。", "38%", "attached", ""),
+        ("营收和利润均同比增长 18%。", "18%", "attached", ""),
+        ("收入、利润和用户数都增长了 18%。", "18%", "attached", ""),
         ("营收增长 18%，毛利率降到 38%。", "38%", "attached", ""),
         # nothing to check: a phrase without one number, a date, a number the material lacks
         ("毛利率下降。", "下降", "attached", ""),

@@ -6,7 +6,8 @@
 
 - `metric` — the metric word it is said of (`proctor.extract.metric_terms`): one right after
   it ("38% gross margin", "a 12% rise in revenue", "38%的毛利率"), else the nearest before it in
-  its sentence ("营收 1.2 亿元，同比增长 18%" → 营收). A sentence with "respectively" / "分别"
+  its sentence ("营收 1.2 亿元，同比增长 18%" → 营收), with the words joined to it ("营收和利润
+  均增长 18%" is said of both). A sentence with "respectively" / "分别"
   pairs numbers with metrics by order, which this reader does not follow: `ambiguous` says so.
 - `role` — `from` ("from 5%", "由 3%", "从 41%", a former value: "原 10 天", "previously
   44%", "was $10 and is now $8"), `to` ("to 3%", "降至 3%", "变为 5%", "缩短为 2 小时"), `by`
@@ -115,6 +116,7 @@ _METRIC_AFTER = re.compile(
 )
 _TAIL = 48
 """How far before a number its role is read ("from", "降至", "rose by"): the words right there."""
+_AND = re.compile(r"(?i)\s*(?:和|与|及|以及|、|,|，|&|\band\b|\bas well as\b|\bplus\b)\s*")
 _RESPECTIVELY = re.compile(r"(?i)\brespectively\b|分别|依次")
 _NO_SUBJECT = re.compile(
     r"(?i)同比|环比|比上月|较上月|比去年|较去年|较上年|比上年|\byear[- ]on[- ]year\b"
@@ -141,6 +143,8 @@ class Attachment:
     role: Role
     direction: Direction
     ambiguous: str = ""
+    joint: tuple[Term, ...] = ()
+    """Metric words joined to `metric` ("营收和利润"): the number is said of each."""
 
 
 def _masked(text: str) -> str:
@@ -165,6 +169,20 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
 
 def _clause(text: str, at: int) -> Clause:
     return clause_at(text, at) or Clause(0, len(text), 0, len(text))
+
+
+def _joint(text: str, metric: Term | None) -> tuple[Term, ...]:
+    """The metric words joined to `metric` before it ("营收和利润均增长 18%", "revenue and profit
+    both rose 12%"): the number is said of each of them."""
+    if metric is None:
+        return ()
+    terms = metric_terms(text)
+    i = terms.index(metric)
+    joined: list[Term] = []
+    while i > 0 and _AND.fullmatch(text, terms[i - 1].end, terms[i].start):
+        i -= 1
+        joined.append(terms[i])
+    return tuple(joined)
 
 
 def _metric(text: str, clause: Clause, start: int, end: int) -> tuple[Term | None, str]:
@@ -286,7 +304,7 @@ def attachment(text: str, start: int, end: int, value: Quantity) -> Attachment |
     direction = said or _direction(text, clause, q.start, q.end, role, q)
     if end_of and not said and role in ("from", "to") and direction == "":
         direction = _by_values(q.value, q.top)
-    return Attachment(q.text, metric, role, direction, ambiguous)
+    return Attachment(q.text, metric, role, direction, ambiguous, _joint(text, metric))
 
 
 _ROLE_WORDS: dict[Role, str] = {
@@ -306,7 +324,11 @@ _DIRECTION_WORDS: dict[Direction, str] = {"up": "a rise", "down": "a fall", "fla
 def conflict(expected: Attachment, found: Attachment) -> str:
     """Why `found` (a reply's number) is not the number `expected` (the material's), or ""."""
     e, f = expected.metric, found.metric
-    if e is not None and f is not None and not same_metric(e, f):
+    if (
+        e is not None
+        and f is not None
+        and not any(same_metric(a, b) for a in (e, *expected.joint) for b in (f, *found.joint))
+    ):
         return f"{found.number!r} is said of {f.word!r}, where the material says it of {e.word!r}"
     if frozenset({expected.role, found.role}) not in _AGREE:
         return (
