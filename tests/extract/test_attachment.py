@@ -29,8 +29,12 @@ READINGS = [
     ("The team closed 1,240 tickets in May, 15% more than in April.", "15%", "tickets", "by", "up"),
     ("The return rate went from 3% to 5% in March.", "3%", "return rate", "from", "up"),
     ("Customer churn stayed at 3%.", "3%", "churn", "level", "flat"),
-    ("The Basic plan will cost $10 a month (up from $8).", "$10", "", "level", ""),
-    ("The Basic plan will cost $10 a month (up from $8).", "$8", "", "from", "up"),
+    ("The Basic plan will cost $10 a month (up from $8).", "$10", "Basic plan", "level", ""),
+    ("The Basic plan will cost $10 a month (up from $8).", "$8", "Basic plan", "from", "up"),
+    ("The plan will cost $15 per user.", "$15", "", "level", ""),
+    ("The Basic plan costs ten dollars a month.", "ten dollars", "Basic plan", "level", ""),
+    ("企业版套餐由每月 99 元上调至 129 元。", "99 元", "", "from", "up"),
+    ("企业版套餐由每月 99 元上调至 129 元。", "129 元", "", "to", "up"),
     ("Checkout was down 47 minutes after a config change.", "47 minutes", "", "level", ""),
     ("Revenue rose 12% and gross margin 41%.", "41%", "gross margin", "level", ""),
     # signs, 为 after a change verb, a past value with a present one, a gap that names a metric
@@ -155,6 +159,8 @@ def test_conflict_names_metric_before_role_and_direction() -> None:
         ("gross margin", "net margin", False),
         ("营收", "毛利率", False),
         ("tickets", "customer satisfaction", False),
+        ("the Basic plan", "Basic plan", True),
+        ("the Basic plan", "the Pro plan", False),
         ("退货率", "退款率", False),
     ],
 )
@@ -166,4 +172,5 @@ def test_same_metric(a: str, b: str, same: bool) -> None:
 
 def test_metric_look_alikes_are_no_metric() -> None:
     assert [t.word for t in metric_terms("The plan will cost $10 in order to grow.")] == []
+    assert [t.word for t in metric_terms("$15 per user, $2 a ticket, 每用户 5 元")] == []
     assert [t.word for t in metric_terms("毛利率因服务器成本上涨降到 38%")] == ["毛利率"]

@@ -66,9 +66,9 @@ _DOWN_EN = _alt("fell", "fall", "falls", "fallen", "falling", "dropped", "drop",
 _FLAT_EN = _alt("stayed", "stay", "stays", "remained", "remain", "remains", "unchanged", "held",
                 "holds", "flat", "steady")  # fmt: skip
 _UP_ZH = _alt("增长", "增加", "上升", "上涨", "提高", "提升", "升高", "延长", "扩大", "翻番",
-              "增幅", "涨幅", "增速", "增", "涨", "升")  # fmt: skip
-_DOWN_ZH = _alt("下降", "降低", "减少", "下跌", "下滑", "回落", "缩短", "缩小", "降幅", "降",
-                "减", "跌")  # fmt: skip
+              "增幅", "涨幅", "增速", "上调", "调高", "增", "涨", "升")  # fmt: skip
+_DOWN_ZH = _alt("下降", "降低", "减少", "下跌", "下滑", "回落", "缩短", "缩小", "降幅", "下调",
+                "调低", "降", "减", "跌")  # fmt: skip
 _FLAT_ZH = _alt("不变", "持平", "保持", "维持")
 _CHANGE = re.compile(
     rf"(?i)(?P<up>\b(?:{_UP_EN})\b|{_UP_ZH})|(?P<down>\b(?:{_DOWN_EN})\b|{_DOWN_ZH})"
@@ -81,10 +81,11 @@ _NOT_CHANGE = re.compile(
 )
 """Look-alikes of change words: "新增用户" is new users, "up to 5%" a bound, "set up" a verb."""
 _TO_VERBS_ZH = _alt("增长", "增加", "上升", "上涨", "提高", "提升", "升高", "延长", "扩大", "下降",
+                   "上调", "下调", "调高", "调低",
                    "降低", "减少", "下跌", "下滑", "回落", "缩短", "缩小", "增", "升", "涨", "降",
                    "减", "跌")  # fmt: skip
 _FROM_TAIL = re.compile(
-    r"(?i)(?:\bfrom|从|由)\s*(?:about|around|roughly|approximately|约|大约)?\s*\Z"
+    r"(?i)(?:\bfrom|从|由)\s*(?:每[月年天周人位]|about|around|roughly|approximately|约|大约)?\s*\Z"
 )
 _TO_TAIL = re.compile(
     r"(?i)(?<!\bup )(?<!\bclose )(?<!\bequal )(?<!\bdue )\bto\s*\Z"

@@ -6,10 +6,13 @@ material's 18% is revenue growth) has not made the point. This module knows the 
 same) and any Chinese word ending in 率 or English word before "rate" ("退货率", "return rate").
 Two metric words are the same metric when they share a group or the longer ends with the shorter
 ("margin" and "gross margin", "用户" and "注册用户", "利润" and "净利润", but not "毛利" and
-"毛利率"); otherwise they are different. "cost" right before an amount is a verb ("will cost
-$10"), and "order" in "in order to" is no metric. A word this module does not know names no
-metric: a number said of it is not checked (the lenient side; a subject such as "the Basic
-plan" is not a metric word).
+"毛利率"); otherwise they are different. A named subject — a capitalised name before plan, tier,
+edition, product, model, region, store or line ("the Basic plan", "Pro tier") — is a metric word
+of its own, so "the Pro plan rises to $10" is not the Basic plan's rise. Not metric words:
+"cost" right before an amount (a verb: "will cost $10", "costs ten dollars"), "order" in "in
+order to", a word after "per" or "a" ("$15 per user"), and one right after a cause ("因服务器成本
+上涨"). A word this module does not know names no metric: a number said of it is not checked
+(the lenient side).
 """
 
 from __future__ import annotations
@@ -66,7 +69,21 @@ _CAUSE = re.compile(r"(?i)(?:因为|因|由于|受|随着|\bdue to|\bbecause of|
 """A metric word right after a cause ("毛利率因服务器成本上涨降到 38%") is the cause, not what
 the number is said of."""
 
-_NOT_METRIC = re.compile(r"(?i)costs?\s*(?:[$€£¥]|\d)|order\s+to\b")
+_NOT_METRIC = re.compile(
+    r"(?i)costs?\s*(?:[$€£¥]|\d|(?:about|around|only|just|nearly|roughly|over|under|less|more"
+    r"|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
+    r"|forty|fifty|hundred)\b)|order\s+to\b"
+)
+_PER = re.compile(r"(?i)(?:\bper|\ba|\ban|\beach|\bevery|/|每)\s*\Z")
+"""A metric word after "per" or "a" ("$15 per user", "$2 a ticket", "每用户") is a unit of the
+amount before it, not what the amount is said of."""
+_NAMED = re.compile(
+    r"\b(?!(?:The|This|That|These|Those|Our|Your|Their|Its|His|Her|Each|Every|A|An|Any|No|New"
+    r"|Old|Current|Existing|Same|Other|Both|All)\b)[A-Z][\w-]*\s+"
+    r"(?:plan|tier|edition|package|subscription|product|model|region|store|line)\b"
+)
+"""A named subject ("the Basic plan", "Pro tier", "West region"): what a number is said of when
+the text names several of them; a lowercase or bare name ("the plan", "Basic") names none."""
 
 
 @dataclass(frozen=True)
@@ -82,17 +99,20 @@ class Term:
 @lru_cache(maxsize=32)
 def metric_terms(text: str) -> tuple[Term, ...]:
     """Every metric word of `text`, left to right, those right after a cause left out."""
-    found: list[Term] = []
+    named = [Term(m.start(), m.end(), m.group().casefold(), m.group().casefold())
+             for m in _NAMED.finditer(text)]  # fmt: skip
+    found: list[Term] = list(named)
     for m in _TERM.finditer(text):
+        if any(n.start <= m.start() < n.end for n in named):
+            continue
         word = m.group().casefold()
         bare = m.group("en") or m.group("rate") or m.group("zh")
         key = _KEY.get(bare.casefold(), bare.casefold())
-        if _CAUSE.search(text[max(0, m.start() - 12) : m.start()]) or _NOT_METRIC.match(
-            text, m.start()
-        ):
+        lead = text[max(0, m.start() - 12) : m.start()]
+        if _CAUSE.search(lead) or _PER.search(lead) or _NOT_METRIC.match(text, m.start()):
             continue
         found.append(Term(m.start(), m.end(), word, key))
-    return tuple(found)
+    return tuple(sorted(found, key=lambda t: t.start))
 
 
 def _stem(word: str) -> str:
