@@ -33,8 +33,8 @@ READINGS = [
     ("The Basic plan will cost $10 a month (up from $8).", "$8", "Basic plan", "from", "up"),
     ("The plan will cost $15 per user.", "$15", "", "level", ""),
     ("The Basic plan costs ten dollars a month.", "ten dollars", "Basic plan", "level", ""),
-    ("企业版套餐由每月 99 元上调至 129 元。", "99 元", "", "from", "up"),
-    ("企业版套餐由每月 99 元上调至 129 元。", "129 元", "", "to", "up"),
+    ("企业版套餐由每月 99 元上调至 129 元。", "99 元", "企业版", "from", "up"),
+    ("企业版套餐由每月 99 元上调至 129 元。", "129 元", "企业版", "to", "up"),
     ("Checkout was down 47 minutes after a config change.", "47 minutes", "", "level", ""),
     ("Revenue rose 12% and gross margin 41%.", "41%", "gross margin", "level", ""),
     # signs, 为 after a change verb, a past value with a present one, a gap that names a metric
@@ -161,6 +161,8 @@ def test_conflict_names_metric_before_role_and_direction() -> None:
         ("tickets", "customer satisfaction", False),
         ("the Basic plan", "Basic plan", True),
         ("the Basic plan", "the Pro plan", False),
+        ("企业版", "个人版", False),
+        ("而企业版", "企业版", True),
         ("退货率", "退款率", False),
     ],
 )
@@ -173,4 +175,5 @@ def test_same_metric(a: str, b: str, same: bool) -> None:
 def test_metric_look_alikes_are_no_metric() -> None:
     assert [t.word for t in metric_terms("The plan will cost $10 in order to grow.")] == []
     assert [t.word for t in metric_terms("$15 per user, $2 a ticket, 每用户 5 元")] == []
+    assert [t.word for t in metric_terms("4.0 版本上线，新版本")] == []
     assert [t.word for t in metric_terms("毛利率因服务器成本上涨降到 38%")] == ["毛利率"]

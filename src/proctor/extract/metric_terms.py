@@ -6,13 +6,13 @@ material's 18% is revenue growth) has not made the point. This module knows the 
 same) and any Chinese word ending in 率 or English word before "rate" ("退货率", "return rate").
 Two metric words are the same metric when they share a group or the longer ends with the shorter
 ("margin" and "gross margin", "用户" and "注册用户", "利润" and "净利润", but not "毛利" and
-"毛利率"); otherwise they are different. A named subject — a capitalised name before plan, tier,
-edition, product, model, region, store or line ("the Basic plan", "Pro tier") — is a metric word
-of its own, so "the Pro plan rises to $10" is not the Basic plan's rise. Not metric words:
-"cost" right before an amount (a verb: "will cost $10", "costs ten dollars"), "order" in "in
-order to", a word after "per" or "a" ("$15 per user"), and one right after a cause ("因服务器成本
-上涨"). A word this module does not know names no metric: a number said of it is not checked
-(the lenient side).
+"毛利率"); otherwise they are different. A named subject is a metric word of its own: a
+capitalised name before plan, tier, edition, product, model, region, store or line ("the Basic
+plan", "Pro tier"), or a Chinese word before 版 or 套餐 ("企业版", "个人版"); so "the Pro plan
+rises to $10" is not the Basic plan's rise. Not metric words: "cost" right before an amount (a
+verb: "will cost $10", "costs ten dollars"), "order" in "in order to", a word after "per" or
+"a" ("$15 per user"), and one right after a cause ("因服务器成本上涨"). A word this module does
+not know names no metric: a number said of it is not checked (the lenient side).
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ _NAMED = re.compile(
     r"\b(?!(?:The|This|That|These|Those|Our|Your|Their|Its|His|Her|Each|Every|A|An|Any|No|New"
     r"|Old|Current|Existing|Same|Other|Both|All)\b)[A-Z][\w-]*\s+"
     r"(?:plan|tier|edition|package|subscription|product|model|region|store|line)\b"
+    r"|[\u4e00-\u9fff]{2,4}?(?:版|套餐)(?!本)"
 )
 """A named subject ("the Basic plan", "Pro tier", "West region"): what a number is said of when
 the text names several of them; a lowercase or bare name ("the plan", "Basic") names none."""
