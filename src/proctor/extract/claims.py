@@ -25,7 +25,8 @@ the first rule that applies:
 5. `hedged` — a hedge stands in its clause, or alone at the start of its sentence (可能, 也许,
    或许, 大概, 似乎, 据说, 估计, may have, might, probably, perhaps, apparently, reportedly…).
    "may" is a hedge ("may rise", "may have approved") except before a verb of permission
-   (`PERMISSION`: "may apply for an exception", "may keep the tent").
+   (`PERMISSION`: "may apply for an exception", "may keep the tent") and where it is the month
+   ("in May the team", "May 5", "since May").
 6. `asserted` — none of the above.
 
 A clause ends at , ， ; ； : ： —, around brackets and before a contrast word
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from proctor.extract.sentences import CJK_CHAR, Clause, clauses
+from proctor.extract.sentences import CJK_CHAR, Clause, clause_at
 
 Stance = Literal[
     "asserted",
@@ -103,7 +104,7 @@ _ZH_NOT_NEGATION = re.compile(
     _words("不仅", "不但", "不过", "不断", "不少", "不久", "不错", "不同", "不管", "不论", "不得不",
            "不止", "不禁", "不好意思", "不一定", "不确定", "不超过", "不到", "不足", "差不多",
            "无论", "无疑", "毫无疑问", "非常", "非洲", "未来", "未必", "除非", "莫非", "没想到",
-           "没准", "无误", "不变")
+           "没准", "无误", "不变", "分别", "区别", "特别", "级别", "类别", "别的", "别人", "差别")
 )  # fmt: skip
 _DENIAL_AFTER = re.compile(
     r"\b(?:is|was|are|were)\s+(?:not true|untrue|false|incorrect|wrong)\b"
@@ -124,7 +125,9 @@ PERMISSION = (
 )  # fmt: skip
 """Verbs after which "may" grants permission ("may apply for an exception"), not possibility."""
 _EN_HEDGE = re.compile(
-    r"\bmay\s+(?!(?:" + _words(*PERMISSION) + r")\b)\w+"
+    r"(?<!\bin )(?<!\bon )(?<!\bof )(?<!\bby )(?<!\bearly )(?<!\blate )(?<!\bmid-)"
+    r"(?<!\bsince )(?<!\buntil )(?<!\bfrom )(?<!\blast )(?<!\bnext )(?<!\bthis )"
+    r"\bmay\s+(?!\d)(?!(?:" + _words(*PERMISSION) + r")\b)\w+"
     r"|\b(?:" + _words("might", "could have", "could be", "possibly",
                       "probably", "perhaps", "maybe", "likely", "unlikely", "apparently",
                       "reportedly", "allegedly", "supposedly", "presumably", "seems", "seem",
@@ -228,19 +231,6 @@ def _negations(before: str, reach: Reach) -> list[str]:
     return [m.group() for m in sorted(found, key=lambda m: m.start())]
 
 
-@lru_cache(maxsize=32)
-def _clause_starts(text: str) -> tuple[int, ...]:
-    return tuple(c.start for c in clauses(text))
-
-
-def _clause_of(text: str, start: int) -> Clause | None:
-    parts = clauses(text)
-    i = bisect_right(_clause_starts(text), start) - 1
-    if i >= 0 and parts[i].start <= start < parts[i].end:
-        return parts[i]
-    return None
-
-
 def _last_char(text: str, start: int, end: int, skip: str = "") -> str:
     """The last character of text[start:end] that is not a space nor in `skip` ("" if none)."""
     i = end - 1
@@ -272,7 +262,7 @@ def _hedge(text: str, clause: Clause, start: int, end: int) -> str:
     m = _EN_HEDGE.search(words) or _ZH_HEDGE.search(words)
     if m:
         return m.group()
-    first = _clause_of(text, clause.sentence_start)
+    first = clause_at(text, clause.sentence_start)
     if first is not None and first is not clause:
         lead = text[first.start : first.end].strip(" ，,:：;；")
         m = _EN_HEDGE.fullmatch(lead) or _ZH_HEDGE.fullmatch(lead)
@@ -301,7 +291,7 @@ def stance(text: str, start: int, end: int, *, reach: Reach = "clause") -> Menti
     quoted = _in_quote(text, start, end)
     if quoted is not None:
         return quoted
-    clause = _clause_of(text, start)
+    clause = clause_at(text, start)
     if clause is None:
         return Mention(start, end, "asserted", "", text[start:end])
     words = text[max(clause.start, start - _WINDOW) : min(clause.end, end + _WINDOW)].strip()

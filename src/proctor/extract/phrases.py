@@ -116,7 +116,13 @@ _STATED = ("number", "range", "date", "time")
 
 def stated(text: str) -> list[Quantity]:
     """Every number, range, date and time `text` states, left to right (see the docstring)."""
-    return [q for q in find_quantities(text) if q.kind in _STATED]
+    return list(_stated(text))
+
+
+@lru_cache(maxsize=64)
+def _stated(text: str) -> tuple[Quantity, ...]:
+    """Cached: a reply is searched for every number of every point, and read once."""
+    return tuple(q for q in find_quantities(text) if q.kind in _STATED)
 
 
 def _day(stamp: str) -> str:

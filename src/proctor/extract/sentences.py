@@ -33,6 +33,7 @@ Decisions, stated once:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -238,6 +239,20 @@ def clauses(text: str) -> tuple[Clause, ...]:
             if text[a:b].strip():
                 found.append(Clause(a, b, s_start, s_end))
     return tuple(found)
+
+
+@lru_cache(maxsize=32)
+def _clause_starts(text: str) -> tuple[int, ...]:
+    return tuple(c.start for c in clauses(text))
+
+
+def clause_at(text: str, at: int) -> Clause | None:
+    """The clause of `text` that holds position `at`, or None (between clauses)."""
+    parts = clauses(text)
+    i = bisect_right(_clause_starts(text), at) - 1
+    if i >= 0 and parts[i].start <= at < parts[i].end:
+        return parts[i]
+    return None
 
 
 def text_length(text: str) -> int:

@@ -12,8 +12,12 @@ material asks. A forbidden point fails the reply only when asserted: "不是毛�
 "not three days" name it to deny it. Where the rules cannot decide — the only mentions are
 hedged, quoted statements or double negations, or the reply both states the point and denies it
 — the reply is `unscored`, with the reason and the clause, never silently correct: a judge (or a
-person) decides. `normalized` records which points were found, so repeated replies that make
-the same points read the same (consistency).
+person) decides. A point's number counts only where the reply says it of the metric the material
+says it of, in the same part of a change and the same direction (`proctor.extract.attachment`):
+"毛利率同比增长 18%" does not make the revenue's "18%", "退货率由 3% 变为 5%" not a fall to "3%";
+numbers paired by order ("分别", "respectively") leave the point to the judge. `normalized`
+records which points were found, so repeated replies that make the same points read the same
+(consistency).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from proctor.extract.attachment import placement
 from proctor.extract.claims import NOT_ASSERTED, UNDECIDED, Mention, Reach, Stance, stance
 from proctor.extract.phrases import find_point
 from proctor.types import FinishReason, Score
@@ -29,7 +34,8 @@ from proctor.types import FinishReason, Score
 RULES: dict[str, str] = {
     "points_missing": "Every required point must be asserted in the reply (any one of its"
     " synonyms; a mention under a negation, in a question, a condition or a quoted question"
-    " does not count).",
+    " does not count, nor a number said of another metric or in another change than in the"
+    " material: 'margin grew 18%' for revenue growth, 'rose to 3%' for a fall to 3%).",
     "forbidden_point": "No forbidden point (e.g. a claim the material does not support) may be"
     " asserted in the reply; naming it to deny it is fine.",
     "truncated_summary": "The reply hit max_tokens before it made every required point.",
@@ -41,7 +47,7 @@ RULES: dict[str, str] = {
 Point = Sequence[str]
 """One point: its synonyms; any one of them counts."""
 
-Reading = Literal["asserted", "absent", "not_asserted", "undecided", "mixed"]
+Reading = Literal["asserted", "absent", "not_asserted", "undecided", "mixed", "misplaced"]
 
 _WHY: dict[str, str] = {
     "asserted": "stated where the material denies it",
@@ -89,12 +95,16 @@ class PointReading:
     reading: Reading
     shown: Mention | None = None
     denied: Mention | None = None
+    why: str = ""
+    """Why a number of the point does not stand as in the material (misplaced, undecided)."""
 
     def describe(self, text: str) -> str:
         m = self.shown
         if m is None:
             return "not found"
         said = repr(_short(text[m.start : m.end]))
+        if self.why:
+            return f"stated as {said}, but {self.why}"
         if self.reading == "asserted":
             as_material = (
                 f" ({_WHY[m.stance]}, as in the material)" if m.stance != "asserted" else ""
@@ -132,14 +142,47 @@ def expected_stances(material: str, point: Point) -> frozenset[Stance]:
     return _ASSERTED | found
 
 
+def _placed(
+    text: str, found: list[Mention], point: Point, material: str
+) -> tuple[list[Mention], list[tuple[Mention, str]], list[tuple[Mention, str]]]:
+    """`found` split by how a number of the point stands against the material
+    (`proctor.extract.attachment`): the mentions that stand as there, the misplaced ones and
+    the unclear ones, each with why."""
+    kept: list[Mention] = []
+    misplaced: list[tuple[Mention, str]] = []
+    unclear: list[tuple[Mention, str]] = []
+    for m in found:
+        verdicts = [placement(text, m.start, m.end, s, material) for s in point]
+        bad = next((v for v in verdicts if v[0] == "misplaced"), None)
+        if bad is not None:
+            misplaced.append((m, bad[1]))
+        elif (open_ := next((v for v in verdicts if v[0] == "unclear"), None)) is not None:
+            unclear.append((m, open_[1]))
+        else:
+            kept.append(m)
+    return kept, misplaced, unclear
+
+
 def read_point(
-    text: str, point: Point, *, reach: Reach, expected: frozenset[Stance] = _ASSERTED
+    text: str,
+    point: Point,
+    *,
+    reach: Reach,
+    expected: frozenset[Stance] = _ASSERTED,
+    material: str = "",
 ) -> PointReading:
     """What `text` does with `point`: states it with an `expected` stance (asserted), also
     contradicts that (mixed), only hedges or quotes it (undecided), only mentions it otherwise
-    (not_asserted), or never mentions it (absent)."""
-    found = mentions(text, point, reach=reach)
+    (not_asserted), only states its number on another metric or in another change than the
+    `material` does (misplaced), or never mentions it (absent)."""
+    found, misplaced, unclear = _placed(text, mentions(text, point, reach=reach), point, material)
     made = [m for m in found if m.stance in expected]
+    if not made:
+        if open_ := [(m, why) for m, why in unclear if m.stance in expected]:
+            return PointReading("undecided", open_[0][0], why=open_[0][1])
+        if wrong := [(m, why) for m, why in misplaced if m.stance in expected]:
+            return PointReading("misplaced", wrong[0][0], why=wrong[0][1])
+        found += [m for m, _ in misplaced + unclear]
     opposite = frozenset().union(*(_OPPOSITE.get(s, frozenset()) for s in expected)) - expected
     contrary = [m for m in found if m.stance in opposite]
     if made and contrary:
@@ -169,12 +212,19 @@ class RequiredPoints:
 
     def __call__(self, text: str, finish_reason: FinishReason) -> Score:
         required = [
-            read_point(text, p, reach="clause", expected=expected_stances(self.material, p))
+            read_point(
+                text,
+                p,
+                reach="clause",
+                expected=expected_stances(self.material, p),
+                material=self.material,
+            )
             for p in self.required
         ]
         forbidden = [read_point(text, p, reach="near") for p in self.forbidden]
         made = [i for i, r in enumerate(required) if r.reading == "asserted"]
-        missing = [i for i, r in enumerate(required) if r.reading in ("absent", "not_asserted")]
+        gone = ("absent", "not_asserted", "misplaced")
+        missing = [i for i, r in enumerate(required) if r.reading in gone]
         open_required = [i for i, r in enumerate(required) if r.reading in ("undecided", "mixed")]
         banned = [i for i, r in enumerate(forbidden) if r.reading == "asserted"]
         open_forbidden = [i for i, r in enumerate(forbidden) if r.reading in ("undecided", "mixed")]

@@ -34,10 +34,11 @@ from proctor.score.summary import RequiredPoints
 from proctor.tasks.base import Dataset, benchmark_task
 from proctor.types import FinishReason, Message, Prompt, Record, Sample, Score
 
-VERSION = "3"
+VERSION = "4"
 """2: summary points as claims, refusals against the material, the shared number reader; 3: the
 reader knows the units of the one unit table (sq ft, cups, gallons, ounces, cents…) and reads
-两个半 as 2.5."""
+两个半 as 2.5; 4: a summary point's number counts only where it is said of the material's
+metric, in the material's part of a change and direction (`proctor.extract.attachment`)."""
 VARIANT = "suite"
 
 Scorer = Callable[[str, FinishReason], Score]
