@@ -68,8 +68,8 @@ async def _ask_in_batches(
     from proctor.providers.batch import BatchProvider
     from proctor.store.batches import StoreBatchLedger
 
-    assert plan.batch is not None
-    policy = plan.batch
+    assert plan.calling.batch is not None
+    policy = plan.calling.batch
     calls: dict[str, ModelCalls] = {}
     with RunStore.open(plan.results_dir) as own:
         ledger = StoreBatchLedger(own, settings.run_id)
@@ -199,12 +199,13 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
     """Per model, the (sample id, epoch) pairs a new run of `plan` would take from the results
     folder's response cache instead of asking (`proctor run --estimate`); reads only, creates no
     store and marks nothing used."""
-    if not reuses(plan.cache, plan.params) or not (plan.results_dir / DB_NAME).is_file():
+    if not reuses(plan.calling.cache, plan.params) or not (plan.results_dir / DB_NAME).is_file():
         return {}
     settings = AskSettings(
         run_id="", task=plan.task, variant=plan.variant, lang=plan.lang, params=plan.params
     )
-    todo = {m: [(s, e) for s in plan.samples for e in range(plan.epochs)] for m in plan.models}
+    epochs = range(plan.calling.epochs)
+    todo = {m: [(s, e) for s in plan.samples for e in epochs] for m in plan.models}
     keys = _cache_keys(settings, todo, sources)
     found: dict[str, set[tuple[str, int]]] = {}
     with RunStore.open(plan.results_dir) as store:
@@ -215,7 +216,7 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
                 continue  # not cacheable: every item is asked
             owner = asked[0][1]
             hits = response_cache.held(
-                store, [k for k, _ in asked], owner, any_owner=plan.cache_share_keys
+                store, [k for k, _ in asked], owner, any_owner=plan.calling.cache_share_keys
             )
             found[model] = {(sid, e) for sid, e, k in wanted if k is not None and k[0] in hits}
     return found
@@ -230,7 +231,7 @@ def _todo(
     only: frozenset[str] | None = None,
 ) -> list[tuple[Sample, int]]:
     by_id = {s.id: s for s in plan.samples if only is None or s.id in only}
-    pairs = store.missing(run_id, model, plan.epochs)
+    pairs = store.missing(run_id, model, plan.calling.epochs)
     if retry_errors:
         failed = sorted(
             (r.sample_id, r.epoch)
@@ -319,7 +320,7 @@ def _checked_providers(
     else:
         built = dict(given)
     check_capabilities(built)
-    if plan.batch is not None:
+    if plan.calling.batch is not None:
         check_batchable(built)
     return built
 
@@ -327,8 +328,8 @@ def _checked_providers(
 def _settings(plan: RunPlan, run_id: str, keys: Mapping[str, KeySource]) -> AskSettings:
     return AskSettings(
         run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
-        params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
-        limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+        params=plan.params, concurrency=plan.calling.concurrency, retry=plan.calling.retry,
+        limits=plan.calling.limits, breaker_threshold=plan.calling.breaker_threshold,
         keys={m: keys[m] for m in plan.models if m in keys},
     )  # fmt: skip
 
@@ -344,10 +345,11 @@ def _from_cache(
     request (for the writer to remember its answer) and per model how many were reused."""
     cache_keys: CacheKeys = {}
     reused: dict[str, int] = {}
-    if plan.cache != "off":
+    if plan.calling.cache != "off":
         cache_keys = _cache_keys(settings, todo, keys)
-    if reuses(plan.cache, plan.params):
-        todo, reused = _reuse_cached(store, settings, todo, cache_keys, plan.cache_share_keys)
+    if reuses(plan.calling.cache, plan.params):
+        share = plan.calling.cache_share_keys
+        todo, reused = _reuse_cached(store, settings, todo, cache_keys, share)
     return todo, cache_keys, reused
 
 
@@ -408,13 +410,13 @@ async def _ask_and_grade(
 
     store.set_status(run_id, "running")
     try:
-        if plan.batch is not None:
+        if plan.calling.batch is not None:
             work = _ask_in_batches(plan, a.settings, a.todo, a.providers, commit)
         else:
             work = chosen.run(AskJob(a.settings, a.todo, a.providers, commit))
         remaining = None
-        if plan.deadline_s is not None:
-            remaining = max(0.0, plan.deadline_s - (time.monotonic() - a.started))
+        if plan.calling.deadline_s is not None:
+            remaining = max(0.0, plan.calling.deadline_s - (time.monotonic() - a.started))
         calls = await asyncio.wait_for(work, timeout=remaining)
         missing = sum(c.left_missing for c in calls.values())
         asked = sum(len(t) for t in a.todo.values()) - missing
@@ -457,8 +459,8 @@ def run_keys(
 ) -> dict[str, KeySource]:
     """Where each model's key comes from (its judge's included; providers handed in built are
     their maker's business); ConfigError, before any call, when the key rule refuses."""
-    models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
-    return key_sources(models, plan.api_key_env, check_set=check_set)
+    models = [m for m in (*plan.models, *plan.calling.also_calls) if m not in given]
+    return key_sources(models, plan.calling.api_key_env, check_set=check_set)
 
 
 def _own(own: list[Provider], model: str, key: KeySource) -> Provider:

@@ -28,7 +28,6 @@ from proctor.runs.plan import (
     build_plan,
     check_models,
     fingerprint,
-    settle,
 )
 from proctor.store import RunStore
 from proctor.store import sets as sets_table
@@ -126,11 +125,9 @@ def run_plans(plan: SetPlan) -> tuple[RunPlan, ...]:
     """Each task's run plan, built as a single run's is (`build_plan`, then the command's
     calling settings)."""
     return tuple(
-        settle(
-            build_plan(
-                plan.task_of(t.task), plan.models, t.paper, t.asking, plan.results_dir
-            ),
-            plan.calling,
+        replace(
+            build_plan(plan.task_of(t.task), plan.models, t.paper, t.asking, plan.results_dir),
+            calling=plan.calling,
         )
         for t in plan.tasks
     )
@@ -243,7 +240,7 @@ async def _check_askable(plan: RunPlan, executor: Executor | None) -> None:
         for m in plan.models:
             built[m] = make_provider(m, keys[m])
         check_capabilities(built)
-        if plan.batch is not None:
+        if plan.calling.batch is not None:
             check_batchable(built)
     finally:
         for provider in built.values():
