@@ -28,7 +28,7 @@ from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
 from proctor.runs.ask import execute
-from proctor.runs.plan import Asking, Paper, build_plan
+from proctor.runs.plan import Asking, Calling, Paper, build_plan
 from proctor.runs.rereport import load_reported
 from proctor.runs.stored import has_store
 from proctor.stats.completeness import Completeness
@@ -140,11 +140,13 @@ async def evaluate_async(
             Asking(prompt, lang, max_tokens, temperature, timeout_s),
             Path(results_dir),
         ),
-        concurrency=concurrency,
-        retry=RetryPolicy(max_attempts=max_attempts),
-        epochs=samples,
-        api_key_env=dict(api_key_env or {}),
-        traces=trace_settings(otel_endpoint, otel_content),
+        calling=Calling(
+            concurrency=concurrency,
+            retry=RetryPolicy(max_attempts=max_attempts),
+            epochs=samples,
+            api_key_env=dict(api_key_env or {}),
+            traces=trace_settings(otel_endpoint, otel_content),
+        ),
     )
     outcome = await execute(plan, resume=resume, providers=given)
     for said in outcome.warnings:

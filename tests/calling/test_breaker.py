@@ -13,6 +13,7 @@ from proctor.calling.retry import RetryPolicy
 from proctor.errors import AuthError, BadRequest, ProviderError, RateLimited, Transient
 from proctor.providers.fake import FakeProvider
 from proctor.runs.ask import RunPlan, execute
+from proctor.runs.plan import Calling
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Message, Prompt, Sample
@@ -201,8 +202,7 @@ async def test_execute_stops_only_the_dead_model(tmp_path: Path) -> None:
         lang="en",
         params=GenerationParams(timeout_s=5.0),
         results_dir=tmp_path / "results",
-        retry=RetryPolicy(max_attempts=3, base_delay_s=0.0),
-        breaker_threshold=25,
+        calling=Calling(retry=RetryPolicy(max_attempts=3, base_delay_s=0.0), breaker_threshold=25),
     )
     outcome = await execute(plan, providers={DEAD: dead, ALIVE: alive})
     with RunStore.open(plan.results_dir) as store:

@@ -11,6 +11,7 @@ from pathlib import Path
 from proctor.calling.retry import RetryPolicy
 from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
+from proctor.runs.plan import Calling
 from proctor.stats.metrics import summarize
 from proctor.store import RunStore
 from proctor.tasks.registry import get_task, load_for_run
@@ -32,10 +33,12 @@ def plan_for(model: str, results: Path, n: int) -> RunPlan:
         lang="en",
         params=GenerationParams(max_tokens=64, timeout_s=1.0),
         results_dir=results,
-        concurrency=32,
-        retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05,
-                          max_retry_after_s=0.05),
-        breaker_threshold=50,
+        calling=Calling(
+            concurrency=32,
+            retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05,
+                              max_retry_after_s=0.05),
+            breaker_threshold=50,
+        ),
     )  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from proctor.executors.ray_executor import RayExecutor, shards  # noqa: E402
 from proctor.prompts.arithmetic import build_prompt  # noqa: E402
 from proctor.runs.ask import RunPlan, execute  # noqa: E402
 from proctor.runs.grade import grade_run  # noqa: E402
+from proctor.runs.plan import Calling  # noqa: E402
 from proctor.store import RunStore  # noqa: E402
 from proctor.tasks.registry import get_task, load_for_run  # noqa: E402
 from proctor.types import GenerationParams, Record, Sample  # noqa: E402
@@ -66,7 +67,7 @@ def plan(stub: StubHandle, results: Path) -> RunPlan:
         task=TASK, samples=SAMPLES, dataset_hash="ray-test", generator_version="t",
         models=(f"openai-compat/a@{stub.base_url}", f"openai-compat/b@{stub.base_url}"),
         variant="B", lang="en", params=GenerationParams(max_tokens=64, timeout_s=30),
-        results_dir=results, concurrency=8,
+        results_dir=results, calling=Calling(concurrency=8),
     )  # fmt: skip
 
 
@@ -240,7 +241,7 @@ async def test_a_lost_worker_is_asked_again_for_what_it_had_not_sent(
     cluster: None, slow_stub: StubHandle, tmp_path: Path
 ) -> None:
     stub = slow_stub
-    await execute(replace(plan(stub, tmp_path / "local"), concurrency=64))
+    await execute(replace(plan(stub, tmp_path / "local"), calling=Calling(concurrency=64)))
     expected = stored(tmp_path / "local")
     before = asked(stub)
     killed: list[int] = []
@@ -279,7 +280,7 @@ async def test_a_server_a_worker_cannot_reach_is_reported_with_its_node(
         dead = f"openai-compat/dead@http://127.0.0.1:{s.getsockname()[1]}/v1"
     run = replace(
         plan(stub, tmp_path / "r"), samples=SAMPLES[:40], models=(dead,),
-        retry=RetryPolicy(max_attempts=1), breaker_threshold=3,
+        calling=Calling(concurrency=8, retry=RetryPolicy(max_attempts=1), breaker_threshold=3),
     )  # fmt: skip
     outcome = await execute(run, executor=RayExecutor(shard_size=20, cpus_per_unit=0.5))
     ((report,),) = [outcome.models]

@@ -16,6 +16,7 @@ from proctor.providers.fake import FakeProvider, Reply
 from proctor.runs import ask as runner
 from proctor.runs.ask import RunPlan, execute, open_or_create_run
 from proctor.runs.grade import grade_run
+from proctor.runs.plan import Calling
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import (
@@ -54,11 +55,17 @@ def correct(prompt: Prompt) -> Reply:
     return f"Let me add.\nFinal answer: {sample_of(prompt).target}"
 
 
+ONE_TRY = Calling(retry=RetryPolicy(max_attempts=1))
+"""How these tests call: once, no retry."""
+ONE_AT_A_TIME = dataclasses.replace(ONE_TRY, concurrency=1)
+
+
 def plan_for(
     tmp_path: Path,
     *,
     models: tuple[str, ...] = MODELS,
     samples: tuple[Sample, ...] = SAMPLES,
+    calling: Calling = ONE_TRY,
     **kwargs: object,
 ) -> RunPlan:
     fields: dict[str, object] = {
@@ -71,7 +78,7 @@ def plan_for(
         "lang": "en",
         "params": GenerationParams(timeout_s=5.0),
         "results_dir": tmp_path / "results",
-        "retry": RetryPolicy(max_attempts=1),
+        "calling": calling,
     }
     fields.update(kwargs)
     return RunPlan(**fields)  # type: ignore[arg-type]
@@ -187,7 +194,7 @@ async def test_record_survives_a_grading_crash(tmp_path: Path) -> None:
     def grade(record: Record, sample: Sample) -> Score:
         raise RuntimeError("grader bug")
 
-    plan = plan_for(tmp_path, models=("fake/a",), concurrency=1)
+    plan = plan_for(tmp_path, models=("fake/a",), calling=ONE_AT_A_TIME)
     plan = dataclasses.replace(plan, task=dataclasses.replace(TASK, grade=grade))
     with pytest.raises(BaseException) as info:
         await execute(plan, providers=fakes(models=("fake/a",)), on_result=lambda _m, _s: None)
@@ -207,7 +214,8 @@ async def test_no_model_is_a_config_error(tmp_path: Path) -> None:
 
 
 async def test_same_plan_after_completion_starts_a_new_run(tmp_path: Path) -> None:
-    plan = dataclasses.replace(plan_for(tmp_path), cache="off")  # the cache would answer all
+    # the cache would answer all
+    plan = plan_for(tmp_path, calling=dataclasses.replace(ONE_TRY, cache="off"))
     first = await execute(plan, providers=fakes())
     providers = fakes()
     second = await execute(plan, providers=providers)
@@ -280,7 +288,7 @@ class StopsAfter:
 
 
 async def test_interrupted_run_is_resumed(tmp_path: Path) -> None:
-    plan = plan_for(tmp_path, models=("fake/a",), concurrency=1)
+    plan = plan_for(tmp_path, models=("fake/a",), calling=ONE_AT_A_TIME)
     k = 2
     stops = StopsAfter("fake/a", k)
     running = asyncio.create_task(execute(plan, providers={"fake/a": stops}))
@@ -329,7 +337,7 @@ async def test_resume_by_id_and_prefix_uses_the_stored_plan(tmp_path: Path) -> N
 
 
 async def test_resumed_run_keeps_the_commands_concurrency_and_retry(tmp_path: Path) -> None:
-    plan = plan_for(tmp_path, models=("fake/a",), concurrency=1)
+    plan = plan_for(tmp_path, models=("fake/a",), calling=ONE_AT_A_TIME)
     with RunStore.open(plan.results_dir) as store:
         run_id, _ = open_or_create_run(store, plan, None)
 
@@ -461,7 +469,7 @@ async def test_retries_are_recorded_as_attempts(tmp_path: Path) -> None:
         tmp_path,
         models=("fake/a",),
         samples=SAMPLES[:1],
-        retry=RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.001),
+        calling=Calling(retry=RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.001)),
     )
     provider = FakeProvider("fake/a", [Transient("503"), Transient("503"), "Final answer: 100"])
     outcome = await execute(plan, providers={"fake/a": provider})
@@ -591,7 +599,7 @@ async def test_repeated_samples_get_distinct_seeds(tmp_path: Path) -> None:
     plan = plan_for(
         tmp_path,
         models=("fake/a",),
-        epochs=3,
+        calling=dataclasses.replace(ONE_TRY, epochs=3),
         params=GenerationParams(timeout_s=5.0, temperature=0.8, seed=10),
     )
     await execute(plan, providers={"fake/a": SeedRecorder("fake/a", correct)})

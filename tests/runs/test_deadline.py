@@ -1,4 +1,4 @@
-"""RunPlan.deadline_s: stop asking when time is up, keep what was stored, finish later."""
+"""Calling.deadline_s: stop asking when time is up, keep what was stored, finish later."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 from proctor.calling.retry import RetryPolicy
 from proctor.providers.fake import FakeProvider
 from proctor.runs.ask import RunPlan, execute
+from proctor.runs.plan import Calling
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Prompt, Sample
@@ -36,9 +37,7 @@ def plan_for(tmp_path: Path, deadline_s: float | None) -> RunPlan:
         lang="en",
         params=GenerationParams(timeout_s=5.0),
         results_dir=tmp_path / "results",
-        retry=RetryPolicy(max_attempts=1),
-        concurrency=2,
-        deadline_s=deadline_s,
+        calling=Calling(retry=RetryPolicy(max_attempts=1), concurrency=2, deadline_s=deadline_s),
     )
 
 

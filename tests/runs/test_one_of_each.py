@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.executors import DEFAULT_MAX_FAILURES, AskSettings
-from proctor.runs.ask import RunPlan
+from proctor.runs.plan import Calling
 from proctor.store import RunStore
 from support.stub.scripted import Scripted, run_scripted
 
@@ -28,7 +28,7 @@ def _cli(*args: object) -> tuple[int, str]:
 
 def test_max_failures_has_one_default_and_the_docs_say_it() -> None:
     """The 25 (RunPlan, README) vs 10 (AskSettings) disagreement of issue 15."""
-    assert RunPlan.__dataclass_fields__["breaker_threshold"].default == DEFAULT_MAX_FAILURES
+    assert Calling.__dataclass_fields__["breaker_threshold"].default == DEFAULT_MAX_FAILURES
     assert AskSettings.__dataclass_fields__["breaker_threshold"].default == DEFAULT_MAX_FAILURES
     _, help_text = _cli("run", "--help")
     # the help's words, as one line: it wraps at the terminal's width

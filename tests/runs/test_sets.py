@@ -25,7 +25,7 @@ def test_each_task_is_a_run_plan_with_the_commands_calling(tmp_path: Path) -> No
         SetTask("gsm8k", Paper(limit=2), Asking(temperature=0.5)),
     )
     a, g = run_plans(plan)
-    assert (a.task.name, len(a.samples), a.epochs) == ("arithmetic", 3, 2)
+    assert (a.task.name, len(a.samples), a.calling.epochs) == ("arithmetic", 3, 2)
     assert (g.task.name, len(g.samples), g.params.temperature) == ("gsm8k", 2, 0.5)
     assert set_fingerprint([a, g]) != set_fingerprint([g, a])
     assert set_fingerprint([a, g]) == set_fingerprint(run_plans(plan))

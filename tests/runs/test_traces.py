@@ -17,7 +17,7 @@ from proctor.types import Score
 
 def test_a_run_without_an_endpoint_has_no_spans() -> None:
     # (that such a run imports none of the SDK: tests/cli/test_lazy_imports.py)
-    plan = cast(Any, SimpleNamespace(traces=None))
+    plan = cast(Any, SimpleNamespace(calling=SimpleNamespace(traces=None)))
     assert open_spans(plan, cast(Any, None), False) is None
     assert close_spans(None) == ()
     assert on_stored(None)([]) is None
@@ -44,7 +44,8 @@ def test_an_sdk_that_cannot_start_is_a_run_without_spans_that_says_why(
 ) -> None:
     # the exporter refuses to start: a credential provider no package provides
     monkeypatch.setenv("OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER", "no-such-provider")
-    plan = cast(Any, SimpleNamespace(traces=TraceSettings("http://127.0.0.1:4318/v1/traces"),
+    traces = TraceSettings("http://127.0.0.1:4318/v1/traces")
+    plan = cast(Any, SimpleNamespace(calling=SimpleNamespace(traces=traces),
                                      task=SimpleNamespace(name="gsm8k"), models=("m",),
                                      samples=()))  # fmt: skip
     spans = open_spans(plan, cast(Any, SimpleNamespace(run_id="r1")), False)

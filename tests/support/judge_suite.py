@@ -12,6 +12,7 @@ import pytest
 from proctor.cli.suite import SuiteRun
 from proctor.providers.fake import FakeProvider
 from proctor.runs.ask import RunPlan, execute
+from proctor.runs.plan import Calling
 from proctor.tasks.suite import TASK, load_file
 from proctor.types import GenerationParams, Prompt
 
@@ -58,7 +59,7 @@ def run_suite(tmp_path: Path) -> RunSuite:
             lang="en",
             params=GenerationParams(max_tokens=64),
             results_dir=results or tmp_path / "results",
-            epochs=epochs,
+            calling=Calling(epochs=epochs),
             source=data.source,
         )
         providers = {m: FakeProvider(m, by_input(suite, r)) for m, r in replies.items()}

@@ -14,6 +14,7 @@ import pytest
 from proctor.providers.fake import FakeProvider
 from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
+from proctor.runs.plan import Calling
 from proctor.stats.repeats import repeat_metrics
 from proctor.store import RunStore
 from proctor.tasks.base import Task
@@ -99,7 +100,7 @@ def run_task(
         lang="en",
         params=GenerationParams(temperature=0.7 if epochs > 1 else 0.0, max_tokens=64),
         results_dir=tmp,
-        epochs=epochs,
+        calling=Calling(epochs=epochs),
     )
     outcome = asyncio.run(execute(plan, providers={"fake": provider}))
     with RunStore.open(tmp) as store:

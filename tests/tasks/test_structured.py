@@ -12,6 +12,7 @@ from proctor.errors import DatasetError
 from proctor.providers.fake import FakeProvider
 from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
+from proctor.runs.plan import Calling
 from proctor.store import RunStore
 from proctor.tasks.registry import get_task, load_for_run
 from proctor.tasks.structured import (
@@ -99,7 +100,7 @@ async def test_runner_grades_perfect_and_broken_models(tmp_path: Path) -> None:
         lang="en",
         params=GenerationParams(timeout_s=5.0, max_tokens=256),
         results_dir=tmp_path / "results",
-        retry=RetryPolicy(max_attempts=1),
+        calling=Calling(retry=RetryPolicy(max_attempts=1)),
     )
     providers = {
         "fake/perfect": FakeProvider("fake/perfect", perfect),

@@ -17,6 +17,7 @@ from proctor.calling.retry import RetryPolicy
 from proctor.providers.fake import FakeProvider, Reply
 from proctor.runs.ask import RunPlan, execute
 from proctor.runs.grade import grade_run
+from proctor.runs.plan import Calling
 from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import GenerationParams, Prompt, Sample
@@ -85,7 +86,7 @@ def make_results(root: Path) -> Results:
             lang="en",
             params=GenerationParams(timeout_s=5.0, max_tokens=64 + run),
             results_dir=root,
-            retry=RetryPolicy(max_attempts=1),
+            calling=Calling(retry=RetryPolicy(max_attempts=1)),
         )
         providers = {m: FakeProvider(m, script(m, run)) for m in MODELS}
         outcome = asyncio.run(execute(plan, providers=providers))  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ import pytest
 from proctor.calling.retry import RetryPolicy
 from proctor.providers.fake import FakeProvider
 from proctor.runs.ask import RunPlan, execute
+from proctor.runs.plan import Calling
 from proctor.store import RunStore
 from proctor.store import sets as sets_table
 from proctor.tasks.arithmetic import TASK
@@ -46,7 +47,7 @@ def _sums_run(root: Path) -> str:
         task=dataclasses.replace(TASK, name="sums"), samples=SUMS,
         dataset_hash="sha256:viewer-set-test", generator_version="test", models=MODELS,
         variant="B", lang="en", params=GenerationParams(timeout_s=5.0, max_tokens=64),
-        results_dir=root, retry=RetryPolicy(max_attempts=1),
+        results_dir=root, calling=Calling(retry=RetryPolicy(max_attempts=1)),
     )  # fmt: skip
     providers = {m: FakeProvider(m, script(m, 2)) for m in MODELS}
     return asyncio.run(execute(plan, providers=providers)).run_id  # type: ignore[arg-type]

@@ -268,6 +268,8 @@ def run(
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     check_counts(max_attempts, max_reply_bytes, samples)
     price_table = load_price_table(prices)  # a bad price table is refused before any call
+    from proctor.calling.rate_limit import RateLimits
+    from proctor.calling.retry import RetryPolicy
     from proctor.cli.cache import check_policy
     from proctor.providers.keys import parse_key_env
 
@@ -276,8 +278,8 @@ def run(
     )
     judge_model = suite_run.judge_model(judge) if suite_run is not None else judge
     calling = Calling(
-        concurrency=concurrency, max_attempts=max_attempts, epochs=samples,
-        requests_per_minute=rpm, tokens_per_minute=tpm, breaker_threshold=max_failures,
+        concurrency=concurrency, retry=RetryPolicy(max_attempts=max_attempts), epochs=samples,
+        limits=RateLimits(rpm, tpm), breaker_threshold=max_failures,
         deadline_s=deadline, cache=check_policy(cache), cache_share_keys=cache_share_keys,
         batch=batch_policy(batch, batch_size, batch_poll, executor),
         api_key_env=parse_key_env(api_key_env or []),

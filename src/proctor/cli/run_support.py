@@ -45,8 +45,8 @@ def print_estimate(
             )
             for s in plan.samples
         }
-    batch = plan.batch is not None
-    title = f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.epochs}"
+    batch = plan.calling.batch is not None
+    title = f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.calling.epochs}"
     table = Table(title=title + (" (in batches, at the batch price)" if batch else ""))
     columns = ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)")
     for col in columns:
@@ -58,7 +58,8 @@ def print_estimate(
     for model in plan.models:
         per_sample = tokens(model)
         hits = cached.get(model, set())
-        left = [sid for sid in per_sample for e in range(plan.epochs) if (sid, e) not in hits]
+        epochs = range(plan.calling.epochs)
+        left = [sid for sid in per_sample for e in epochs if (sid, e) not in hits]
         calls, prompt_tokens = len(left), sum(per_sample[sid] for sid in left)
         completion_tokens = calls * plan.params.max_tokens
         cost = prices.cost(model, prompt_tokens, completion_tokens, batch=batch)

@@ -69,8 +69,8 @@ async def _ask_in_batches(
     from proctor.providers.batch import BatchProvider
     from proctor.store.batches import StoreBatchLedger
 
-    assert plan.batch is not None
-    policy = plan.batch
+    assert plan.calling.batch is not None
+    policy = plan.calling.batch
     calls: dict[str, ModelCalls] = {}
     with RunStore.open(plan.results_dir) as own:
         ledger = StoreBatchLedger(own, settings.run_id)
@@ -208,7 +208,7 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
         run_id="", task=plan.task, variant=plan.variant, lang=plan.lang, params=plan.params
     )
     todo = {
-        m: [(s, e) for s in plan.samples for e in range(plan.epochs)]
+        m: [(s, e) for s in plan.samples for e in range(plan.calling.epochs)]
         for m in plan.models
         if _reuses(plan, m)
     }
@@ -222,7 +222,7 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
                 continue  # not cacheable: every item is asked
             owner = asked[0][1]
             hits = response_cache.held(
-                store, [k for k, _ in asked], owner, any_owner=plan.cache_share_keys
+                store, [k for k, _ in asked], owner, any_owner=plan.calling.cache_share_keys
             )
             found[model] = {(sid, e) for sid, e, k in wanted if k is not None and k[0] in hits}
     return found
@@ -237,7 +237,7 @@ def _todo(
     only: frozenset[str] | None = None,
 ) -> list[tuple[Sample, int]]:
     by_id = {s.id: s for s in plan.samples if only is None or s.id in only}
-    pairs = store.missing(run_id, model, plan.epochs)
+    pairs = store.missing(run_id, model, plan.calling.epochs)
     if retry_errors:
         failed = sorted(
             (r.sample_id, r.epoch)
@@ -326,7 +326,7 @@ def _checked_providers(
     else:
         built = dict(given)
     check_capabilities(built)
-    if plan.batch is not None:
+    if plan.calling.batch is not None:
         check_batchable(built)
     return built
 
@@ -334,8 +334,8 @@ def _checked_providers(
 def _settings(plan: RunPlan, run_id: str, keys: Mapping[str, KeySource]) -> AskSettings:
     return AskSettings(
         run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
-        params=plan.params, concurrency=plan.concurrency, retry=plan.retry,
-        limits=plan.limits, breaker_threshold=plan.breaker_threshold,
+        params=plan.params, concurrency=plan.calling.concurrency, retry=plan.calling.retry,
+        limits=plan.calling.limits, breaker_threshold=plan.calling.breaker_threshold,
         keys={m: keys[m] for m in plan.models if m in keys},
     )  # fmt: skip
 
@@ -351,11 +351,12 @@ def _from_cache(
     request (for the writer to remember its answer) and per model how many were reused."""
     cache_keys: CacheKeys = {}
     reused: dict[str, int] = {}
-    if plan.cache != "off":
+    if plan.calling.cache != "off":
         cache_keys = _cache_keys(settings, todo, keys)
     if any(_reuses(plan, m) for m in todo):
         reusing = {m: items for m, items in todo.items() if _reuses(plan, m)}
-        left, reused = _reuse_cached(store, settings, reusing, cache_keys, plan.cache_share_keys)
+        share = plan.calling.cache_share_keys
+        left, reused = _reuse_cached(store, settings, reusing, cache_keys, share)
         todo = {m: left.get(m, items) for m, items in todo.items()}
     return todo, cache_keys, reused
 
@@ -365,7 +366,7 @@ def _reuses(plan: RunPlan, model: str) -> bool:
     own where it is a variant of a temperature matrix."""
     own = variant_temperature(model)
     params = plan.params if own is None else replace(plan.params, temperature=own)
-    return reuses(plan.cache, params)
+    return reuses(plan.calling.cache, params)
 
 
 def _planned(
@@ -425,13 +426,13 @@ async def _ask_and_grade(
 
     store.set_status(run_id, "running")
     try:
-        if plan.batch is not None:
+        if plan.calling.batch is not None:
             work = _ask_in_batches(plan, a.settings, a.todo, a.providers, commit)
         else:
             work = chosen.run(AskJob(a.settings, a.todo, a.providers, commit))
         remaining = None
-        if plan.deadline_s is not None:
-            remaining = max(0.0, plan.deadline_s - (time.monotonic() - a.started))
+        if plan.calling.deadline_s is not None:
+            remaining = max(0.0, plan.calling.deadline_s - (time.monotonic() - a.started))
         calls = await asyncio.wait_for(work, timeout=remaining)
         missing = sum(c.left_missing for c in calls.values())
         asked = sum(len(t) for t in a.todo.values()) - missing
@@ -474,8 +475,8 @@ def run_keys(
 ) -> dict[str, KeySource]:
     """Where each model's key comes from (its judge's included; providers handed in built are
     their maker's business); ConfigError, before any call, when the key rule refuses."""
-    models = [m for m in (*plan.models, *plan.also_calls) if m not in given]
-    return key_sources(models, plan.api_key_env, check_set=check_set)
+    models = [m for m in (*plan.models, *plan.calling.also_calls) if m not in given]
+    return key_sources(models, plan.calling.api_key_env, check_set=check_set)
 
 
 def _own(own: list[Provider], model: str, key: KeySource) -> Provider:

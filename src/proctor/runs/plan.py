@@ -44,6 +44,34 @@ OnPlan = Callable[[str, Mapping[str, tuple[int, int]]], None]
 
 
 @dataclass(frozen=True)
+class Calling:
+    """How every model is called, the same for each run a command asks (one task, or each task
+    of a set): what `proctor run` sets on the plan `build_plan` returns."""
+
+    concurrency: int | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    epochs: int = 1
+    """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
+    limits: RateLimits = field(default_factory=RateLimits)
+    breaker_threshold: int = DEFAULT_MAX_FAILURES
+    deadline_s: float | None = None
+    """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
+    cache: CachePolicy = "deterministic"
+    """When an answer stored in the results folder's response cache stands for a call
+    (`proctor.calling.cache_key`); every answer asked is remembered unless "off"."""
+    cache_share_keys: bool = False
+    """Reuse answers paid with another API key too (by default each key's owner has its own)."""
+    batch: BatchPolicy | None = None
+    """Ask through the providers' batch APIs (half price, hours not seconds); None: live calls."""
+    api_key_env: Mapping[str, str] = field(default_factory=dict)
+    """`--api-key-env`: model string or name → the variable its key is read from (names only)."""
+    also_calls: tuple[str, ...] = ()
+    """Other models the same command calls (a judge): their hosts count in the key rule."""
+    traces: TraceSettings | None = None
+    """`--otel-endpoint`: where the run's spans go (`proctor.telemetry`); None: nowhere."""
+
+
+@dataclass(frozen=True)
 class RunPlan:
     task: Task
     samples: tuple[Sample, ...]
@@ -55,28 +83,10 @@ class RunPlan:
     params: GenerationParams
     results_dir: Path
     seed: int | None = None
-    concurrency: int | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
     source: str = ""
-    epochs: int = 1
-    """Samples per item (repeated sampling for pass@k, majority vote, stability)."""
-    limits: RateLimits = field(default_factory=RateLimits)
-    breaker_threshold: int = DEFAULT_MAX_FAILURES
-    deadline_s: float | None = None
-    """Wall-clock budget for the whole run; what is not asked by then stays missing (resumable)."""
-    api_key_env: Mapping[str, str] = field(default_factory=dict)
-    """`--api-key-env`: model string or name → the variable its key is read from (names only)."""
-    also_calls: tuple[str, ...] = ()
-    """Other models the same command calls (a judge): their hosts count in the key rule."""
-    cache: CachePolicy = "deterministic"
-    """When an answer stored in the results folder's response cache stands for a call
-    (`proctor.calling.cache_key`); every answer asked is remembered unless "off"."""
-    cache_share_keys: bool = False
-    """Reuse answers paid with another API key too (by default each key's owner has its own)."""
-    batch: BatchPolicy | None = None
-    """Ask through the providers' batch APIs (half price, hours not seconds); None: live calls."""
-    traces: TraceSettings | None = None
-    """`--otel-endpoint`: where the run's spans go (`proctor.telemetry`); None: nowhere."""
+    calling: Calling = field(default_factory=Calling)
+    """How every model is called (`Calling`): the command's settings, never the stored run's,
+    except `epochs`, which a resume takes from the run it resumes."""
 
 
 @dataclass(frozen=True)
@@ -133,48 +143,6 @@ class Asking:
     temperature: float = 0.0
     timeout_s: float = 120.0
     max_reply_bytes: int | None = None
-
-
-@dataclass(frozen=True)
-class Calling:
-    """How every model is called, the same for each run a command asks (one task, or each task
-    of a set): what `proctor run` sets on the plan `build_plan` returns."""
-
-    concurrency: int | None = None
-    max_attempts: int = 4
-    epochs: int = 1
-    requests_per_minute: float | None = None
-    tokens_per_minute: float | None = None
-    breaker_threshold: int = DEFAULT_MAX_FAILURES
-    deadline_s: float | None = None
-    cache: CachePolicy = "deterministic"
-    cache_share_keys: bool = False
-    batch: BatchPolicy | None = None
-    api_key_env: Mapping[str, str] = field(default_factory=dict)
-    also_calls: tuple[str, ...] = ()
-    traces: TraceSettings | None = None
-
-
-def settle(plan: RunPlan, calling: Calling) -> RunPlan:
-    """`plan` with the calling settings of the command."""
-    return replace(
-        plan,
-        concurrency=calling.concurrency,
-        retry=RetryPolicy(max_attempts=calling.max_attempts),
-        epochs=calling.epochs,
-        limits=RateLimits(
-            requests_per_minute=calling.requests_per_minute,
-            tokens_per_minute=calling.tokens_per_minute,
-        ),
-        breaker_threshold=calling.breaker_threshold,
-        deadline_s=calling.deadline_s,
-        cache=calling.cache,
-        cache_share_keys=calling.cache_share_keys,
-        batch=calling.batch,
-        api_key_env=calling.api_key_env,
-        also_calls=calling.also_calls,
-        traces=calling.traces,
-    )
 
 
 def build_plan(
@@ -301,7 +269,7 @@ def matrix_plan(
     asking = replace(
         asking, max_tokens=matrix_max_tokens(task, matrix.prompts, asking.max_tokens)
     )
-    return settle(build_plan(task, asked, paper, asking, results_dir), calling)
+    return replace(build_plan(task, asked, paper, asking, results_dir), calling=calling)
 
 
 def fingerprint(plan: RunPlan) -> str:
@@ -316,7 +284,7 @@ def fingerprint(plan: RunPlan) -> str:
         "temperature": plan.params.temperature,
         "max_tokens": plan.params.max_tokens,
         "seed": plan.params.seed,
-        "epochs": plan.epochs,
+        "epochs": plan.calling.epochs,
     }
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -359,7 +327,7 @@ def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
             max_reply_bytes=command.params.max_reply_bytes,
         ),
         seed=info.seed,
-        epochs=epochs if isinstance(epochs, int) else 1,
+        calling=replace(command.calling, epochs=epochs if isinstance(epochs, int) else 1),
         source=command.source or str(store.run_config(run_id).get("source") or ""),
     )
 
@@ -375,10 +343,10 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
     config: dict[str, object] = {
         "task_version": plan.task.version,
         "source": plan.source,
-        "concurrency": plan.concurrency,
-        "retry": asdict(plan.retry),
+        "concurrency": plan.calling.concurrency,
+        "retry": asdict(plan.calling.retry),
         "params": asdict(plan.params),
-        "epochs": plan.epochs,
+        "epochs": plan.calling.epochs,
     }
     store.create_run(_run_info(plan, run_id), plan.samples, fp, config)
     return run_id, False

@@ -77,7 +77,7 @@ async def run_sequential(
     on_result: OnResult | None = None,
 ) -> SequentialOutcome:
     """Ask batch by batch until decided (module docstring). The first model is the baseline."""
-    if len(plan.models) != 2 or plan.epochs != 1:
+    if len(plan.models) != 2 or plan.calling.epochs != 1:
         raise ConfigError("--sequential compares two models, one reply each: give -m A -m B")
     if batch < 1:
         raise ConfigError("--sequential-batch must be at least 1")

@@ -253,7 +253,7 @@ async def _check_askable(plan: RunPlan, executor: Executor | None) -> None:
         for m in plan.models:
             built[m] = make_provider(m, keys[m])
         check_capabilities(built)
-        if plan.batch is not None:
+        if plan.calling.batch is not None:
             check_batchable(built)
     finally:
         for provider in built.values():

@@ -69,7 +69,7 @@ def sizing(
         for s in plan.samples
     ]  # fmt: skip
     mean_prompt = sum(prompt_each) / len(prompt_each) if prompt_each else 0.0
-    calls = sized.items * plan.epochs
+    calls = sized.items * plan.calling.epochs
     prompt_tokens = round(mean_prompt * calls)
     completion_tokens = calls * plan.params.max_tokens
     costs = tuple(

@@ -35,17 +35,17 @@ def open_spans(plan: RunPlan, settings: AskSettings, resumed: bool) -> Spans | N
     """The session's spans, its run span begun; None when the run exports none. When the
     SDK cannot even start (a certificate variable naming no file, say), the run goes on
     without spans and says why at its end."""
-    if plan.traces is None:
+    if plan.calling.traces is None:
         return None
     from proctor.telemetry.spans import RunSpans
 
     run = (settings.run_id, plan.task.name)
     asked = partial(request_for, settings)
     try:
-        return RunSpans(plan.traces, run, plan.models, resumed, len(plan.samples), asked)
+        return RunSpans(plan.calling.traces, run, plan.models, resumed, len(plan.samples), asked)
     except Exception as e:  # spans never end a run; the reason is said once, at its end
         why = f"{type(e).__name__}: {e}"
-        return _Unstarted(f"traces: spans not sent to {plan.traces.url}: {why}")
+        return _Unstarted(f"traces: spans not sent to {plan.calling.traces.url}: {why}")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from proctor.datasets import benchmarks
 from proctor.prompts.maths import ZERO_SHOT, aime_prompt
 from proctor.score.maths import RULES, grade_maths
-from proctor.tasks.base import Dataset, Task, benchmark_task
+from proctor.tasks.base import Benchmark, Dataset, Task
 from proctor.tasks.maths_version import VERSION
 from proctor.types import Record, Sample, Score
 
@@ -45,17 +45,15 @@ def grade_record(record: Record, sample: Sample) -> Score:
 
 
 def _task(name: str, years: tuple[int, ...], description: str) -> Task:
-    return benchmark_task(
+    return Benchmark(
         name,
         VERSION,
         description,
         _loader(years),
         aime_prompt,
-        grade_record,
-        RULES,
         variants=(ZERO_SHOT,),
         max_tokens=2048,
-    )
+    ).task(grade_record, RULES)
 
 
 TASK = _task("aime", (2024, 2025), "AIME 2024 and 2025, I and II (60 problems); exact integer.")

@@ -80,36 +80,41 @@ class TaskExtras(TypedDict, total=False):
     confidence: Confidences
 
 
-def benchmark_task(
-    name: str,
-    version: str,
-    description: str,
-    load: Callable[[int | None, int | None], Dataset],
-    build_prompt: Callable[[Sample, str, str], Prompt],
-    grade: Callable[[Record, Sample], Score],
-    rules: Mapping[str, str],
-    *,
-    variants: tuple[str, ...],
-    max_tokens: int,
-    load_file: Callable[[Path, int | None], Dataset] | None = None,
-    **extras: Unpack[TaskExtras],
-) -> Task:
-    """A built-in benchmark's task: the first of `variants` is the default, and every variant
-    gets the same `max_tokens`."""
-    return Task(
-        name,
-        version,
-        description,
-        load,
-        build_prompt,
-        grade,
-        rules,
-        default_variant=variants[0],
-        variants=variants,
-        max_tokens=dict.fromkeys(variants, max_tokens),
-        load_file=load_file,
-        **extras,
-    )
+@dataclass(frozen=True)
+class Benchmark:
+    """A built-in benchmark before its grading: its name and version, its paper, its prompt
+    variants (the first is the default) and the reply length every variant gets."""
+
+    name: str
+    version: str
+    description: str
+    load: Callable[[int | None, int | None], Dataset]
+    build_prompt: Callable[[Sample, str, str], Prompt]
+    variants: tuple[str, ...]
+    max_tokens: int
+    load_file: Callable[[Path, int | None], Dataset] | None = None
+
+    def task(
+        self,
+        grade: Callable[[Record, Sample], Score],
+        rules: Mapping[str, str],
+        **extras: Unpack[TaskExtras],
+    ) -> Task:
+        """The benchmark's task, graded by `grade` under `rules`."""
+        return Task(
+            self.name,
+            self.version,
+            self.description,
+            self.load,
+            self.build_prompt,
+            grade,
+            rules,
+            default_variant=self.variants[0],
+            variants=self.variants,
+            max_tokens=dict.fromkeys(self.variants, self.max_tokens),
+            load_file=self.load_file,
+            **extras,
+        )
 
 
 NOT_GRADED_YET = Score(

@@ -24,7 +24,7 @@ from proctor.errors import ConfigError
 from proctor.prompts.choice import choice_prompt
 from proctor.prompts.maths import ZERO_SHOT
 from proctor.score.choice import RULES, grade_choice
-from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.base import Benchmark, Dataset
 from proctor.types import Record, Sample, Score
 
 VERSION = "1"
@@ -64,15 +64,13 @@ def grade_record(record: Record, sample: Sample) -> Score:
     )
 
 
-TASK = benchmark_task(
+TASK = Benchmark(
     "gpqa",
     VERSION,
     "GPQA (your copy: CSV or gated HF dataset); 4 choices shuffled by seed.",
     load,
     choice_prompt,
-    grade_record,
-    RULES,
     variants=(ZERO_SHOT,),
     max_tokens=1024,
     load_file=load_file,
-)
+).task(grade_record, RULES)

@@ -21,7 +21,7 @@ from proctor.extract.lmeval import lmeval_exact_match, lmeval_filters
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, gsm8k_prompt
 from proctor.score.maths import RULES as MATHS_RULES
 from proctor.score.maths import grade_maths
-from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.base import Benchmark, Dataset
 from proctor.tasks.maths_version import VERSION
 from proctor.types import GradedItem, Record, Sample, Score
 
@@ -90,15 +90,12 @@ def lmeval_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, flo
     }
 
 
-TASK = benchmark_task(
+TASK = Benchmark(
     "gsm8k",
     VERSION,
     "GSM8K test (1,319 word problems); exact number; lm-eval filters shown beside.",
     load,
     gsm8k_prompt,
-    grade_record,
-    RULES,
     variants=(ZERO_SHOT, FEW_SHOT),
     max_tokens=512,
-    metrics=lmeval_metrics,
-)
+).task(grade_record, RULES, metrics=lmeval_metrics)

@@ -22,7 +22,7 @@ from proctor.prompts.code import humaneval_prompt
 from proctor.prompts.maths import ZERO_SHOT
 from proctor.sandbox import REFERENCE, Job
 from proctor.score.code import humaneval_program
-from proctor.tasks.base import Dataset
+from proctor.tasks.base import Benchmark, Dataset
 from proctor.tasks.code import sandboxed_task
 from proctor.types import Sample
 
@@ -43,13 +43,15 @@ def program(code: str, sample: Sample) -> Job:
 
 
 TASK = sandboxed_task(
-    "humaneval",
-    VERSION,
-    "HumanEval (164 Python functions); tests run in the sandbox.",
-    load,
-    humaneval_prompt,
+    Benchmark(
+        "humaneval",
+        VERSION,
+        "HumanEval (164 Python functions); tests run in the sandbox.",
+        load,
+        humaneval_prompt,
+        variants=(ZERO_SHOT,),
+        max_tokens=512,
+    ),
     program,
-    variants=(ZERO_SHOT,),
-    max_tokens=512,
-    limits=LIMITS,
+    LIMITS,
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from proctor.datasets import benchmarks
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT, boxed_prompt
 from proctor.score.maths import RULES, grade_maths
-from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.base import Benchmark, Dataset
 from proctor.tasks.maths_version import VERSION
 from proctor.types import Record, Sample, Score
 
@@ -41,14 +41,12 @@ def grade_record(record: Record, sample: Sample) -> Score:
     )
 
 
-TASK = benchmark_task(
+TASK = Benchmark(
     "math500",
     VERSION,
     "MATH-500 (500 competition problems); symbolic equivalence via math-verify.",
     load,
     boxed_prompt,
-    grade_record,
-    RULES,
     variants=(ZERO_SHOT, FEW_SHOT),
     max_tokens=1024,
-)
+).task(grade_record, RULES)

@@ -29,7 +29,7 @@ from proctor.prompts.code import MbppExample, mbpp_prompt
 from proctor.prompts.maths import FEW_SHOT, ZERO_SHOT
 from proctor.sandbox import REFERENCE, Job
 from proctor.score.code import mbpp_program
-from proctor.tasks.base import Dataset
+from proctor.tasks.base import Benchmark, Dataset
 from proctor.tasks.code import sandboxed_task
 from proctor.types import Prompt, Sample
 
@@ -96,14 +96,16 @@ def program(code: str, sample: Sample) -> Job:
 
 
 TASK = sandboxed_task(
-    "mbpp",
-    VERSION,
-    "MBPP test split (500 Python tasks, ids 11-510); asserts run in the sandbox.",
-    load,
-    build_prompt,
+    Benchmark(
+        "mbpp",
+        VERSION,
+        "MBPP test split (500 Python tasks, ids 11-510); asserts run in the sandbox.",
+        load,
+        build_prompt,
+        variants=(ZERO_SHOT, FEW_SHOT),
+        max_tokens=512,
+        load_file=load_file,
+    ),
     program,
-    variants=(ZERO_SHOT, FEW_SHOT),
-    max_tokens=512,
-    limits=LIMITS,
-    load_file=load_file,
+    LIMITS,
 )

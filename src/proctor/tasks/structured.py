@@ -38,7 +38,7 @@ from proctor.score.structured import (
 )
 from proctor.stats.calibration import brier_score, expected_calibration_error
 from proctor.stats.perturbation import accuracy_drop
-from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.base import Benchmark, Dataset
 from proctor.types import GradedItem, Message, Outcome, Prompt, Record, Sample, Score
 
 VERSION = "3"
@@ -315,17 +315,18 @@ def perturbed_metrics(items: Sequence[GradedItem]) -> Mapping[str, Mapping[str, 
     return out
 
 
-TASK = benchmark_task(
+TASK = Benchmark(
     "structured",
     VERSION,
     f"Structured answers {{{', '.join(ANSWER_FIELDS)}}} on three axes.",
     load,
     build_prompt,
-    grade_record,
-    RULES,
     variants=(VARIANT,),
     max_tokens=256,
     load_file=load_file,
+).task(
+    grade_record,
+    RULES,
     metrics=structured_metrics,
     confidence=confidence_pairs,
 )

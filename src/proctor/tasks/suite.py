@@ -31,7 +31,7 @@ from proctor.score.extraction import JsonFieldsMatch, MatchMode
 from proctor.score.refusal import REFUSAL_PHRASES, RefusalCheck
 from proctor.score.rewrite import RewriteConstraints
 from proctor.score.summary import RequiredPoints
-from proctor.tasks.base import Dataset, benchmark_task
+from proctor.tasks.base import Benchmark, Dataset
 from proctor.types import FinishReason, Message, Prompt, Record, Sample, Score
 
 VERSION = "4"
@@ -114,15 +114,13 @@ def grade(record: Record, sample: Sample) -> Score:
     return scorer_for(spec)(record.text, record.finish_reason)
 
 
-TASK = benchmark_task(
+TASK = Benchmark(
     "suite",
     VERSION,
     "Your own suite (--suite FILE): extraction, summary, rewrite and refusal cases.",
     load,
     build_prompt,
-    grade,
-    RULES,
     variants=(VARIANT,),
     max_tokens=DEFAULT_MAX_TOKENS,
     load_file=load_file,
-)
+).task(grade, RULES)

@@ -29,7 +29,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from proctor.calling.caller import CallFailure, CallSuccess, ModelCaller
 from proctor.calling.rate_limit import estimate_tokens
@@ -48,12 +48,7 @@ from proctor.workflow.spec import (
 )
 
 WorkflowOutcome = Literal["complete", "call_failed", "incomplete", "invalid_output"]
-WORKFLOW_OUTCOMES: tuple[WorkflowOutcome, ...] = (
-    "complete",
-    "call_failed",
-    "incomplete",
-    "invalid_output",
-)
+WORKFLOW_OUTCOMES: tuple[WorkflowOutcome, ...] = get_args(WorkflowOutcome)
 DEADLINE_SLACK_S = 0.25
 NO_USAGE = "the server reported no token usage, and --require-usage refuses an estimate"
 ESTIMATE_NOTE = "estimated by proctor (~4 characters a token, one per CJK character)"
