@@ -227,7 +227,11 @@ def run(
 
     (A typer command: each parameter is one option of `proctor run`, hence their number and
     the length of its signature; each run's plan is built by `proctor.runs.plan.build_plan`, as
-    `proctor.evaluate` builds it, asked by `run_ask.ask` and reported by `run_ask.report_run`.)
+    `proctor.evaluate` builds it, asked by `run_ask.ask` and reported by `run_ask.report_run`.
+    Its body is long for the same reason: it turns each option into the plan's values
+    (`Calling`, `Asking`, `Matrix`, `Paper`) in one place and picks the path (a turn run, a
+    set, a sequential comparison, an estimate, a run); split, those values would only pass
+    through another signature of the same length.)
 
     Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
     calls failed, 130 when interrupted (see the README's exit codes); a set exits with the
