@@ -225,6 +225,11 @@ def run(
     """Ask every model every sample, store each raw answer, grade, and report; several tasks
     make a set (one id, each task a run of its own: `proctor.runs.sets`).
 
+    Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
+    calls failed, 130 when interrupted (see the README's exit codes); a set exits with the
+    first of its runs' codes that applies.
+
+    \f
     (A typer command: each parameter is one option of `proctor run`, hence their number and
     the length of its signature; each run's plan is built by `proctor.runs.plan.build_plan`, as
     `proctor.evaluate` builds it, asked by `run_ask.ask` and reported by `run_ask.report_run`.
@@ -232,10 +237,7 @@ def run(
     (`Calling`, `Asking`, `Matrix`, `Paper`) in one place and picks the path (a turn run, a
     set, a sequential comparison, an estimate, a run); split, those values would only pass
     through another signature of the same length.)
-
-    Exits 0 only when every call was answered and graded; 3 when the run is incomplete, 4 when
-    calls failed, 130 when interrupted (see the README's exit codes); a set exits with the
-    first of its runs' codes that applies."""
+    """
     if json_events:  # the same command, its events as JSON lines on stdout
         params = {**locals(), "json_events": False}
         from proctor.cli.json_events import as_json_lines

@@ -88,11 +88,12 @@ def compare_cmd(
 ) -> None:
     """Compare two models on the same items: flipped items and whether the difference is real.
 
-    (A typer command: each parameter is one option of `proctor compare`, hence their number
-    and the length of its signature; the body is short.)
-
     Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors; with --margin as
     the module docstring says.
+
+    \f
+    (A typer command: each parameter is one option of `proctor compare`, hence their number
+    and the length of its signature; the body is short.)
     """
     from proctor.cli.console import SafeConsole
     from proctor.report.atomic import write_text_atomic

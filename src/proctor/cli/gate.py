@@ -106,8 +106,10 @@ def gate_cmd(
     """Check a run against requirements; exit 1 when any fails (for CI), 0 when all pass, 7 when
     some lack the evidence to decide.
 
+    \f
     (A typer command: each parameter is one option of `proctor gate`, hence their number
-    and the length of its signature; the body is short.)"""
+    and the length of its signature; the body is short.)
+    """
     from proctor.cli.console import SafeConsole, plain
     from proctor.runs.gate import GateAsk, gate_in, read_margin, read_rule
 

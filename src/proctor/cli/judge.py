@@ -79,6 +79,7 @@ def judge_cmd(
     """Judge a stored run's answers with a model; stores every raw verdict, asks only what is
     missing, and writes the run's files again with the verdicts in them.
 
+    \f
     (A typer command: each parameter is one option of `proctor judge`, hence their number
     and the length of its signature; the body is short.)
     """
