@@ -226,3 +226,37 @@ def _stability(model: str, items: Sequence[GradedItem]) -> dict[str, Estimate]:
     for kind, part in kinds.items():
         out[kind] = repeat_metrics(part, ks=())[model].stability
     return out
+
+
+@dataclass(frozen=True)
+class Folded:
+    """Every model's parts of a run."""
+
+    parts: tuple[ModelParts, ...]
+    """Every model's: the run's models first, in their order, then others as they appear."""
+    answered: tuple[ModelParts, ...]
+    """The models with answers, in order of first appearance."""
+    kinds: Mapping[str, str]
+    """Sample id → its kind (category), read only for a judge's summary; else empty."""
+    categories: tuple[str, ...]
+    """The kinds met, in order."""
+
+
+def fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged: bool) -> Folded:
+    """Each model's parts, its answers read and dropped before the next model's."""
+    index = SampleIndex()
+    kinds: dict[str, str] = {}
+    categories: dict[str, None] = {}
+    answered: list[ModelParts] = []
+    for model, group in by_model(items):
+        for item in group:
+            if item.sample.category:
+                categories[item.sample.category] = None
+            if judged:
+                kinds[item.sample.id] = item.sample.category
+        answered.append(model_parts(model, group, settings, index))
+        del group
+    found = {p.model: p for p in answered}
+    parts = [found.get(m) or model_parts(m, [], settings, index) for m in models]
+    parts += [p for p in answered if p.model not in set(models)]
+    return Folded(tuple(parts), tuple(answered), kinds, tuple(categories))

@@ -29,14 +29,13 @@ from proctor.stats.human import (
 )
 from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked, summarize
 from proctor.stats.model_parts import (
+    Folded,
     Items,
     ItemStream,
     ModelParts,
     PartsSettings,
-    SampleIndex,
-    by_model,
+    fold,
     max_epoch,
-    model_parts,
 )
 from proctor.stats.multiple import ranked_comparisons
 from proctor.stats.paired import PairedComparison
@@ -255,14 +254,7 @@ def build_statistics(
     people's verdicts); its one builder (`runs.report.run_statistics`) and the tests name only
     the parts they give, which a parameters object would only wrap. `grade_by_human`: the kinds
     counted by people's verdicts where they exist."""
-    grades = counting(human_verdicts)
-    human = summarize_human(items, grades, grade_by_human)
-    if human is not None:
-        agreements = drift(human_verdicts, {i.sample.id: i.sample.category for i in items})
-        human = replace(human, drift=None if agreements.empty else agreements)
-    if human is not None and grade_by_human:  # a run people reviewed: held, with their grades
-        items, counted = graded_by_human(items, grades, grade_by_human)
-        human = replace(human, counted=counted)
+    items, human = _by_people(items, human_verdicts, grade_by_human)
     top_epoch = max_epoch(items)
     expected = expected_per_model
     if expected is None:
@@ -272,7 +264,7 @@ def build_statistics(
         max_tokens=info.params.max_tokens, repeats=top_epoch > 0,
         bare_of={calc: bare for bare, calc in calculator_pairs},
     )  # fmt: skip
-    folded = _fold(items, info.models, settings, judged=bool(judge_verdicts))
+    folded = fold(items, info.models, settings, judged=bool(judge_verdicts))
     metrics = RunMetrics(tuple(p.metrics for p in folded.parts))
     rows = ranked(metrics)
     names = [m.model for m in rows]
@@ -284,8 +276,7 @@ def build_statistics(
     repeats = _repeats(folded.answered)
     sizes_trend = size_trend(rows, sizes)
     judge_scores = _judge_scores(judge_verdicts)
-    caps = {p.model: p.cap for p in folded.parts}
-    truncation = tuple(caps[n] for n in names)
+    truncation = tuple({p.model: p.cap for p in folded.parts}[n] for n in names)
     return RunStatistics(
         info=info,
         task=task,
@@ -314,36 +305,20 @@ def build_statistics(
     )
 
 
-@dataclass(frozen=True)
-class _Folded:
-    parts: tuple[ModelParts, ...]
-    """Every model's: the run's models first, in their order, then others as they appear."""
-    answered: tuple[ModelParts, ...]
-    """The models with answers, in order of first appearance."""
-    kinds: Mapping[str, str]
-    """Sample id → its kind (category), read only for a judge's summary; else empty."""
-    categories: tuple[str, ...]
-    """The kinds met, in order."""
-
-
-def _fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged: bool) -> _Folded:
-    """Each model's parts, its answers read and dropped before the next model's."""
-    index = SampleIndex()
-    kinds: dict[str, str] = {}
-    categories: dict[str, None] = {}
-    answered: list[ModelParts] = []
-    for model, group in by_model(items):
-        for item in group:
-            if item.sample.category:
-                categories[item.sample.category] = None
-            if judged:
-                kinds[item.sample.id] = item.sample.category
-        answered.append(model_parts(model, group, settings, index))
-        del group
-    found = {p.model: p for p in answered}
-    parts = [found.get(m) or model_parts(m, [], settings, index) for m in models]
-    parts += [p for p in answered if p.model not in set(models)]
-    return _Folded(tuple(parts), tuple(answered), kinds, tuple(categories))
+def _by_people(
+    items: Items, verdicts: Sequence[GivenVerdict], grade_by_human: Sequence[str]
+) -> tuple[Items, HumanSummary | None]:
+    """People's verdicts summarized beside the rules' grades; the items with the grades of the
+    kinds counted by people replaced by theirs (a run people reviewed: held)."""
+    grades = counting(verdicts)
+    human = summarize_human(items, grades, grade_by_human)
+    if human is not None:
+        agreements = drift(verdicts, {i.sample.id: i.sample.category for i in items})
+        human = replace(human, drift=None if agreements.empty else agreements)
+    if human is not None and grade_by_human:
+        items, counted = graded_by_human(items, grades, grade_by_human)
+        human = replace(human, counted=counted)
+    return items, human
 
 
 def _slices(rows: Sequence[ModelMetrics]) -> tuple[Slice, ...]:
@@ -366,7 +341,7 @@ def _repeats(answered: Sequence[ModelParts]) -> Mapping[str, RepeatMetrics]:
     return repeats
 
 
-def _consistency(folded: _Folded, models: Sequence[str]) -> Consistency:
+def _consistency(folded: Folded, models: Sequence[str]) -> Consistency:
     found = {p.model: p.stability for p in folded.answered}
     rows = [
         ConsistencyRow(
@@ -479,7 +454,7 @@ def _calibration(
 
 
 def _calculator(
-    folded: _Folded, pairs: Sequence[tuple[str, str]], settings: PartsSettings
+    folded: Folded, pairs: Sequence[tuple[str, str]], settings: PartsSettings
 ) -> RunMetrics | None:
     if not pairs:
         return None
