@@ -178,8 +178,9 @@ def render(got: dict[str, Any]) -> list[str]:
         "",
         f"- `proctor report` of one run of {r['models']} models × {r['items']:,} items "
         f"({r['answers']:,} answers; the store generated through `RunStore` in "
-        f"{r['generate_s']:.0f} s): {r['report_s']:.0f} s wall, {r['cpu_s']:.0f} s CPU, peak "
-        f"RSS {r['peak_mb']:.0f} MB (target < {TARGETS['peak_mb']} MB: {mem}; before: ~1.2 GB "
+        f"{r['generate_s']:.0f} s, in another process): {r['report_s']:.0f} s wall, "
+        f"{r['cpu_s']:.0f} s CPU, peak RSS {r['peak_mb']:.0f} MB (its own VmHWM; target < "
+        f"{TARGETS['peak_mb']} MB: {mem}; before: ~1.2 GB "
         f"and ~30 s by issue 29's measure, every answer held); load average "
         f"{r['load']:.1f}. Files: {files}.",
         "- the answers stream from the store a page at a time; the statistics are made one "
