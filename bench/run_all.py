@@ -1,4 +1,4 @@
-"""Run every benchmark (a)–(i) in one go and write bench/RESULTS.md: every figure of issue 17,
+"""Run every benchmark (a)–(j) in one go and write bench/RESULTS.md: every figure of issue 17,
 before and after, each with its target and met/missed.
 
     .venv/bin/python bench/run_all.py            # the full sizes of the issue (~15 min, quiet box)
@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_big_run
+import bench_flat
 import bench_harnesses
 import bench_leaderboard
 import bench_scale
@@ -37,10 +38,11 @@ HERE = Path(__file__).resolve().parent
 ISSUE_SIZES: dict[str, object] = {
     "a_sizes": [1000, 10_000], "reps": 3, "b_n": 1000, "d_n": 100_000,
     "e_sizes": [1_000, 10_000, 100_000], "f": [50, 2000], "g_reps": 7, "i": [500, 10, 200],
+    "j": [50, 20_000, [500, 10, 200]],
 }  # fmt: skip
 QUICK_SIZES: dict[str, object] = {
     "a_sizes": [50, 200], "reps": 1, "b_n": 200, "d_n": 2000, "e_sizes": [500, 1000],
-    "f": [3, 50], "g_reps": 2, "i": [20, 3, 5],
+    "f": [3, 50], "g_reps": 2, "i": [20, 3, 5], "j": [3, 200, [20, 3, 5]],
 }  # fmt: skip
 
 QUOTED_BEFORE: dict[str, Any] = {
@@ -61,7 +63,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a check that all runs)")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     ap.add_argument("--skip-others", action="store_true", help="(a) without lm-eval and Inspect")
-    ap.add_argument("--parts", default="abcdefghi",
+    ap.add_argument("--parts", default="abcdefghij",
                     help="the parts to measure now; the others are kept from RESULTS.json")  # fmt: skip
     ap.add_argument("--render-only", action="store_true",
                     help="rewrite RESULTS.md from the RESULTS.json of the last run")  # fmt: skip
@@ -108,6 +110,7 @@ def main() -> None:
         "g": lambda: bench_startup.run(reps=int(sizes["g_reps"])),  # type: ignore[call-overload]
         "h": lambda: bench_viewer.run(),
         "i": lambda: bench_leaderboard.run(*sizes["i"]),  # type: ignore[misc]
+        "j": lambda: bench_flat.run(*sizes["j"]),  # type: ignore[misc]
     }  # fmt: skip
     loads = [load()]
     for part, measure in parts.items():
@@ -127,7 +130,8 @@ def main() -> None:
 
 
 _SIZE_KEYS = {"a": ("a_sizes", "reps"), "b": ("b_n", "reps"), "d": ("d_n",),
-              "e": ("e_sizes",), "f": ("f",), "g": ("g_reps",), "i": ("i",)}  # fmt: skip
+              "e": ("e_sizes",), "f": ("f",), "g": ("g_reps",), "i": ("i",),
+              "j": ("j",)}  # fmt: skip
 
 
 def _issue_sized(part: str, sizes: dict[str, object]) -> bool:
@@ -262,6 +266,7 @@ def render(r: dict[str, Any]) -> str:
     lines += ["", *bench_startup.render(r["g"])] if "g" in r else []
     lines += ["", *bench_viewer.render(r["h"])] if "h" in r else []
     lines += ["", *bench_leaderboard.render(r["i"])] if "i" in r else []
+    lines += ["", *bench_flat.render(r["j"])] if "j" in r else []
     return "\n".join(lines)
 
 

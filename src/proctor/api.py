@@ -202,7 +202,7 @@ def _graded(results_dir: Path, ref: str, task: Task | None, *, save: bool) -> Ru
         results_dir=results_dir,
         info=stats.info,
         task=chosen,
-        items=stats.items,
+        items=tuple(stats.items),
         statistics=stats.metrics,
         state=stats.completeness,
     )

@@ -43,6 +43,7 @@ def view(
     console.print(f"proctor view: {server.url}  (results {results_dir}; Ctrl-C stops)")
     if open_browser:
         webbrowser.open(server.url)
+    server.boards.read_ahead()  # the folder's leaderboard, read before anyone asks for it
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from proctor.stats.model_parts import Items, in_model_order
 from proctor.stats.reviews import HumanGrade
 from proctor.types import GradedItem, Score
 
@@ -78,20 +79,17 @@ def samples_csv(
 
 def write_samples_csv(
     out: TextIO,
-    items: Sequence[GradedItem],
+    items: Items,
     rules: Mapping[str, str],
     models: Sequence[str] = (),
     human: HumanGrades | None = None,
 ) -> None:
     """`samples_csv`, written a thousand rows at a time into `out`; `human`: the people's
     verdict that counts for each reviewed reply (its last three columns; empty for the rest)."""
-    order = {name: position for position, name in enumerate(models)}
-    for item in items:
-        order.setdefault(item.record.model, len(order))
     out.write(",".join(COLUMNS) + "\r\n")
     lines = _Lines(rules, human or {})
     chunk: list[str] = []
-    for item in sorted(items, key=lambda item: order[item.record.model]):
+    for item in in_model_order(items, models):
         chunk.append(lines.line(item))
         if len(chunk) == _CHUNK:
             out.write("".join(chunk))
@@ -100,6 +98,7 @@ def write_samples_csv(
 
 
 _CHUNK = 1000
+_KEPT = 20_000
 _NEEDS_QUOTES = re.compile('[,"\r\n]')
 
 
@@ -130,14 +129,16 @@ class _Lines:
     """samples.csv's rows as text lines. Most of a row repeats: its sample's cells (every model
     answers each sample), its grade's (identical grades share one Score: the rule's statement is
     half the file), its run and model; each such part is written once and reused. Parts are
-    keyed by identity: the items hold them, so no id is reused while the file is written."""
+    keyed by value, never by identity: streamed items (`ItemStream`) are freed as they are
+    written, and a freed object's id is reused by the next one. The caches start again past
+    `_KEPT` parts, so memory stays flat however many distinct grades a run has."""
 
     def __init__(self, rules: Mapping[str, str], human: HumanGrades) -> None:
         self._rules = rules
         self._human = human
         self._heads: dict[tuple[str, str], str] = {}
-        self._samples: dict[int, tuple[str, str]] = {}
-        self._scores: dict[int, str] = {}
+        self._samples: dict[tuple[str, ...], tuple[str, str]] = {}
+        self._scores: dict[Score, str] = {}
         self._finish: dict[str, str] = {}
 
     def line(self, item: GradedItem) -> str:
@@ -147,9 +148,13 @@ class _Lines:
             head = self._heads[(record.run_id, record.model)] = (
                 f"{_field(record.run_id)},{_field(record.model)}"
             )
-        of_sample = self._samples.get(id(sample))
+        key = (sample.id, sample.category, sample.difficulty, sample.answer_type, sample.input,
+               sample.target)  # fmt: skip
+        of_sample = self._samples.get(key)
         if of_sample is None:
-            of_sample = self._samples[id(sample)] = (
+            if len(self._samples) > _KEPT:
+                self._samples.clear()
+            of_sample = self._samples[key] = (
                 _field(sample.id),
                 ",".join(
                     _field(cell)
@@ -162,9 +167,11 @@ class _Lines:
                     )
                 ),
             )
-        of_score = self._scores.get(id(score))
+        of_score = self._scores.get(score)
         if of_score is None:
-            of_score = self._scores[id(score)] = ",".join(
+            if len(self._scores) > _KEPT:
+                self._scores.clear()
+            of_score = self._scores[score] = ",".join(
                 _field(cell)
                 for cell in (
                     score.extracted or "",

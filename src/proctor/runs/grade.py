@@ -57,6 +57,45 @@ def stored_items(store: RunStore, run_id: str) -> list[GradedItem]:
     return store.graded_items(run_id, NOT_GRADED_YET)
 
 
+class StoredItems:
+    """A stored run's items with their stored grades (`stored_items`), read again from the
+    store at each walk, a page at a time (`RunStore.graded_item_stream`), and never held: what a
+    report of a run of any size reads (`proctor.stats.model_parts.ItemStream`). Each walk opens
+    the results folder itself, so it may outlive the store it was made from; it reads the run
+    as stored at that moment (a report is written from one state: nothing grades meanwhile)."""
+
+    def __init__(self, store: RunStore, run_id: str) -> None:
+        self._results_dir = store.results_dir
+        self._run_id = run_id
+        counts = store.count_records(run_id)
+        self._len = sum(counts.values())
+        self._models = tuple(sorted(m for m, n in counts.items() if n))
+        self._max_epoch = store.max_epoch(run_id)
+
+    def __iter__(self) -> Iterator[GradedItem]:
+        with RunStore.open(self._results_dir) as store:
+            yield from store.graded_item_stream(self._run_id, NOT_GRADED_YET)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __contains__(self, item: object) -> bool:
+        return any(item == mine for mine in self)
+
+    @property
+    def max_epoch(self) -> int:
+        return self._max_epoch
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models with stored answers, in `RunStore.records` order (by name)."""
+        return self._models
+
+    def of_model(self, model: str) -> Iterator[GradedItem]:
+        with RunStore.open(self._results_dir) as store:
+            yield from store.graded_item_stream(self._run_id, NOT_GRADED_YET, model=model)
+
+
 def prepare(store: RunStore, run_id: str, task: Task) -> None:
     """Before a run (or a resume) stores new grades: if the grades it holds were made by other
     rules, grade them all again now, so that every grade of the run is of one grader version."""

@@ -21,10 +21,11 @@ from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
 from proctor.runs.collector import paused_collector
-from proctor.runs.grade import stored_items
+from proctor.runs.grade import StoredItems, stored_items
 from proctor.runs.stopped import with_stop
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
+from proctor.stats.model_parts import Items, held
 from proctor.stats.reviews import GivenVerdict
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
 from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
@@ -166,12 +167,17 @@ def run_statistics(
     *,
     prices: PriceTable | None = None,
     grade_by_human: Sequence[str] = (),
+    stream: bool = False,
 ) -> RunStatistics:
     """Every statistic of a stored run, from its stored grades, once. `task` None: a task this
     proctor does not know (the run shows its stored grades, without the task's extras).
-    `grade_by_human`: the kinds ("*": all) counted by people's verdicts where they exist."""
+    `grade_by_human`: the kinds ("*": all) counted by people's verdicts where they exist.
+    `stream`: the answers are never held, but read from the store one model at a time, and
+    again by each file written (`StoredItems`): how a report of any size is written; else
+    they are held in `RunStatistics.items` (the viewer, `proctor.load_run`)."""
     with paused_collector():
-        stats = _run_statistics(store, run_id, task, prices, tuple(grade_by_human))
+        items: Items = StoredItems(store, run_id) if stream else stored_items(store, run_id)
+        stats = _run_statistics(store, run_id, task, items, prices, tuple(grade_by_human))
     return with_stop(store, run_id, stats)
 
 
@@ -189,11 +195,11 @@ def _run_statistics(
     store: RunStore,
     run_id: str,
     task: Task | None,
+    items: Items,
     prices: PriceTable | None,
     grade_by_human: tuple[str, ...],
 ) -> RunStatistics:
     info = store.run_info(run_id)
-    items = stored_items(store, run_id)
     config = store.run_config(run_id)
     epochs = config.get("epochs", 1)
     raw_suite = config.get(SUITE_KEY)
@@ -208,18 +214,22 @@ def _run_statistics(
             judge_verdicts=judge_verdicts(store.judgements(run_id)), prices=prices, turns=turns,
             human_verdicts=human_verdicts(store, run_id), grade_by_human=grade_by_human,
         )  # fmt: skip
-    samples = {i.sample.id: i.sample for i in items}
+    metric_values, confidences = None, None
+    if task.metrics is not None or task.confidence is not None:
+        items = held(items)  # a task's own metrics read its answers held (they may pair models)
+        metric_values = task.metrics(items) if task.metrics is not None and items else None
+        confidences = task.confidence(items) if task.confidence is not None else None
     return build_statistics(
         info,
         items,
         task_view(task),
         grader_version=store.grader_version(run_id),
         expected_per_model=info.dataset_size * (epochs if isinstance(epochs, int) else 1),
-        prompts=_prompts(task, info, samples.values()),
+        prompts=_prompts(task, info, store.samples(run_id)),
         judge_verdicts=judge_verdicts(store.judgements(run_id)),
-        task_metric_values=task.metrics(items) if task.metrics is not None and items else None,
+        task_metric_values=metric_values,
         gate_requirements=gate_requirements(suite),
-        confidence_pairs=task.confidence(items) if task.confidence is not None else None,
+        confidence_pairs=confidences,
         calculator_pairs=calculator_pairs(info.models),
         prices=prices,
         suite=suite_description(suite),

@@ -91,7 +91,9 @@ def report_run(
         task = task_for(info.task, stored)
         if regrade:
             grade_run(store, run_id, task, keep_items=False, workers=None)
-        stats = run_statistics(store, run_id, task, prices=table, grade_by_human=grade_by_human)
+        stats = run_statistics(
+            store, run_id, task, prices=table, grade_by_human=grade_by_human, stream=True
+        )
         written = write_report(store, stats)
         if ci:  # a run just asked: also what CI reads of it (--junit, $GITHUB_STEP_SUMMARY)
             from proctor.runs.ci import run_ci_files

@@ -8,7 +8,7 @@ Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from proctor.stats.drift import Drift
@@ -76,7 +76,7 @@ def counts_by_human(kind: str, grade_by: Sequence[str]) -> bool:
 
 
 def graded_by_human(
-    items: Sequence[GradedItem],
+    items: Iterable[GradedItem],
     grades: Mapping[tuple[str, str, int], HumanGrade],
     grade_by: Sequence[str],
 ) -> tuple[list[GradedItem], int]:
@@ -104,7 +104,7 @@ def graded_by_human(
 
 
 def summarize_human(
-    items: Sequence[GradedItem],
+    items: Iterable[GradedItem],
     grades: Mapping[tuple[str, str, int], HumanGrade],
     grade_by: Sequence[str] = (),
     counted: int = 0,

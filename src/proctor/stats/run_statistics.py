@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
-from proctor.stats.completeness import Completeness, completeness
-from proctor.stats.cost import ModelLedger, PriceTable, ledger
+from proctor.stats.completeness import Completeness
+from proctor.stats.cost import ModelLedger, PriceTable
 from proctor.stats.drift import drift
 from proctor.stats.gates import GateRow, JudgeScores, evaluate, parse_requirement
 from proctor.stats.human import (
@@ -27,15 +27,22 @@ from proctor.stats.human import (
     summarize_human,
 )
 from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked, summarize
+from proctor.stats.model_parts import (
+    Folded,
+    Items,
+    ItemStream,
+    ModelParts,
+    PartsSettings,
+    fold,
+    max_epoch,
+)
 from proctor.stats.multiple import ranked_comparisons
 from proctor.stats.paired import PairedComparison
-from proctor.stats.repeats import Estimate, RepeatMetrics, repeat_metrics
+from proctor.stats.repeats import Estimate, RepeatMetrics
 from proctor.stats.reviews import GivenVerdict
-from proctor.stats.scores import scores_by_model
 from proctor.stats.size import SizeTrend, size_trend
-from proctor.stats.taxonomy import taxonomy_counts
 from proctor.stats.tiers import Tier
-from proctor.stats.truncation import CapHits, cap_hits
+from proctor.stats.truncation import CapHits
 from proctor.stats.turn_scores import TurnScores
 from proctor.types import GradedItem, RunInfo
 
@@ -169,8 +176,9 @@ class RunStatistics:
     info: RunInfo
     task: TaskView
     grader_version: str | None
-    items: tuple[GradedItem, ...]
-    """Every stored answer with its stored grade (samples.csv, the sample browser)."""
+    items: Sequence[GradedItem] | ItemStream
+    """Every stored answer with its stored grade (samples.csv, the sample browser): held, or
+    for a report of a big run a stream each renderer walks again (`ItemStream`)."""
     metrics: RunMetrics
     ranking: tuple[ModelMetrics, ...]
     """`metrics.models`, best first."""
@@ -219,7 +227,7 @@ class RunStatistics:
 
 def build_statistics(
     info: RunInfo,
-    items: Sequence[GradedItem],
+    items: Items,
     task: TaskView,
     *,
     grader_version: str | None = None,
@@ -237,61 +245,80 @@ def build_statistics(
     human_verdicts: Sequence[GivenVerdict] = (),
     grade_by_human: Sequence[str] = (),
 ) -> RunStatistics:
-    """Every statistic of a run, once. `calculator_pairs`: (bare, with calculator) model strings
-    both asked; `gate_requirements`: the run's own requirements (a suite's [gate]).
+    """Every statistic of a run, once. `items`: its answers, held or streamed (`ItemStream`:
+    walked one model at a time, never all held; `model_parts`). `calculator_pairs`: (bare,
+    with calculator) model strings both asked; `gate_requirements`: the run's own requirements
+    (a suite's [gate]).
     Why so many parameters: each keyword is one optional part of a run's statistics, absent by
     default, that only some runs have (a judge, a suite's gate, confidences, prices, turns,
     people's verdicts); its one builder (`runs.report.run_statistics`) and the tests name only
     the parts they give, which a parameters object would only wrap. `grade_by_human`: the kinds
     counted by people's verdicts where they exist."""
-    grades = counting(human_verdicts)
-    human = summarize_human(items, grades, grade_by_human)
-    if human is not None:
-        kinds = {i.sample.id: i.sample.category for i in items}
-        agreements = drift(human_verdicts, kinds)
-        human = replace(human, drift=None if agreements.empty else agreements)
-    if human is not None and grade_by_human:
-        items, counted = graded_by_human(items, grades, grade_by_human)
-        human = replace(human, counted=counted)
-    metrics = summarize(items, info.models, tiers=task.tiers)
-    rows = ranked(metrics)
-    names = [m.model for m in rows]
+    items, human = _by_people(items, human_verdicts, grade_by_human)
+    top_epoch = max_epoch(items)
     expected = expected_per_model
     if expected is None:
-        expected = info.dataset_size * max(1, 1 + max((i.record.epoch for i in items), default=0))
+        expected = info.dataset_size * max(1, 1 + top_epoch)
+    settings = PartsSettings(
+        tiers=task.tiers, expected=expected, prices=prices or PriceTable({}),
+        max_tokens=info.params.max_tokens, repeats=top_epoch > 0,
+        bare_of={calc: bare for bare, calc in calculator_pairs},
+    )  # fmt: skip
+    folded = fold(items, info.models, settings, judged=bool(judge_verdicts))
+    metrics = RunMetrics(tuple(p.metrics for p in folded.parts))
+    rows = ranked(metrics)
+    names = [m.model for m in rows]
     scored_names = [m.model for m in rows if m.accuracy is not None]
     paired: tuple[PairedComparison, ...] = ()
     if len(scored_names) >= 2:
-        paired = tuple(ranked_comparisons(scores_by_model(items), scored_names, pairs="adjacent"))
-    repeats = _repeats(items)
+        scores = {p.model: p.scores for p in folded.answered}
+        paired = tuple(ranked_comparisons(scores, scored_names, pairs="adjacent"))
+    repeats = _repeats(folded.answered)
     sizes_trend = size_trend(rows, sizes)
     judge_scores = _judge_scores(judge_verdicts)
+    truncation = tuple({p.model: p.cap for p in folded.parts}[n] for n in names)
     return RunStatistics(
         info=info,
         task=task,
         grader_version=grader_version,
-        items=tuple(items),
+        items=items if isinstance(items, ItemStream) else tuple(items),
         metrics=metrics,
         ranking=tuple(rows),
-        completeness=completeness(items, info.models, expected),
+        completeness=Completeness(tuple(p.completeness for p in folded.parts)),
         slices=_slices(rows),
         paired=paired,
         repeats=repeats,
-        consistency=_consistency(items, names) if repeats else None,
-        judges=_judges(judge_verdicts, items),
+        consistency=_consistency(folded, names) if repeats else None,
+        judges=_judges(judge_verdicts, folded.kinds),
         task_metrics=_task_metrics(task_metric_values),
         gate=_gate(gate_requirements, items, info.models, judge_scores),
         calibration=_calibration(confidence_pairs),
-        calculator=_calculator(items, calculator_pairs, task),
-        taxonomy=taxonomy_counts(items),
-        truncation=cap_hits(items, names, info.params.max_tokens),
+        calculator=_calculator(folded, calculator_pairs, settings),
+        taxonomy={p.model: dict(p.taxonomy) for p in folded.answered},
+        truncation=truncation if any(r.capped for r in truncation) else (),
         size=sizes_trend if len({p.parameters for p in sizes_trend.points}) >= 2 else None,
-        cost=tuple(ledger(items, prices or PriceTable({}), [m.model for m in metrics.models])),
+        cost=tuple(p.ledger for p in folded.parts),
         prompts=prompts,
         suite=suite,
         turns=tuple(turns),
         human=human,
     )
+
+
+def _by_people(
+    items: Items, verdicts: Sequence[GivenVerdict], grade_by_human: Sequence[str]
+) -> tuple[Items, HumanSummary | None]:
+    """People's verdicts summarized beside the rules' grades; the items with the grades of the
+    kinds counted by people replaced by theirs (a run people reviewed: held)."""
+    grades = counting(verdicts)
+    human = summarize_human(items, grades, grade_by_human)
+    if human is not None:
+        agreements = drift(verdicts, {i.sample.id: i.sample.category for i in items})
+        human = replace(human, drift=None if agreements.empty else agreements)
+    if human is not None and grade_by_human:
+        items, counted = graded_by_human(items, grades, grade_by_human)
+        human = replace(human, counted=counted)
+    return items, human
 
 
 def _slices(rows: Sequence[ModelMetrics]) -> tuple[Slice, ...]:
@@ -307,31 +334,24 @@ def _slices(rows: Sequence[ModelMetrics]) -> tuple[Slice, ...]:
     return tuple(out)
 
 
-def _repeats(items: Sequence[GradedItem]) -> Mapping[str, RepeatMetrics]:
-    if all(item.record.epoch == 0 for item in items):
-        return {}
-    repeats = repeat_metrics(items)
+def _repeats(answered: Sequence[ModelParts]) -> Mapping[str, RepeatMetrics]:
+    repeats = {p.model: p.repeats for p in answered if p.repeats is not None}
     if not any(r.replies_per_item > 1 for r in repeats.values()):
         return {}
     return repeats
 
 
-def _consistency(items: Sequence[GradedItem], models: Sequence[str]) -> Consistency:
-    kinds = tuple(dict.fromkeys(i.sample.category for i in items if i.sample.category))
-    overall = repeat_metrics(items, ks=())
-    rows: list[ConsistencyRow] = []
-    for model in models:
-        m = overall.get(model)
-        if m is None:
-            continue
-        by_kind: dict[str, Estimate] = {}
-        for kind in kinds:
-            part = [i for i in items if i.record.model == model and i.sample.category == kind]
-            s = repeat_metrics(part, ks=()).get(model)
-            if s is not None:
-                by_kind[kind] = s.stability
-        rows.append(ConsistencyRow(model, m.stability, by_kind))
-    return Consistency(kinds, tuple(rows))
+def _consistency(folded: Folded, models: Sequence[str]) -> Consistency:
+    found = {p.model: p.stability for p in folded.answered}
+    rows = [
+        ConsistencyRow(
+            model, found[model][""], {k: found[model][k] for k in folded.categories
+                                      if k in found[model]}
+        )
+        for model in models
+        if model in found
+    ]  # fmt: skip
+    return Consistency(folded.categories, tuple(rows))
 
 
 def _judge_scores(verdicts: Sequence[JudgeVerdict]) -> JudgeScores:
@@ -350,11 +370,10 @@ def _mean(values: Sequence[int]) -> float | None:
 
 
 def _judges(
-    verdicts: Sequence[JudgeVerdict], items: Sequence[GradedItem]
+    verdicts: Sequence[JudgeVerdict], kind_of: Mapping[str, str]
 ) -> tuple[JudgeSummary, ...]:
     if not verdicts:
-        return ()  # no judge: no pass over the items for their kinds
-    kind_of = {i.sample.id: i.sample.category for i in items}
+        return ()
     out: list[JudgeSummary] = []
     for judge in sorted({v.judge for v in verdicts}):
         mine = [v for v in verdicts if v.judge == judge]
@@ -409,14 +428,16 @@ def _task_metrics(values: Mapping[str, Mapping[str, float]] | None) -> TaskMetri
 
 def _gate(
     requirements: Sequence[str],
-    items: Sequence[GradedItem],
+    items: Items,
     models: Sequence[str],
     judge: JudgeScores,
 ) -> GateReport | None:
     if not requirements:
         return None
     parsed = [parse_requirement(r) for r in requirements]
-    return GateReport(tuple(evaluate(parsed, items, models, judge)))
+    # a suite's [gate] compares models on shared items: its answers held (a suite is small)
+    held = list(items) if isinstance(items, ItemStream) else items
+    return GateReport(tuple(evaluate(parsed, held, models, judge)))
 
 
 def _calibration(
@@ -433,17 +454,17 @@ def _calibration(
 
 
 def _calculator(
-    items: Sequence[GradedItem], pairs: Sequence[tuple[str, str]], task: TaskView
+    folded: Folded, pairs: Sequence[tuple[str, str]], settings: PartsSettings
 ) -> RunMetrics | None:
     if not pairs:
         return None
-    bare_of = {calc: bare for bare, calc in pairs}
-    renamed = [
-        replace(i, record=replace(i.record, model=bare_of[i.record.model]))
-        for i in items
-        if i.record.model in bare_of
-    ]
-    return summarize(renamed, [bare for bare, _ in pairs], tiers=task.tiers)
+    found = {p.model: p.calculator for p in folded.parts}
+    return RunMetrics(
+        tuple(
+            found.get(calc) or summarize([], [bare], tiers=settings.tiers).models[0]
+            for bare, calc in pairs
+        )
+    )
 
 
 def failures(stats: RunStatistics, per_model: int) -> Mapping[str, tuple[GradedItem, ...]]:

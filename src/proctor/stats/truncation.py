@@ -16,7 +16,7 @@ replies hit); `proctor gate --strict` then exits non-zero.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from proctor.stats.metrics import NOT_SCORED
@@ -97,23 +97,28 @@ def cap_hits(
     threshold: float = THRESHOLD,
 ) -> tuple[CapHits, ...]:
     """One row per model when any model has a cut-off reply; empty when none has."""
-    rows = []
-    for model in models:
-        scored = [
-            i for i in items if i.record.model == model and i.score.outcome not in NOT_SCORED
-        ]
-        capped = [i for i in scored if cut_off(i)]
-        used = [t for i in capped if (t := i.record.usage.completion_tokens)]
-        cap = max_tokens if max_tokens else (max(used) if used else None)
-        rows.append(
-            CapHits(
-                model=model,
-                scored=len(scored),
-                capped=len(capped),
-                correct=sum(i.score.outcome == "correct" for i in scored),
-                capped_correct=sum(i.score.outcome == "correct" for i in capped),
-                cap=cap,
-                threshold=threshold,
-            )
-        )
+    rows = [
+        model_cap_hits(model, [i for i in items if i.record.model == model], max_tokens, threshold)
+        for model in models
+    ]
     return tuple(rows) if any(r.capped for r in rows) else ()
+
+
+def model_cap_hits(
+    model: str, items: Iterable[GradedItem], max_tokens: int | None, threshold: float = THRESHOLD
+) -> CapHits:
+    """The row of one model, from its items alone (`cap_hits` shows the rows only when some
+    model has a cut-off reply)."""
+    scored = [i for i in items if i.score.outcome not in NOT_SCORED]
+    capped = [i for i in scored if cut_off(i)]
+    used = [t for i in capped if (t := i.record.usage.completion_tokens)]
+    cap = max_tokens if max_tokens else (max(used) if used else None)
+    return CapHits(
+        model=model,
+        scored=len(scored),
+        capped=len(capped),
+        correct=sum(i.score.outcome == "correct" for i in scored),
+        capped_correct=sum(i.score.outcome == "correct" for i in capped),
+        cap=cap,
+        threshold=threshold,
+    )

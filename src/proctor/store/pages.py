@@ -11,7 +11,7 @@ from proctor.store import codec
 from proctor.store.records import READ_COLUMNS
 from proctor.store.scores import StoredScore
 from proctor.store.tables import Transactions, reading_run, tuples
-from proctor.types import Record, Sample
+from proctor.types import GradedItem, Record, Sample, Score
 
 
 @dataclass(frozen=True)
@@ -111,3 +111,26 @@ def answer_page(
         stored = row[width : width + len(_SCORE_VALUES)] if scored else None
         page.append((codec.record_from_row(row), sample, stored if stored and stored[0] else None))
     return page
+
+
+def graded_items(
+    store: Transactions, run_id: str, ungraded: Score, page_size: int, model: str | None = None
+) -> Iterator[GradedItem]:
+    """Every stored record (of `model`, when named) with its sample and stored grade
+    (`ungraded` for a record never graded), in `records` order, as `scores.graded_items` lists
+    them, but read a page at a time: memory holds one page (and the paper's samples when it
+    fits one), whatever the run."""
+    samples: dict[int, Sample] = {}
+    windows = answer_windows(store, run_id, page_size)
+    for window in windows if model is None else [w for w in windows if w.model == model]:
+        # Identical grades share one Score, within a page (across pages the cache would grow
+        # with the run: a grade's explanation often names its reply).
+        grades: dict[StoredScore, Score] = {}
+        for record, sample, stored in answer_page(store, window, scored=True, samples=samples):
+            if stored is None:
+                yield GradedItem(sample, record, ungraded)
+                continue
+            score = grades.get(stored)
+            if score is None:
+                score = grades[stored] = codec.score_from_values(stored)
+            yield GradedItem(sample, record, score)

@@ -104,3 +104,12 @@ def count(store: Transactions, run_id: str) -> dict[str, int]:
     counts = {str(m): 0 for m in json.loads(run["models"])}
     counts.update({str(r["model"]): int(r["n"]) for r in rows})
     return counts
+
+
+def max_epoch(store: Transactions, run_id: str) -> int:
+    """The highest epoch of the run's stored records; 0 when it has none."""
+    with store.transaction(f"read epochs of run {run_id}", write=False) as db:
+        (top,) = db.execute(
+            "SELECT COALESCE(MAX(epoch), 0) FROM records WHERE run_id = ?", (run_id,)
+        ).fetchone()
+    return int(top)

@@ -251,6 +251,19 @@ class RunStore(Closing):
         never graded), in `records` order: what every report, gate and comparison reads."""
         return scores_table.graded_items(self, run_id, ungraded)
 
+    def graded_item_stream(
+        self, run_id: str, ungraded: Score, page_size: int = 5000, model: str | None = None
+    ) -> Iterator[GradedItem]:
+        """The items of `graded_items` (of `model`, when named), in its order, read
+        `page_size` samples (of one model) at a time, each page in a transaction of its own: a
+        run of any size in one page's memory. Whoever consumes it may use the store between
+        items."""
+        return paging.graded_items(self, run_id, ungraded, page_size, model)
+
+    def max_epoch(self, run_id: str) -> int:
+        """The highest epoch of the run's stored records (0 when it has none)."""
+        return records_table.max_epoch(self, run_id)
+
     def scores(self, run_id: str) -> dict[tuple[str, str, int], Score]:
         """The run's scores keyed by (model, sample id, epoch)."""
         return scores_table.read(self, run_id)

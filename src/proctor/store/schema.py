@@ -172,6 +172,8 @@ def _m4_conversation_turns(conn: sqlite3.Connection) -> None:
         )
         """
     )
+
+
 def _m5_response_cache(conn: sqlite3.Connection) -> None:
     """The response cache shared by every run of the results folder: one reply per request key
     (a hash of everything that decides the reply, `proctor.calling.cache_key`) and key owner (a
@@ -332,6 +334,17 @@ def _m10_eval_sets(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m11_viewer_indexes(conn: sqlite3.Connection) -> None:
+    """Indexes for the viewer's pages of big folders (issue 29). The runs list counts every
+    answer and grade per (run, model) (`browse.tallies`): two covering indexes let it read
+    narrow index rows instead of every record's reply text. An item's page reads one sample's
+    answers of every model (`browse.item_answers`): an index by sample finds them without
+    walking the run. Tested by the queries' plans (tests/store/test_viewer_indexes.py)."""
+    conn.execute("CREATE INDEX records_tally ON records (run_id, model, sample_id, epoch, status)")
+    conn.execute("CREATE INDEX scores_tally ON scores (run_id, model, sample_id, epoch, outcome)")
+    conn.execute("CREATE INDEX records_by_sample ON records (run_id, sample_id, model, epoch)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
@@ -343,6 +356,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m8_turn_grades,
     _m9_human_verdicts,
     _m10_eval_sets,
+    _m11_viewer_indexes,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

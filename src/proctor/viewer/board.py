@@ -9,13 +9,16 @@ from pathlib import Path
 from urllib.parse import quote, urlencode
 
 from proctor.report.html.board_pages import grid_html, leaderboard_html
-from proctor.report.html.viewer_pages import run_href
+from proctor.report.html.viewer_pages import run_href, waiting_html
 from proctor.runs.grade import stored_items
 from proctor.runs.leaderboard import read_leaderboard
 from proctor.stats.metrics import NOT_SCORED
 from proctor.store import RunStore
+from proctor.viewer.board_cache import BoardCache
 from proctor.viewer.review_set import set_review_href
 
+REFRESH_S = 2
+"""How often a page waiting for its leaderboard reloads itself."""
 BOARD_PAGE = 50
 """Models per page of the leaderboard: 500 models read as ten pages, best first."""
 GRID_PAGE = 100
@@ -27,9 +30,20 @@ def _page(query: Mapping[str, Sequence[str]]) -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else 1
 
 
-def leaderboard_page(results_dir: Path, query: Mapping[str, Sequence[str]]) -> str:
+def leaderboard_page(
+    results_dir: Path, query: Mapping[str, Sequence[str]], boards: BoardCache | None = None
+) -> str:
+    """The board of the sets and runs named (all: the whole folder), read now, or as `boards`
+    holds it for the store as it is (a page that reloads itself while it is being read)."""
     refs = [*query.get("set", []), *query.get("run", [])]
-    reading = read_leaderboard(results_dir, refs)
+    reading = read_leaderboard(results_dir, refs) if boards is None else boards.reading(refs)
+    if reading is None:
+        return waiting_html(
+            "leaderboard",
+            "The leaderboard is being read: it reads every answer of every run it ranks, once "
+            "for each state of the results folder. This page reloads itself until it is ready.",
+            REFRESH_S,
+        )
 
     def href(page: int) -> str:
         pairs = [("set", s) for s in query.get("set", [])] + [

@@ -14,6 +14,7 @@ from proctor.report.html import RunListing
 from proctor.runs.grade import grader_version
 from proctor.runs.report import run_statistics
 from proctor.stats.metrics import RunMetrics
+from proctor.stats.model_parts import held
 from proctor.stats.run_statistics import RunStatistics
 from proctor.store import RunStore
 from proctor.tasks.base import Task
@@ -36,7 +37,7 @@ class LoadedRun:
 
     @property
     def items(self) -> Sequence[GradedItem]:
-        return self.stats.items
+        return held(self.stats.items)
 
     @property
     def metrics(self) -> RunMetrics:

@@ -49,6 +49,7 @@ from proctor.report.html.viewer_pages import error_html, run_href, samples_href
 from proctor.stats.comparison import compare_run_items
 from proctor.store import RunStore
 from proctor.viewer import board, pages, review, review_set
+from proctor.viewer.board_cache import BoardCache
 from proctor.viewer.runs import LoadedRun, listing, load_run, state_key
 
 T = TypeVar("T")
@@ -79,6 +80,8 @@ class ViewerServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._runs: OrderedDict[tuple[object, ...], LoadedRun] = OrderedDict()
         self._pages: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+        self.boards = BoardCache(self.results_dir)
+        """Leaderboards read once per state of the store (`read_ahead` starts the folder's)."""
         self.token = secrets.token_urlsafe(32)
         """The session token every review form carries; a POST without it is refused."""
         super().__init__((HOST, port), _Handler)
@@ -117,7 +120,7 @@ class ViewerServer(ThreadingHTTPServer):
                 )
             )
         if parts == ["leaderboard"]:
-            return board.leaderboard_page(self.results_dir, query).encode("utf-8")
+            return board.leaderboard_page(self.results_dir, query, self.boards).encode("utf-8")
         if parts[0] == "runs" and len(parts) == 3 and parts[2] == "grid":
             return self._read(
                 lambda store: board.grid_page(store, self._resolve(store, parts[1]), query)

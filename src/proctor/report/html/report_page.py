@@ -28,6 +28,7 @@ from proctor.report.text import (
 )
 from proctor.stats.calibration import CalibrationSummary
 from proctor.stats.metrics import ModelMetrics
+from proctor.stats.model_parts import held
 from proctor.stats.paired import PairedComparison, format_p, points_range, signed_points
 from proctor.stats.reviews import HumanGrade
 from proctor.stats.run_statistics import RunStatistics
@@ -118,7 +119,11 @@ def samples_html(stats: RunStatistics, *, links: Links | None = None) -> str:
         data=Markup(
             script_json(
                 browser_document(
-                    stats.items, stats.task.rules, list(stats.models), stats.prompts, _human(stats)
+                    held(stats.items),
+                    stats.task.rules,
+                    list(stats.models),
+                    stats.prompts,
+                    _human(stats),
                 )
             )
         ),

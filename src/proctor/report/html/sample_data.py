@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from proctor.report.samples_csv import rule_explanation
+from proctor.stats.model_parts import Items
 from proctor.stats.reviews import HumanGrade
 from proctor.types import OUTCOMES, GradedItem
 
@@ -70,7 +71,7 @@ class Shown:
         return self.answers == self.total_answers
 
 
-def first_samples(items: Sequence[GradedItem], limit: int | None) -> tuple[list[GradedItem], Shown]:
+def first_samples(items: Items, limit: int | None) -> tuple[list[GradedItem], Shown]:
     """The items of the first samples of the paper (in the order they first occur), every
     model's and every epoch's answer to each, as many samples as fit in `limit` answers (at
     least one sample); all of them when `limit` is None or they fit."""

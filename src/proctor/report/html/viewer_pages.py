@@ -84,6 +84,14 @@ def error_html(status: int, message: str) -> str:
     )
 
 
+def waiting_html(title: str, message: str, refresh_s: int) -> str:
+    """A page that says what is being prepared, and reloads itself every `refresh_s` seconds."""
+    return render(
+        "error.html.j2", title=f"proctor · {title}", viewer=True, status=title, message=message,
+        refresh=refresh_s,
+    )  # fmt: skip
+
+
 def _score_mark(score: float) -> str:
     """1 → "right", 0 → "wrong", a share of repeats → "67 % right"."""
     if score == 1.0:

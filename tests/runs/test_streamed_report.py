@@ -1,0 +1,77 @@
+"""A run's report is written from its answers streamed from the store (`StoredItems`), one
+model at a time, never from a list of every answer: its files equal, byte for byte, those the
+list-based path gives on the same store (a generated run of 20,000 answers, and a small one),
+and the report is written even by a store that refuses to hand out every answer at once."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from proctor.report.html import report_html
+from proctor.report.markdown import summary_markdown
+from proctor.report.results_json import results_json
+from proctor.report.samples_csv import write_samples_csv
+from proctor.runs.grade import StoredItems
+from proctor.runs.report import run_statistics
+from proctor.runs.rereport import report_run
+from proctor.stats.run_statistics import RunStatistics
+from proctor.store import RunStore
+from proctor.tasks.registry import get_task
+from support.big_store import make_big_store
+
+RUN = "20261201-010101-arithmetic-big"
+
+
+def _files(stats: RunStatistics) -> dict[str, str]:
+    csv = io.StringIO(newline="")
+    write_samples_csv(csv, stats.items, stats.task.rules, list(stats.models))
+    return {
+        "results.json": results_json(stats),
+        "samples.csv": csv.getvalue(),
+        "summary.md": summary_markdown(stats),
+        "report.html": report_html(stats),
+    }
+
+
+def _written(run_dir: Path) -> dict[str, str]:
+    names = ("results.json", "samples.csv", "summary.md", "report.html")
+    return {n: (run_dir / n).read_bytes().decode("utf-8") for n in names}
+
+
+@pytest.mark.parametrize(
+    ("n_items", "models"),
+    [(10_000, ("m/b", "m/a")), (7, ("m/c", "m/a", "m/b"))],
+    ids=["20,000 answers", "21 answers"],
+)
+def test_the_streamed_report_is_the_list_based_one_byte_for_byte(
+    tmp_path: Path, n_items: int, models: tuple[str, ...]
+) -> None:
+    root = tmp_path / "results"
+    make_big_store(root, n_items, models, RUN)
+    task = get_task("arithmetic")
+    with RunStore.open(root) as store:
+        held = run_statistics(store, RUN, task)  # the answers read into one list
+    assert isinstance(held.items, tuple) and len(held.items) == n_items * len(models)
+    reported = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
+    assert isinstance(reported.stats.items, StoredItems)
+    assert _written(reported.run_dir) == _files(held)
+
+
+def test_a_report_never_asks_the_store_for_every_answer_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "results"
+    make_big_store(root, 40, ("m/a", "m/b"), RUN)
+
+    def every_answer(*args: object) -> object:
+        raise AssertionError("a report read every answer into one list")
+
+    monkeypatch.setattr(RunStore, "graded_items", every_answer)
+    reported = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
+    assert reported.stats.metrics.model("m/a").n_items == 40
+    assert sum(1 for _ in reported.stats.items) == 80  # walked again, from the store
+    rows = (reported.run_dir / "samples.csv").read_text(encoding="utf-8").count("\n")
+    assert rows >= 81  # a header and 80 answers (replies span two lines)

@@ -1,0 +1,190 @@
+"""`stats/model_parts.py`: a run's answers walked one model at a time. The statistics built from
+a stream equal those built from the same answers held, part by part, and the stream is never
+held: a walk keeps at most one model's answers alive (counted with weak references, not timed
+or measured), and a stream asked for a list at once raises."""
+
+from __future__ import annotations
+
+import gc
+import math
+import weakref
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+import pytest
+
+from proctor.stats.model_parts import (
+    ItemScores,
+    ItemStream,
+    SampleIndex,
+    by_model,
+    in_model_order,
+)
+from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
+from proctor.stats.scores import item_scores
+from proctor.stats.tiers import TIERS
+from proctor.types import (
+    GenerationParams,
+    GradedItem,
+    Outcome,
+    Record,
+    RunInfo,
+    Sample,
+    Score,
+    Usage,
+)
+
+MODELS = ("m/a", "m/b", "m/c", "m/a+calculator")
+"""m/c never answers; m/a+calculator is m/a's calculator twin."""
+
+
+def _item(model: str, i: int, epoch: int, outcome: Outcome) -> GradedItem:
+    kind, difficulty = ("add", "big", "")[i % 3], ("easy", "hard")[i % 2]
+    sample = Sample(f"s{i:03d}", f"{i} + 7", str(i + 7), category=kind, difficulty=difficulty)
+    failed = outcome == "call_failed"
+    record = Record(
+        run_id="run-1", model=model, sample_id=sample.id, status="call_failed" if failed else "ok",
+        text="" if failed else f"Final answer: {i + 7 + (outcome != 'correct')}",
+        finish_reason="length" if i % 11 == 0 else "stop", usage=Usage(30 + i, 5 + epoch),
+        latency_s=0.5, attempts=1 + (i % 4 == 0), prompt_variant="B", lang="en",
+        error="Transient: connection refused" if failed else "", epoch=epoch,
+    )  # fmt: skip
+    extracted = None if failed else str(i + 7 + (outcome != "correct"))
+    score = Score(outcome, "final_answer_line", f"'{extracted}' vs {i + 7}", extracted, extracted)
+    return GradedItem(sample, record, score)
+
+
+def _outcome(m: int, i: int, epoch: int) -> Outcome:
+    if (i + m) % 17 == 0:
+        return "call_failed"
+    if (i * 3 + m + epoch) % 13 == 0:
+        return "unscored"
+    return "correct" if (i * 7 + m * 5 + epoch * 3) % 10 < 7 - m else "wrong"
+
+
+def answers(epochs: int, n: int = 40) -> list[GradedItem]:
+    """Every model's answers in the store's order (model, then sample, then epoch)."""
+    return [
+        _item(model, i, e, _outcome(m, i, e))
+        for m, model in sorted(enumerate(MODELS), key=lambda x: x[1])
+        if model != "m/c"
+        for i in range(n)
+        for e in range(epochs)
+        if not (model == "m/b" and i >= n - 3)  # m/b missed the last items
+    ]
+
+
+class Stream:
+    """An `ItemStream` over answers it walks again at each pass; it tracks the items of the
+    current walk that are still alive, and refuses to be read whole at once."""
+
+    def __init__(self, items: Sequence[GradedItem]) -> None:
+        self._items = items
+        self.alive = 0
+        self.most_alive = 0
+
+    def __iter__(self) -> Iterator[GradedItem]:
+        for item in self._items:
+            copy = replace(item)  # a fresh object, as a store page decodes it
+            self.alive += 1
+            weakref.finalize(copy, self._freed)
+            self.most_alive = max(self.most_alive, self.alive)
+            yield copy
+
+    def _freed(self) -> None:
+        self.alive -= 1
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, item: object) -> bool:
+        return any(item == mine for mine in self)
+
+    def __getitem__(self, index: object) -> GradedItem:
+        raise AssertionError("a stream is never indexed (nor sliced into a list)")
+
+    @property
+    def max_epoch(self) -> int:
+        return max((i.record.epoch for i in self._items), default=0)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(i.record.model for i in self._items))
+
+    def of_model(self, model: str) -> Iterator[GradedItem]:
+        return (i for i in self if i.record.model == model)
+
+
+def _info() -> RunInfo:
+    return RunInfo(run_id="run-1", task="arithmetic", models=MODELS, dataset_hash="h",
+                   dataset_size=40, generator_version="1", prompt_variant="B", lang="en",
+                   created_at="2026-12-01T00:00:00+00:00",
+                   params=GenerationParams(max_tokens=64))  # fmt: skip
+
+
+def _build(items: Sequence[GradedItem] | ItemStream) -> RunStatistics:
+    judged = [
+        JudgeVerdict("judge/j", "m/a", f"s{i:03d}", 0, pairwise=False,
+                     score=None if i % 5 == 0 else i % 4, reason="no verdict" if i % 5 == 0 else "")
+        for i in range(10)
+    ]  # fmt: skip
+    return build_statistics(
+        _info(), items, TaskView("arithmetic", tiers=TIERS),
+        judge_verdicts=judged, calculator_pairs=[("m/a", "m/a+calculator")],
+        gate_requirements=["accuracy >= 0.5"],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_a_streamed_run_has_the_statistics_of_the_same_run_held(epochs: int) -> None:
+    held = answers(epochs)
+    stream = Stream(held)
+    streamed, kept = _build(stream), _build(held)
+    assert streamed.items is stream
+    assert replace(streamed, items=()) == replace(kept, items=())
+    # every part is there to compare: none is trivially empty
+    assert kept.paired and kept.judges and kept.calculator and kept.truncation and kept.gate
+    assert kept.taxonomy and kept.completeness.calls_failed
+    assert (kept.consistency is not None) == bool(kept.repeats) == (epochs > 1)
+
+
+def test_a_walk_keeps_at_most_one_models_answers_alive() -> None:
+    held = answers(3)
+    stream = Stream(held)
+    gc.collect()
+    build_statistics(_info(), stream, TaskView("arithmetic", tiers=TIERS))
+    largest = max(len(group) for _, group in by_model(held))
+    # one model's answers, and the next model's first one or two, in flight between them
+    assert stream.most_alive <= largest + 2 < len(held) / 2
+
+
+def test_a_stream_split_by_model_is_refused() -> None:
+    held = answers(1)
+    shuffled = held[5:] + held[:5]  # m/a's first answers come again at the end
+    with pytest.raises(ValueError, match="m/a are not together"):
+        list(by_model(Stream(shuffled)))
+
+
+def test_in_model_order_is_the_order_of_models_then_of_appearance() -> None:
+    held = answers(1)
+    order = ["m/b", "nobody"]
+    expected = sorted(held, key=lambda i: (i.record.model != "m/b", i.record.model))
+    assert list(in_model_order(held, order)) == expected
+    assert list(in_model_order(Stream(held), order)) == expected
+
+
+def test_item_scores_kept_compact_read_as_the_dict_they_replace() -> None:
+    index = SampleIndex()
+    held = answers(3)
+    per_model = {m: item_scores(g) for m, g in by_model(held)}
+    compact = {m: ItemScores(s, index) for m, s in per_model.items()}
+    for model, scores in per_model.items():
+        got = compact[model]
+        assert list(got) == list(scores) and len(got) == len(scores)
+        assert dict(got.items()) == scores
+    # m/b has no score on the items it missed; nobody has one on an item no model met
+    assert "s039" in compact["m/a"] and "s039" not in compact["m/b"]
+    assert "nowhere" not in compact["m/a"] and 7 not in compact["m/a"]
+    with pytest.raises(KeyError):
+        compact["m/b"]["s039"]
+    assert not any(math.isnan(v) for s in compact.values() for v in s.values())
