@@ -14,6 +14,7 @@ from proctor.report.html import report_html
 from proctor.report.markdown import summary_markdown
 from proctor.report.results_json import results_json
 from proctor.report.samples_csv import write_samples_csv
+from proctor.runs import rereport
 from proctor.runs.grade import StoredItems
 from proctor.runs.report import run_statistics
 from proctor.runs.rereport import report_run
@@ -47,8 +48,9 @@ def _written(run_dir: Path) -> dict[str, str]:
     ids=["20,000 answers", "21 answers"],
 )
 def test_the_streamed_report_is_the_list_based_one_byte_for_byte(
-    tmp_path: Path, n_items: int, models: tuple[str, ...]
+    tmp_path: Path, n_items: int, models: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(rereport, "STREAM_ABOVE", 0)  # stream whatever the size
     root = tmp_path / "results"
     make_big_store(root, n_items, models, RUN)
     task = get_task("arithmetic")
@@ -70,8 +72,21 @@ def test_a_report_never_asks_the_store_for_every_answer_at_once(
         raise AssertionError("a report read every answer into one list")
 
     monkeypatch.setattr(RunStore, "graded_items", every_answer)
+    monkeypatch.setattr(rereport, "STREAM_ABOVE", 0)
     reported = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
     assert reported.stats.metrics.model("m/a").n_items == 40
     assert sum(1 for _ in reported.stats.items) == 80  # walked again, from the store
     rows = (reported.run_dir / "samples.csv").read_text(encoding="utf-8").count("\n")
     assert rows >= 81  # a header and 80 answers (replies span two lines)
+
+
+def test_a_run_that_fits_holds_its_answers_once_and_a_large_one_streams(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "results"
+    make_big_store(root, 40, ("m/a", "m/b"), RUN)
+    reported = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
+    assert isinstance(reported.stats.items, tuple)  # 80 answers: read once, held
+    monkeypatch.setattr(rereport, "STREAM_ABOVE", 79)
+    again = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
+    assert isinstance(again.stats.items, StoredItems)
