@@ -11,6 +11,7 @@ from typing import Any
 
 from proctor.report.html.board_pages import leaderboard_report_html
 from proctor.stats.leaderboard import TaskResult, build_leaderboard
+from proctor.stats.metrics import Cell
 from support.browser import pwned, screenshot, severe_logs
 
 EVIL = "<script>window.__pwned=1</script>"
@@ -19,8 +20,9 @@ EVIL = "<script>window.__pwned=1</script>"
 def _result(task: str, model: str, acc: float, run_id: str) -> TaskResult:
     return TaskResult(
         task=task, model=model, run_id=run_id, created_at="", grader_version="",
-        state="complete", n_items=10, n_scored=10, correct=int(acc * 10), accuracy=acc,
-        ci_low=acc / 2, ci_high=min(1.0, acc * 1.5),
+        state="complete", n_items=10,
+        overall=Cell(n=10, correct=int(acc * 10), accuracy=acc, ci_low=acc / 2,
+                     ci_high=min(1.0, acc * 1.5)),
         scores={f"{i}#0": float(i < acc * 10) for i in range(10)},
     )  # fmt: skip
 
