@@ -5,6 +5,7 @@ answer, failed calls included; `on_stored` sees the same answers; a run that ask
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -67,21 +68,14 @@ def test_a_log_that_cannot_be_written_is_given_up_whole_lines_kept(
     write = answer_log(tmp_path)
     write([rec("a")])
     kept = (tmp_path / ANSWER_LOG).read_bytes()
-    real_open = Path.open
+    real_write = os.write
 
-    def full(self: Path, *args: object, **kwargs: object) -> object:
-        handle = real_open(self, *args, **kwargs)  # type: ignore[call-overload]
-        original = handle.write
-
-        def half(text: str) -> int:
-            original(text[: len(text) // 2])
-            raise OSError(28, "No space left on device")
-
-        handle.write = half
-        return handle
+    def full(fd: int, data: bytes | memoryview) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))  # half the batch reaches the disk
+        raise OSError(28, "No space left on device")
 
     with monkeypatch.context() as patched:
-        patched.setattr(Path, "open", full)
+        patched.setattr(os, "write", full)
         write([rec("b"), rec("c")])
     write([rec("d")])
     assert (tmp_path / ANSWER_LOG).read_bytes() == kept

@@ -422,6 +422,7 @@ async def _ask_and_grade(
         try:
             await grader.close()
         finally:
+            logged.close()
             await sink.close()
 
     store.set_status(run_id, "running")
@@ -448,6 +449,7 @@ async def _ask_and_grade(
     except BaseException as e:
         # Stopped: the answers stored but not graded yet are graded when it resumes.
         grader.abandon()
+        logged.close()
         await sink.close()
         with contextlib.suppress(StoreError):  # e.g. the disk is full: say the first
             store.set_status(run_id, "interrupted")
