@@ -125,3 +125,38 @@ def test_cli_needs_a_results_folder(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["view", "-r", str(tmp_path), "--port", "0"])
     assert isinstance(result.exception, ProctorError)
     assert "no run store" in str(result.exception)
+
+
+def test_closing_the_viewer_ends_the_connections_a_browser_keeps_open(results: Results) -> None:
+    """A browser opens connections ahead of its requests (Chromium preconnects) and keeps them;
+    once the viewer is closed no handler thread of it may be left waiting on one (it would
+    hold the store, and a forked grading pool refuses to start while other threads run)."""
+    import threading
+    import time
+
+    from .conftest import serve
+
+    def handlers(srv: ViewerServer) -> list[threading.Thread]:
+        def serving(t: threading.Thread) -> bool:  # a handler of srv's connections
+            target = getattr(t, "_target", None)
+            return getattr(target, "__self__", None) is srv and getattr(
+                target, "__name__", ""
+            ) == "process_request_thread"
+
+        return [t for t in threading.enumerate() if serving(t)]
+
+    with serve(results.path) as srv:
+        preconnected = socket.create_connection((HOST, srv.port), timeout=10)
+        for _ in range(1000):  # until the viewer has accepted it: a handler waits on it
+            if handlers(srv):
+                break
+            time.sleep(0.01)
+        assert handlers(srv), "the viewer never accepted the connection"
+    with preconnected:
+        assert handlers(srv) == []
+        preconnected.settimeout(10)
+        try:
+            ended = preconnected.recv(1) == b""  # the viewer ended it...
+        except ConnectionResetError:
+            ended = True  # ...or reset it
+        assert ended

@@ -24,9 +24,12 @@ Every page carries the same Content-Security-Policy as report.html, also as a he
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import socket
 import sys
 import threading
+import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable
@@ -82,9 +85,39 @@ class ViewerServer(ThreadingHTTPServer):
         self._pages: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
         self.boards = BoardCache(self.results_dir)
         """Leaderboards read once per state of the store (`read_ahead` starts the folder's)."""
+        self._open_lock = threading.Lock()
+        self._open: set[socket.socket] = set()
+        """Connections a handler still serves (`server_close` ends them)."""
         self.token = secrets.token_urlsafe(32)
         """The session token every review form carries; a POST without it is refused."""
         super().__init__((HOST, port), _Handler)
+
+    def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: socket.socket) -> None:  # type: ignore[override]
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        """Stop listening and end the connections still open: a browser keeps its connection
+        alive between pages, and each would hold a handler thread (and the store it reads)
+        after the viewer stopped. Waits up to 2 s for those handlers to finish."""
+        super().server_close()
+        with self._open_lock:
+            still = list(self._open)
+        for request in still:
+            with contextlib.suppress(OSError):  # closed meanwhile
+                request.shutdown(socket.SHUT_RDWR)
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            with self._open_lock:
+                if not self._open:
+                    return
+            time.sleep(0.01)
 
     @property
     def port(self) -> int:
