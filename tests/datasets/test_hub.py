@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.datasets.hub import HubRef, hub_ref, hub_samples, is_hub_name
+from proctor.datasets.hub import HubRef, hub_ref, hub_samples, is_hub_name, without_progress_bars
 from proctor.datasets.loaders import load_samples
 from proctor.errors import DatasetError
 
@@ -136,9 +136,10 @@ def _local_hub_cache(root: Path) -> dict[str, str]:
     rows.write_text("".join(json.dumps({"question": f"What is {i} + {i}?",
                                         "answer": f"{i} + {i} = {2 * i}\n#### {2 * i}"}) + "\n"
                             for i in range(1, 6)), encoding="utf-8")  # fmt: skip
-    built = datasets.load_dataset(
-        "json", data_files={"test": str(rows)}, cache_dir=str(root / "build"), split="test"
-    )
+    with without_progress_bars(datasets):  # a bar's monitor thread would outlive this test
+        built = datasets.load_dataset(
+            "json", data_files={"test": str(rows)}, cache_dir=str(root / "build"), split="test"
+        )
     made = Path(built.cache_files[0]["filename"]).parent
     cached = root / "cache" / "acme___tiny-math" / "default" / "0.0.0" / COMMIT
     cached.mkdir(parents=True)
@@ -175,3 +176,20 @@ def test_a_dataset_by_name_is_read_offline_and_its_commit_stored(tmp_path: Path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "hf://acme/other@main:test: cannot load it" in " ".join(done.stderr.split())
     assert "Traceback" not in done.stderr and not (tmp_path / "R2").exists()
+
+
+@pytest.mark.skipif(not HAS_DATASETS, reason="needs the `datasets` library (the hf extra)")
+def test_reading_a_hub_dataset_leaves_no_thread_running(tmp_path: Path) -> None:
+    """tqdm's monitor thread, started by a progress bar, would live as long as the process and
+    keep `proctor score` from forking its grading workers (`runs.grade.grade_run`)."""
+    env = _local_hub_cache(tmp_path)
+    code = (
+        "import threading\n"
+        "from proctor.datasets.hub import hub_ref, load_hub\n"
+        "samples, _ = load_hub(hub_ref('hf://acme/tiny-math'))\n"
+        "print(len(samples), sorted(t.name for t in threading.enumerate()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["5", "['MainThread']"], done.stdout

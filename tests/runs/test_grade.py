@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,8 @@ def _tagged_by_process(record: Record, sample: Sample) -> Score:
 
 
 def test_worker_processes_store_what_one_process_stores(tmp_path: Path) -> None:
+    others = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    assert not others, f"threads an earlier test left running keep the workers off: {others}"
     with _store(tmp_path) as store:
         tagging = dataclasses.replace(TASK, grade=_tagged_by_process, version="0")
         grade_run(store, RUN, tagging, keep_items=False, page_size=5, workers=2)

@@ -15,7 +15,9 @@ into the sample's metadata."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,15 +81,35 @@ def load_hub(ref: HubRef) -> tuple[list[Sample], str]:
             "pip install 'proctor-eval[hf]' (or pip install datasets)"
         ) from None
     try:
-        builder = datasets.load_dataset_builder(ref.repo, revision=ref.revision)
-        builder.download_and_prepare()
-        table = builder.as_dataset(split=ref.split)
+        with without_progress_bars(datasets):
+            builder = datasets.load_dataset_builder(ref.repo, revision=ref.revision)
+            builder.download_and_prepare()
+            table = builder.as_dataset(split=ref.split)
     except Exception as e:  # the library's own errors: not found, offline without a cache …
         why = " ".join(str(e).split())[:400] or type(e).__name__
         raise DatasetError(ref.spec(), None, None, f"cannot load it: {why}") from None
     revision = _resolved(builder, ref)
     source = ref.spec(revision)
     return hub_samples(table, source, ref.split), source
+
+
+@contextmanager
+def without_progress_bars(datasets: Any) -> Iterator[None]:
+    """`datasets` with its tqdm bars off meanwhile (on again after, if they were on), and the
+    monitor thread tqdm starts for any bar, shown or not, stopped after. proctor shows its own
+    progress; and that thread would live as long as the process, while re-grading forks its
+    workers only when no other thread could hold a lock (`runs.grade.grade_run`)."""
+    was_on = datasets.is_progress_bar_enabled()
+    before = set(threading.enumerate())
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        if was_on:
+            datasets.enable_progress_bars()
+        for thread in set(threading.enumerate()) - before:
+            if type(thread).__name__ == "TMonitor":  # tqdm._monitor.TMonitor: sleeps, then ends
+                getattr(thread, "exit")()  # noqa: B009 (not a method of Thread)
 
 
 def _resolved(builder: Any, ref: HubRef) -> str | None:
