@@ -22,7 +22,7 @@ import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.keys import ApiKeyEnv
-from proctor.cli.options import RequestTimeout, ResultsDir
+from proctor.cli.options import RequestTimeout, ResultsDir, RunRef
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from rich.console import Console
@@ -32,9 +32,7 @@ if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
 
 
 def judge_cmd(
-    run_ref: Annotated[
-        str, typer.Argument(metavar="RUN", help="Run id, prefix, folder, or latest.")
-    ],
+    run_ref: RunRef,
     judge: Annotated[
         str, typer.Option("--judge", help="Judge model string (any provider, local included).")
     ],
