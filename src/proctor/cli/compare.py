@@ -85,8 +85,9 @@ def compare_cmd(
 ) -> None:
     """Compare two models on the same items: flipped items and whether the difference is real.
 
-    Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors; with --margin as
-    the module docstring says.
+    Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors. With --margin, a
+    release verdict: 0 for SUPERIOR, NON-INFERIOR and EQUIVALENT, 1 for INFERIOR, 7 for
+    INCONCLUSIVE.
 
     \f
     (A typer command: each parameter is one option of `proctor compare`, hence their number
