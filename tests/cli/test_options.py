@@ -42,6 +42,7 @@ def _flags_of(path: tuple[str, ...], param: str) -> tuple[str, ...]:
         ("resume", [("dialogue",), ("workflow",)]),
         ("model", [("dialogue",), ("workflow",)]),
         ("timeout", [("run",), ("dialogue",), ("workflow",), ("judge",)]),
+        ("concurrency", [("run",), ("judge",)]),
         ("results_dir", [("run",), ("gate",), ("report",), ("dialogue",), ("workflow",)]),
     ],
 )  # fmt: skip

@@ -24,6 +24,9 @@ AllowInconclusive = Annotated[
     bool, typer.Option(help="Exit 0, not 7, when the evidence does not decide (INCONCLUSIVE).")
 ]
 RequestTimeout = Annotated[float, typer.Option(help="Per-request timeout, seconds.")]
+Concurrency = Annotated[
+    int | None, typer.Option(help="Requests in flight per model (default: the provider's).")
+]
 MaxAttempts = Annotated[int, typer.Option(help="Attempts per call, retries included.")]
 PricesOption = Annotated[
     Path | None,
