@@ -215,18 +215,32 @@ RECORD_READ_COLUMNS = RECORD_COLUMNS[:-1]
 """The columns `record_from_row` reads, in its order (`created_at` is not part of a Record)."""
 
 
-_AS_STORED = RECORD_READ_COLUMNS[9:]
-"""The columns read into the Record's fields of the same names unchanged."""
-
-
 def record_from_row(row: Sequence[Any]) -> Record:
     """A Record from a row of `RECORD_READ_COLUMNS` (a plain tuple or an `sqlite3.Row`).
 
     The columns are taken as SQLite returns them: the table's NOT NULL types hold what
     `record_to_row` wrote. Status and finish reason are still checked (a StoreError names a
-    value that is not one of them); the columns from `latency_s` on are Record fields of the
-    same names, read as they are."""
-    (run_id, model, sample_id, epoch, status, text, finish_reason, prompt, completion) = row[:9]
+    value that is not one of them)."""
+    (
+        run_id,
+        model,
+        sample_id,
+        epoch,
+        status,
+        text,
+        finish_reason,
+        prompt_tokens,
+        completion_tokens,
+        latency_s,
+        attempts,
+        prompt_variant,
+        lang,
+        reported_model,
+        error,
+        notes,
+        cached_from,
+        batch_id,
+    ) = row[:18]
     return Record(
         run_id,
         model,
@@ -234,9 +248,17 @@ def record_from_row(row: Sequence[Any]) -> Record:
         _known(status, _RECORD_STATUS_OF, RECORD_STATUSES, "record status"),
         text,
         _known(finish_reason, _FINISH_REASON_OF, FINISH_REASONS, "finish reason"),
-        Usage(count_from_column(prompt), count_from_column(completion)),
-        epoch=epoch,
-        **dict(zip(_AS_STORED, row[9:18], strict=True)),
+        Usage(count_from_column(prompt_tokens), count_from_column(completion_tokens)),
+        latency_s,
+        attempts,
+        prompt_variant,
+        lang,
+        reported_model,
+        error,
+        epoch,
+        notes,
+        cached_from,
+        batch_id,
     )
 
 
