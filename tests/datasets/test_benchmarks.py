@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 from importlib import resources
 from pathlib import Path
@@ -145,3 +146,29 @@ def test_gpqa_task_reads_the_users_file_or_hf(
         lambda config, seed: benchmarks.gpqa_rows(fake("", config, ""), seed=seed, source=config),
     )
     assert len(gpqa.load_file(Path("hf:gpqa_main"), 0).samples) == 2
+
+
+@pytest.mark.parametrize(
+    ("loader", "name", "line", "field"),
+    [
+        (benchmarks.gsm8k, "gsm8k", '{"question": "1+1?"}', "answer"),
+        (benchmarks.math500, "math500", '{"unique_id": "u", "answer": "2"}', "problem"),
+        (benchmarks.aime, "aime", '{"id": 1, "problem": "p", "answer": 3}', "year"),
+        (benchmarks.humaneval, "humaneval", '{"task_id": "t", "prompt": null}', "prompt"),
+        (benchmarks.mbpp, "mbpp", '{"task_id": 11, "text": "t"}', "code"),
+    ],
+)
+def test_a_shipped_line_without_a_field_names_file_line_and_field(
+    monkeypatch: pytest.MonkeyPatch, loader: object, name: str, line: str, field: str
+) -> None:
+    """A damaged shipped file is never a KeyError: the error names where it is and what lacks."""
+    data = f"\n{line}\n".encode()
+    monkeypatch.setattr(
+        benchmarks,
+        "builtin_bytes",
+        lambda _name, file: gzip.compress(data) if file.endswith(".gz") else data,
+    )
+    with pytest.raises(DatasetError) as caught:
+        loader()  # type: ignore[operator]
+    assert (caught.value.file.startswith(f"builtin/{name}/"), caught.value.line) == (True, 2)
+    assert caught.value.field == field

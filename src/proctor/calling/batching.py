@@ -86,13 +86,6 @@ class BatchStats:
     failures_by_type: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
-class _Open:
-    token: str
-    batch_id: str
-    requests: tuple[tuple[str, str, int], ...]
-
-
 async def ask_in_batches(
     api: BatchAPI,
     ledger: BatchLedger,
@@ -108,7 +101,7 @@ async def ask_in_batches(
     policy = policy or BatchPolicy()
     stats = BatchStats()
     wanted = {(i.sample_id, i.epoch): i for i in items}
-    opened: list[_Open] = []
+    opened: list[LedgerBatch] = []  # submitted: each has its batch id
     covered: set[tuple[str, int]] = set()
     held = ledger.open_batches(model)
     taken = {k.batch_id for k in held if k.batch_id}  # never adopted for another submit
@@ -137,7 +130,7 @@ async def ask_in_batches(
                 continue
         else:
             stats.batches_resumed += 1
-        opened.append(_Open(known.token, batch_id, known.requests))
+        opened.append(LedgerBatch(known.token, batch_id, known.requests))
     fresh = [i for key, i in wanted.items() if key not in covered]
     for start in range(0, len(fresh), policy.size):
         chunk = fresh[start : start + policy.size]
@@ -147,7 +140,7 @@ async def ask_in_batches(
         reqs = [_request(cid, i) for (cid, _, _), i in zip(listed, chunk, strict=True)]
         batch_id = await _submit(api, ledger, model, token, reqs, policy, stats, on_answers, listed)
         if batch_id:
-            opened.append(_Open(token, batch_id, listed))
+            opened.append(LedgerBatch(token, batch_id, listed))
     await _collect(api, ledger, model, opened, on_answers, policy, stats, sleep)
     return stats
 
@@ -211,7 +204,7 @@ async def _collect(
     api: BatchAPI,
     ledger: BatchLedger,
     model: str,
-    opened: list[_Open],
+    opened: list[LedgerBatch],
     on_answers: OnAnswers,
     policy: BatchPolicy,
     stats: BatchStats,
@@ -219,7 +212,7 @@ async def _collect(
 ) -> None:
     delay = policy.first_poll_s
     while opened:
-        still: list[_Open] = []
+        still: list[LedgerBatch] = []
         for batch in opened:
             stats.polls += 1
             state = await _retrying(partial(api.state, batch.batch_id), policy)
@@ -240,7 +233,7 @@ async def _collect(
             delay = min(policy.max_poll_s, delay * policy.factor)
 
 
-def _answers(batch: _Open, results: Sequence[BatchResult], ended: str) -> list[BatchAnswer]:
+def _answers(batch: LedgerBatch, results: Sequence[BatchResult], ended: str) -> list[BatchAnswer]:
     by_id = {r.custom_id: r for r in results}
     out = []
     for custom_id, sample_id, epoch in batch.requests:

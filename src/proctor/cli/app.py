@@ -24,6 +24,7 @@ from proctor.cli.listing import list_cmd
 from proctor.cli.new import new_app
 from proctor.cli.no_repeats import RefuseRepeats
 from proctor.cli.options import (
+    Concurrency,
     DetectOption,
     JsonOption,
     JunitOption,
@@ -137,9 +138,7 @@ def run(
         typer.Option(help="Sampling temperature (default 0); several make a matrix."),
     ] = None,
     timeout: RequestTimeout = 120.0,
-    concurrency: Annotated[
-        int | None, typer.Option(help="Requests in flight per model (default: provider's).")
-    ] = None,
+    concurrency: Concurrency = None,
     max_attempts: MaxAttempts = 4,
     samples: Annotated[
         int, typer.Option("--samples", help="Replies per item (use temperature > 0).")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import ResultsDir
+from proctor.cli.options import AllowInconclusive, ResultsDir
 from proctor.runs.state import EXIT_OK
 
 if TYPE_CHECKING:
@@ -81,15 +81,13 @@ def compare_cmd(
             "INFERIOR / INCONCLUSIVE from the paired interval of B − A."
         ),
     ] = None,
-    allow_inconclusive: Annotated[
-        bool,
-        typer.Option(help="With --margin: exit 0, not 7, when the verdict is INCONCLUSIVE."),
-    ] = False,
+    allow_inconclusive: AllowInconclusive = False,
 ) -> None:
     """Compare two models on the same items: flipped items and whether the difference is real.
 
-    Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors; with --margin as
-    the module docstring says.
+    Exits 1 when B is significantly worse than A, 0 otherwise, 2 on errors. With --margin, a
+    release verdict: 0 for SUPERIOR, NON-INFERIOR and EQUIVALENT, 1 for INFERIOR, 7 for
+    INCONCLUSIVE.
 
     \f
     (A typer command: each parameter is one option of `proctor compare`, hence their number

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import MaxAttempts, RequestTimeout, ResultsDir
+from proctor.cli.options import MaxAttempts, OneModel, RequestTimeout, ResultsDir, TurnResume
 from proctor.cli.turns import ask_turn_run
 from proctor.errors import ConfigError
 
@@ -49,13 +49,11 @@ def read_tree(ref: str) -> DialogueTree:
 
 def dialogue_cmd(
     tree_ref: Annotated[str, typer.Argument(metavar="FILE", help="Tree file or shipped name.")],
-    model: Annotated[str, typer.Option("--model", "-m", help="Model string.")] = "local",
+    model: OneModel = "local",
     max_tokens: Annotated[int, typer.Option(help="max_tokens per turn.")] = 256,
     timeout: RequestTimeout = 120.0,
     max_attempts: MaxAttempts = 4,
-    resume: Annotated[
-        str | None, typer.Option(help="Resume this dialogue run (id, prefix or folder).")
-    ] = None,
+    resume: TurnResume = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
     """Run a staged dialogue: branch on the model's own answers, catch contradictions."""

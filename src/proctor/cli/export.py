@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import ResultsDir, results_dir_of, terminal
+from proctor.cli.options import ResultsDir, RunRef, results_dir_of, terminal
 
 
 class ExportTo(StrEnum):
@@ -20,7 +20,7 @@ class ExportTo(StrEnum):
 
 
 def export_cmd(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
+    run_ref: RunRef,
     to: Annotated[
         ExportTo,
         typer.Option(

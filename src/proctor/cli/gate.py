@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import JunitOption, ResultsDir
+from proctor.cli.options import AllowInconclusive, JunitOption, ResultsDir
 from proctor.errors import ConfigError
 from proctor.runs.state import EXIT_OK
 
@@ -87,9 +87,7 @@ def gate_cmd(
         str | None,
         typer.Option(help="With --baseline: require B within this many points of it (1pp)."),
     ] = None,
-    allow_inconclusive: Annotated[
-        bool, typer.Option(help="Exit 0, not 7, when checks lack the evidence to decide.")
-    ] = False,
+    allow_inconclusive: AllowInconclusive = False,
     strict: Annotated[
         bool,
         typer.Option(help="Also fail a model with more than 5 % of its replies cut off."),

@@ -22,7 +22,7 @@ import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
 from proctor.cli.keys import ApiKeyEnv
-from proctor.cli.options import RequestTimeout, ResultsDir
+from proctor.cli.options import Concurrency, RequestTimeout, ResultsDir, RunRef
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
     from rich.console import Console
@@ -32,9 +32,7 @@ if TYPE_CHECKING:  # kept out of `proctor --help`'s imports
 
 
 def judge_cmd(
-    run_ref: Annotated[
-        str, typer.Argument(metavar="RUN", help="Run id, prefix, folder, or latest.")
-    ],
+    run_ref: RunRef,
     judge: Annotated[
         str, typer.Option("--judge", help="Judge model string (any provider, local included).")
     ],
@@ -57,7 +55,7 @@ def judge_cmd(
         int, typer.Option(help="Times a reply without a valid verdict is asked again.")
     ] = 2,
     timeout: RequestTimeout = 120.0,
-    concurrency: Annotated[int | None, typer.Option(help="Judge requests in flight.")] = None,
+    concurrency: Concurrency = None,
     api_key_env: ApiKeyEnv = None,
     against: Annotated[
         Path | None,

@@ -15,7 +15,18 @@ ResultsDir = Annotated[
     Path,
     typer.Option("--results-dir", "-r", help="Folder holding the run store and run folders."),
 ]
+RunRef = Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix, folder, or latest.")]
+"""A stored run, read the one way every command reads one (`RunStore.find_run`)."""
+OneModel = Annotated[str, typer.Option("--model", "-m", help="Model string.")]
+"""The model of a command that asks one (a dialogue, a workflow)."""
+TurnResume = Annotated[str | None, typer.Option(help="Resume this run (id, prefix or folder).")]
+AllowInconclusive = Annotated[
+    bool, typer.Option(help="Exit 0, not 7, when the evidence does not decide (INCONCLUSIVE).")
+]
 RequestTimeout = Annotated[float, typer.Option(help="Per-request timeout, seconds.")]
+Concurrency = Annotated[
+    int | None, typer.Option(help="Requests in flight per model (default: the provider's).")
+]
 MaxAttempts = Annotated[int, typer.Option(help="Attempts per call, retries included.")]
 PricesOption = Annotated[
     Path | None,

@@ -14,6 +14,7 @@ from proctor.cli.options import (
     GradeBy,
     PricesOption,
     ResultsDir,
+    RunRef,
     SandboxLimits,
     grade_by_kinds,
     results_dir_of,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # annotations only: the statistics are `proctor.runs.rereport
 
 
 def score_cmd(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
+    run_ref: RunRef,
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
     diff: Annotated[
@@ -62,7 +63,7 @@ def score_cmd(
 
 
 def report_cmd(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix or folder.")],
+    run_ref: RunRef,
     results_dir: ResultsDir = DEFAULT_RESULTS,
     prices: PricesOption = None,
     grade_by: GradeBy = None,

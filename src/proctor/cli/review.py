@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import ResultsDir, results_dir_of, terminal
+from proctor.cli.options import ResultsDir, RunRef, results_dir_of, terminal
 from proctor.cli.plain_help import command_group
 from proctor.errors import ConfigError
 
@@ -22,9 +22,6 @@ review_app = command_group(
     help="People's verdicts on a run's replies: export and import them as CSV.",
     no_args_is_help=True,
 )
-
-RunRef = Annotated[str, typer.Argument(metavar="RUN", help="Run id, prefix, folder, or latest.")]
-
 
 def _store_dir(run_ref: str, results_dir: Path) -> Path:
     folder = results_dir_of(run_ref, results_dir)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_RESULTS
-from proctor.cli.options import MaxAttempts, ResultsDir
+from proctor.cli.options import MaxAttempts, OneModel, RequestTimeout, ResultsDir, TurnResume
 from proctor.cli.turns import ask_turn_run
 from proctor.errors import ConfigError
 
@@ -52,7 +52,7 @@ def read_workflow(ref: str) -> tuple[Workflow, Path]:
 
 def workflow_cmd(
     ref: Annotated[str, typer.Argument(metavar="FILE", help="Workflow file or shipped name.")],
-    model: Annotated[str, typer.Option("--model", "-m", help="Model string.")] = "local",
+    model: OneModel = "local",
     record: Annotated[bool, typer.Option("--record", help="Run tools once, record them.")] = False,
     replay: Annotated[
         bool, typer.Option("--replay", help="Tools only from the recording.")
@@ -60,9 +60,7 @@ def workflow_cmd(
     recording: Annotated[
         Path | None, typer.Option(help="Recording file (default: beside FILE).")
     ] = None,
-    timeout: Annotated[
-        float, typer.Option(help="Per-request timeout in seconds (never past the budget).")
-    ] = 120.0,
+    timeout: RequestTimeout = 120.0,
     max_attempts: MaxAttempts = 4,
     require_usage: Annotated[
         bool,
@@ -71,12 +69,12 @@ def workflow_cmd(
             help="Refuse a reply whose server reports no token usage (else it is estimated).",
         ),
     ] = False,
-    resume: Annotated[
-        str | None, typer.Option(help="Resume this workflow run (id, prefix or folder).")
-    ] = None,
+    resume: TurnResume = None,
     results_dir: ResultsDir = DEFAULT_RESULTS,
 ) -> None:
-    """Run a multi-step workflow under hard token, time and tool-call limits."""
+    """Run a multi-step workflow under hard token, time and tool-call limits.
+
+    A request's --timeout never runs past the time budget."""
     from proctor.tools.toolbox import ToolBox, ToolMode, standard_tools
     from proctor.types import GenerationParams
 

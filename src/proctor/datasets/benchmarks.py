@@ -35,102 +35,101 @@ def builtin_bytes(name: str, file: str) -> bytes:
     return resources.files("proctor.datasets").joinpath("builtin", name, file).read_bytes()
 
 
-def _jsonl(name: str, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
+class _Row:
+    """One line of a shipped JSONL file: a field it lacks is a DatasetError naming the file, the
+    line and the field."""
+
+    def __init__(self, source: str, number: int, data: Mapping[str, Any]) -> None:
+        self.number = number
+        """The line's number in the file, from 1."""
+        self._source = source
+        self._data = data
+
+    def need(self, field: str) -> Any:
+        value = self._data.get(field)
+        if value is None:
+            raise DatasetError(self._source, self.number, field, "missing")
+        return value
+
+    def text(self, field: str) -> str:
+        return str(self.need(field))
+
+    def get(self, field: str, default: Any = "") -> Any:
+        return self._data.get(field, default)
+
+    def __contains__(self, field: str) -> bool:
+        return field in self._data
+
+
+def _rows(name: str, file: str) -> Iterator[_Row]:
     data = builtin_bytes(name, file)
     if file.endswith(".gz"):
         data = gzip.decompress(data)
     for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
         if line.strip():
-            yield number, json.loads(line)
-
-
-def _need(row: Mapping[str, Any], field: str, where: tuple[str, int]) -> Any:
-    if field not in row or row[field] is None:
-        raise DatasetError(where[0], where[1], field, "missing")
-    return row[field]
+            yield _Row(f"builtin/{name}/{file}", number, json.loads(line))
 
 
 def gsm8k() -> tuple[Sample, ...]:
     """GSM8K test: the target is the number after "####", thousands commas removed."""
-    out = []
-    for number, row in _jsonl("gsm8k", "test.jsonl"):
-        where = ("builtin/gsm8k/test.jsonl", number)
-        answer = str(_need(row, "answer", where))
-        target = answer.rsplit("####", 1)[-1].strip().replace(",", "")
-        out.append(
-            Sample(
-                id=f"gsm8k-test-{number - 1:04d}",
-                input=str(_need(row, "question", where)),
-                target=target,
-                answer_type="integer",
-                metadata={"solution": answer},
-            )
+    return tuple(
+        Sample(
+            id=f"gsm8k-test-{row.number - 1:04d}",
+            input=row.text("question"),
+            target=row.text("answer").rsplit("####", 1)[-1].strip().replace(",", ""),
+            answer_type="integer",
+            metadata={"solution": row.text("answer")},
         )
-    return tuple(out)
+        for row in _rows("gsm8k", "test.jsonl")
+    )
 
 
 def math500() -> tuple[Sample, ...]:
     """MATH-500: category is the subject, difficulty the level ("level 1" … "level 5")."""
-    out = []
-    for number, row in _jsonl("math500", "test.jsonl"):
-        where = ("builtin/math500/test.jsonl", number)
-        out.append(
-            Sample(
-                id=str(_need(row, "unique_id", where)),
-                input=str(_need(row, "problem", where)),
-                target=str(_need(row, "answer", where)),
-                category=str(row.get("subject", "")),
-                difficulty=f"level {row['level']}" if "level" in row else "",
-                answer_type="text",
-                metadata={"solution": str(row.get("solution", ""))},
-            )
+    return tuple(
+        Sample(
+            id=row.text("unique_id"),
+            input=row.text("problem"),
+            target=row.text("answer"),
+            category=str(row.get("subject")),
+            difficulty=f"level {row.get('level')}" if "level" in row else "",
+            answer_type="text",
+            metadata={"solution": str(row.get("solution"))},
         )
-    return tuple(out)
+        for row in _rows("math500", "test.jsonl")
+    )
 
 
 def aime(years: Iterable[int] = (2024, 2025)) -> tuple[Sample, ...]:
     """AIME I and II of the given years; category is the exam ("AIME 2024 I"); answers 0-999."""
     wanted = set(years)
-    out = []
-    for number, row in _jsonl("aime", "aime_2024_2025_matharena.jsonl"):
-        where = ("builtin/aime/aime_2024_2025_matharena.jsonl", number)
-        if int(_need(row, "year", where)) not in wanted:
-            continue
-        out.append(
-            Sample(
-                id=f"aime-{_need(row, 'id', where)}",
-                input=str(_need(row, "problem", where)),
-                target=str(int(_need(row, "answer", where))),
-                category=str(row.get("exam", "")),
-                answer_type="integer",
-                metadata={
-                    "year": str(row["year"]),
-                    "problem_number": str(row.get("problem_number", "")),
-                },
-            )
+    return tuple(
+        Sample(
+            id=f"aime-{row.need('id')}",
+            input=row.text("problem"),
+            target=str(int(row.need("answer"))),
+            category=str(row.get("exam")),
+            answer_type="integer",
+            metadata={"year": row.text("year"), "problem_number": str(row.get("problem_number"))},
         )
-    return tuple(out)
+        for row in _rows("aime", "aime_2024_2025_matharena.jsonl")
+        if int(row.need("year")) in wanted
+    )
 
 
 def humaneval() -> tuple[Sample, ...]:
     """HumanEval: the input is the prompt (signature and docstring), the target the canonical
     solution; metadata holds entry_point and the test code."""
-    out = []
-    for number, row in _jsonl("humaneval", "HumanEval.jsonl.gz"):
-        where = ("builtin/humaneval/HumanEval.jsonl.gz", number)
-        out.append(
-            Sample(
-                id=str(_need(row, "task_id", where)),
-                input=str(_need(row, "prompt", where)),
-                target=str(_need(row, "canonical_solution", where)),
-                answer_type="text",
-                metadata={
-                    "entry_point": str(_need(row, "entry_point", where)),
-                    "test": str(_need(row, "test", where)),
-                },
-            )
+    return tuple(
+        Sample(
+            id=row.text("task_id"),
+            input=row.text("prompt"),
+            target=row.text("canonical_solution"),
+            answer_type="text",
+            metadata={"entry_point": row.text("entry_point"), "test": row.text("test")},
         )
-    return tuple(out)
+        for row in _rows("humaneval", "HumanEval.jsonl.gz")
+    )
 
 
 def mbpp(split: str = "test") -> tuple[Sample, ...]:
@@ -139,26 +138,22 @@ def mbpp(split: str = "test") -> tuple[Sample, ...]:
     if split not in MBPP_SPLITS:
         raise ConfigError(f"unknown MBPP split {split!r}: use {', '.join(MBPP_SPLITS)}")
     ids = MBPP_SPLITS[split]
-    out = []
-    for number, row in _jsonl("mbpp", "mbpp.jsonl"):
-        where = ("builtin/mbpp/mbpp.jsonl", number)
-        task_id = int(_need(row, "task_id", where))
-        if task_id not in ids:
-            continue
-        out.append(
-            Sample(
-                id=f"mbpp-{task_id}",
-                input=str(_need(row, "text", where)),
-                target=str(_need(row, "code", where)).replace("\r\n", "\n"),
-                answer_type="text",
-                metadata={
-                    "task_id": str(task_id),
-                    "test_list": json.dumps(list(_need(row, "test_list", where))),
-                    "test_setup_code": str(row.get("test_setup_code") or "").replace("\r\n", "\n"),
-                },
-            )
+    numbered = ((int(row.need("task_id")), row) for row in _rows("mbpp", "mbpp.jsonl"))
+    return tuple(
+        Sample(
+            id=f"mbpp-{task_id}",
+            input=row.text("text"),
+            target=row.text("code").replace("\r\n", "\n"),
+            answer_type="text",
+            metadata={
+                "task_id": str(task_id),
+                "test_list": json.dumps(list(row.need("test_list"))),
+                "test_setup_code": str(row.get("test_setup_code") or "").replace("\r\n", "\n"),
+            },
         )
-    return tuple(out)
+        for task_id, row in numbered
+        if task_id in ids
+    )
 
 
 GPQA_COLUMNS = (

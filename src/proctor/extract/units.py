@@ -77,6 +77,12 @@ def _u(key: str, name: str, dimension: str, factor: Fraction | int = 1) -> Unit:
     return Unit(key, name, dimension, _F(factor))
 
 
+def _money(code: str, name: str) -> Unit:
+    """A currency: its ISO code is its key and names its dimension (money of one currency is
+    never converted to another's)."""
+    return _u(code, name, f"money:{code}")
+
+
 # --- canonical units ------------------------------------------------------------------------
 KG = _u("kg", "kilogram", "mass")
 TONNE = _u("t", "tonne", "mass", 1000)
@@ -97,16 +103,16 @@ DEG_ANGLE = _u("deg", "degree (angle)", "angle")
 PERCENT = _u("percent", "percent", "ratio", _F(1, 100))
 PERMILLE = _u("permille", "per mille", "ratio", _F(1, 1000))
 POINT = _u("pp", "percentage point", "percentage points")
-USD = _u("USD", "US dollar", "money:USD")
-CNY = _u("CNY", "yuan", "money:CNY")
-EUR = _u("EUR", "euro", "money:EUR")
-GBP = _u("GBP", "pound sterling", "money:GBP")
-JPY = _u("JPY", "yen", "money:JPY")
-HKD = _u("HKD", "Hong Kong dollar", "money:HKD")
-CAD = _u("CAD", "Canadian dollar", "money:CAD")
-AUD = _u("AUD", "Australian dollar", "money:AUD")
-SGD = _u("SGD", "Singapore dollar", "money:SGD")
-TWD = _u("TWD", "New Taiwan dollar", "money:TWD")
+USD = _money("USD", "US dollar")
+CNY = _money("CNY", "yuan")
+EUR = _money("EUR", "euro")
+GBP = _money("GBP", "pound sterling")
+JPY = _money("JPY", "yen")
+HKD = _money("HKD", "Hong Kong dollar")
+CAD = _money("CAD", "Canadian dollar")
+AUD = _money("AUD", "Australian dollar")
+SGD = _money("SGD", "Singapore dollar")
+TWD = _money("TWD", "New Taiwan dollar")
 PIECES = _u("pieces", "pieces", "count:pieces")
 MONTH = _u("month", "month", "calendar")
 

@@ -15,21 +15,22 @@ from proctor.plugins import TASK_GROUP, PluginTable
 from proctor.tasks.base import Dataset, Task, checked_task, first_n_balanced
 from proctor.tasks.files import load_task_file
 
-BUILT_IN: dict[str, tuple[str, str]] = {
-    "arithmetic": ("arithmetic", "TASK"),
-    "gsm8k": ("gsm8k", "TASK"),
-    "math500": ("math500", "TASK"),
-    "aime": ("aime", "TASK"),
+_ELSEWHERE = {
     "aime2024": ("aime", "TASK_2024"),
     "aime2025": ("aime", "TASK_2025"),
-    "humaneval": ("humaneval", "TASK"),
-    "mbpp": ("mbpp", "TASK"),
-    "gpqa": ("gpqa", "TASK"),
-    "suite": ("suite", "TASK"),
-    "structured": ("structured", "TASK"),
     "structured-perturbed": ("structured", "TASK_PERTURBED"),
 }
-"""Each task's name → (its module under `proctor.tasks`, the attribute holding it)."""
+"""The tasks that are not `TASK` of the module of their own name."""
+
+BUILT_IN: dict[str, tuple[str, str]] = {
+    name: _ELSEWHERE.get(name, (name, "TASK"))
+    for name in (
+        "arithmetic", "gsm8k", "math500", "aime", "aime2024", "aime2025", "humaneval",
+        "mbpp", "gpqa", "suite", "structured", "structured-perturbed",
+    )
+}
+"""Each task's name, in the order they are listed → (its module under `proctor.tasks`, the
+attribute holding it)."""
 
 
 class _Tasks(Mapping[str, Task]):
