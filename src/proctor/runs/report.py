@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from proctor.audit.labelled_sets import recorded_audits
@@ -178,7 +179,24 @@ def run_statistics(
     with paused_collector():
         items: Items = StoredItems(store, run_id) if stream else stored_items(store, run_id)
         stats = _run_statistics(store, run_id, task, items, prices, tuple(grade_by_human))
+    files = store.run_config(run_id).get("prompt_files")
+    if isinstance(files, list) and files:
+        stats = replace(stats, prompt_files=prompt_file_notes(files))
     return with_stop(store, run_id, stats)
+
+
+def prompt_file_notes(stored: list[object]) -> dict[str, dict[str, str]]:
+    """What the reports say of each stored prompt file, by the key its variants name."""
+    from proctor.prompts.files import PromptFile
+
+    notes: dict[str, dict[str, str]] = {}
+    for doc in stored:
+        if isinstance(doc, Mapping):
+            f = PromptFile.from_json(doc)
+            notes[f.key] = {
+                "file": f.name, "sha256": f.sha256, "path": f.path, "grade_as": f.grade_as or "",
+            }  # fmt: skip
+    return notes
 
 
 def human_verdicts(store: RunStore, run_id: str) -> list[GivenVerdict]:
