@@ -216,3 +216,37 @@ def test_a_set_file_with_prompt_files_relative_to_it(tmp_path: Path, cli: Any) -
         assert done.code == 2, done.output
         assert "steps.txt:6: unknown name 'target'" in _said(done)
     assert not (tmp_path / "other").exists()
+
+
+def test_the_viewer_names_each_file_variant_and_shows_the_prompt_it_sent(
+    tmp_path: Path, cli: Any
+) -> None:
+    from markupsafe import escape
+
+    from proctor.viewer.pages import item_href
+    from support.viewer_http import get, serving
+
+    concise = _write(tmp_path, "concise.txt", CONCISE)
+    steps = _write(tmp_path, "steps.txt", STEPS)
+    results = tmp_path / "results"
+    done = cli("run", "arithmetic", "--n", "3", "--prompt", str(concise), "--prompt", str(steps),
+               "--prompt", "A", "-m", "fake/const:7", "-r", str(results))  # fmt: skip
+    assert done.code == 0, done.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((run_id,),) = db.execute("SELECT id FROM runs").fetchall()
+    sample = load(None, 3).samples[0]
+    keys = [_key("concise.txt", CONCISE), _key("steps.txt", STEPS)]
+    with serving(results) as viewer:
+        grid = get(viewer, f"/runs/{run_id}/grid")
+        item = get(viewer, item_href(run_id, sample.id))
+    for name in (*keys, "A"):
+        assert f'<th class="name">fake/const:7#prompt={name}</th>' in grid
+    own = get_task("arithmetic").build_prompt(sample, "A", "en").messages[-1].content
+    sent = [
+        CONCISE.replace("{{ question }}", sample.input).rstrip("\n"),
+        "[system]\nYou are a careful calculator.\n\n[user]\n"
+        + STEPS.split("---\n")[-1].replace("{{ question }}", sample.input).rstrip("\n"),
+        own,
+    ]
+    for text in sent:
+        assert f'<pre class="prompt">{escape(text)}</pre>' in item

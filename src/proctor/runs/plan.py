@@ -359,11 +359,13 @@ def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
     )
 
 
-def stored_prompt_files(config: Mapping[str, object]) -> dict[str, PromptFile]:
-    """A stored run's prompt files (its config's "prompt_files"), refused (ConfigError, exit 2)
-    when a file is still where the run read it but its text changed since: a resume asks with
-    the text the run started with, and says so rather than mixing two prompts in one variant.
-    A file that is gone is no obstacle (its text is stored)."""
+def stored_prompt_files(
+    config: Mapping[str, object], *, check: bool = True
+) -> dict[str, PromptFile]:
+    """A stored run's prompt files (its config's "prompt_files"); with `check`, refused
+    (ConfigError, exit 2) when a file is still where the run read it but its text changed
+    since: a resume asks with the text the run started with, and says so rather than mixing
+    two prompts in one variant. A file that is gone is no obstacle (its text is stored)."""
     from proctor._util.untrusted import Refused, read_input_file
     from proctor.prompts.files import MAX_PROMPT_BYTES
 
@@ -373,7 +375,7 @@ def stored_prompt_files(config: Mapping[str, object]) -> dict[str, PromptFile]:
         if isinstance(docs, list)
         else []
     )
-    for f in files:
+    for f in files if check else ():
         if not Path(f.path).exists():
             continue
         try:

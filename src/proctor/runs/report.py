@@ -15,9 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from proctor._util.variants import split_variant
 from proctor.audit.labelled_sets import recorded_audits
 from proctor.errors import ProctorError
 from proctor.extract.judge_verdict import combine_pairwise, read_replies
+from proctor.prompts.files import PromptFile
 from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
@@ -33,6 +35,7 @@ from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.tasks.base import Task
+from proctor.tasks.prompting import asked_prompt
 from proctor.types import Prompt, RunInfo, Sample
 
 SUITE_KEY = "suite"
@@ -151,6 +154,16 @@ def prompt_text(prompt: Prompt) -> str:
     return "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt.messages)
 
 
+def prompt_as_sent(
+    task: Task, info: RunInfo, files: Mapping[str, PromptFile], model: str, sample: Sample
+) -> str:
+    """The prompt `model` (a variant of a prompt matrix, or a model of the run) was asked
+    `sample` with, as the report shows it."""
+    _, prompt, lang = split_variant(model)
+    asked = asked_prompt(task, files, prompt or info.prompt_variant, lang or info.lang, sample)
+    return prompt_text(asked)
+
+
 def _prompts(task: Task, info: RunInfo, samples: Iterable[Sample]) -> Mapping[str, str] | None:
     """Each sample's prompt as the run sent it; None if the task cannot rebuild them."""
     try:
@@ -187,8 +200,6 @@ def run_statistics(
 
 def prompt_file_notes(stored: list[object]) -> dict[str, dict[str, str]]:
     """What the reports say of each stored prompt file, by the key its variants name."""
-    from proctor.prompts.files import PromptFile
-
     notes: dict[str, dict[str, str]] = {}
     for doc in stored:
         if isinstance(doc, Mapping):
