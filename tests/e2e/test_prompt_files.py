@@ -59,6 +59,7 @@ def _said(done: Any) -> str:
         (b"Solve.\n\xfe\xff{{ question }}\n", "bad.txt:2: not UTF-8 text"),
         ("", "bad.txt is empty"),
         ("x" * (MAX_PROMPT_BYTES + 1), "larger than"),
+        ("{{ question }} {{ (question | int) // 0 }}\n", "cannot render: ZeroDivisionError"),
     ],
 )
 def test_a_prompt_file_that_cannot_be_asked_is_refused_before_anything(

@@ -102,3 +102,15 @@ def test_without_front_matter_the_whole_file_is_the_user_message(tmp_path: Path)
     assert found.system == "" and found.grade_as is None and found.user_line == 1
     (user,) = render_messages(found, {**dict.fromkeys(NAMES, ""), "question": "2 * 3"})
     assert user.content == "Answer only.\n\n2 * 3"
+
+
+def test_an_unknown_names_line_is_the_tag_that_names_it(tmp_path: Path) -> None:
+    text = "Find the target.\n\n{{ question }}\n{% if target %}yes{% endif %}\n"
+    with pytest.raises(ConfigError, match=r"p.txt:4: unknown name 'target'"):
+        read_prompt_file(_file(tmp_path, text))
+
+
+def test_a_template_that_fails_on_its_values_is_a_config_error(tmp_path: Path) -> None:
+    found = read_prompt_file(_file(tmp_path, "{{ question }} {{ 1 / 0 }}"))
+    with pytest.raises(ConfigError, match=r"p.txt: cannot render: ZeroDivisionError"):
+        render_messages(found, dict.fromkeys(NAMES, "x"))

@@ -174,8 +174,8 @@ def check_template(path: Path, source: str, first_line: int) -> None:
         raise ConfigError(f"{path}:{line}: template error: {e.message}") from None
     unknown = sorted(meta.find_undeclared_variables(parsed) - set(NAMES))
     if unknown:
-        name = unknown[0]
-        found = re.search(rf"\b{re.escape(name)}\b", source)
+        name = unknown[0]  # its line: the first tag that names it (the text may say it too)
+        found = re.search(rf"(?:\{{\{{|\{{%)[^}}]*?\b{re.escape(name)}\b", source)
         offset = source[: found.start()].count("\n") if found else 0
         raise ConfigError(
             f"{path}:{first_line + offset}: unknown name {name!r} in the template: a prompt "
@@ -211,4 +211,7 @@ def render_messages(prompt: PromptFile, names: Mapping[str, str]) -> tuple[Messa
         out.append(Message("user", _compiled(prompt.user).render(**names)))
     except TemplateError as e:
         raise ConfigError(f"prompt file {prompt.path}: cannot render: {e}") from None
+    except (ArithmeticError, LookupError, TypeError, ValueError) as e:  # `{{ 1 / 0 }}` …
+        said = f"{type(e).__name__}: {e}"
+        raise ConfigError(f"prompt file {prompt.path}: cannot render: {said}") from None
     return tuple(out)

@@ -294,6 +294,12 @@ def matrix_plan(
         max_tokens=matrix_max_tokens(task, matrix.prompts, asking.max_tokens, bool(files)),
     )  # fmt: skip
     plan = build_plan(task, asked, paper, asking, results_dir)
+    if files:
+        from proctor.prompts.arithmetic import check_lang
+        from proctor.tasks.prompting import check_renders
+
+        langs = [check_lang(la) for la in matrix.langs] or [plan.lang]
+        check_renders(task, files, langs, plan.samples)
     return replace(plan, calling=calling, prompt_files=files)
 
 

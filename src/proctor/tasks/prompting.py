@@ -5,7 +5,7 @@ the run, its estimate and the response cache's keys see the same messages."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +13,9 @@ from proctor.errors import ConfigError
 from proctor.prompts.files import PromptFile, read_prompt_file, render_messages
 from proctor.tasks.base import Task
 from proctor.types import Prompt, Sample
+
+RENDER_CHECKED = 1000
+"""Items each prompt file is rendered for before a run asks anything (`check_renders`)."""
 
 PromptFiles = Mapping[str, PromptFile]
 """A run's prompt files by their key (`PromptFile.key`, the `prompt=` of a variant's model)."""
@@ -81,3 +84,15 @@ def asked_prompt(task: Task, files: PromptFiles, prompt: str, lang: str, sample:
         own = task.build_prompt(sample, variant, lang).messages
         names["task_prompt"] = next((m.content for m in reversed(own) if m.role == "user"), "")
     return Prompt(render_messages(found, names), variant, lang)
+
+
+def check_renders(
+    task: Task, files: PromptFiles, langs: Sequence[str], samples: Sequence[Sample]
+) -> None:
+    """Render each prompt file for the paper's first `RENDER_CHECKED` items in each language
+    before anything is asked: a template that fails on an item's values (a filter on an empty
+    field, `{{ 1 / 0 }}`) is refused now, naming its file, not in the middle of a run."""
+    for key in files:
+        for lang in langs:
+            for sample in samples[:RENDER_CHECKED]:
+                asked_prompt(task, files, key, lang, sample)
