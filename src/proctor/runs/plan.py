@@ -298,7 +298,7 @@ def matrix_plan(
         from proctor.prompts.arithmetic import check_lang
         from proctor.tasks.prompting import check_renders
 
-        langs = [check_lang(la) for la in matrix.langs] or [plan.lang]
+        langs: list[str] = [check_lang(la) for la in matrix.langs] or [plan.lang]
         check_renders(task, files, langs, plan.samples)
     return replace(plan, calling=calling, prompt_files=files)
 
