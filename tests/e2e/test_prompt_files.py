@@ -251,3 +251,21 @@ def test_the_viewer_names_each_file_variant_and_shows_the_prompt_it_sent(
     ]
     for text in sent:
         assert f'<pre class="prompt">{escape(text)}</pre>' in item
+
+
+def test_the_report_shows_the_prompt_file_a_run_sent(tmp_path: Path, cli: Any) -> None:
+    from proctor.report.html.sample_data import script_json
+
+    concise, results = _write(tmp_path, "concise.txt", CONCISE), tmp_path / "results"
+    done = cli("run", "arithmetic", "--n", "2", "--prompt", str(concise), "-m", "fake/const:7",
+               "-r", str(results))  # fmt: skip
+    assert done.code == 0, done.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((run_id, stored),) = db.execute("SELECT id, models FROM runs").fetchall()
+    assert json.loads(stored) == [f"fake/const:7#prompt={_key('concise.txt', CONCISE)}"]
+    html = (results / "runs" / run_id / "report.html").read_text("utf-8")
+    task = get_task("arithmetic")
+    for sample in load(None, 2).samples:  # the sample browser's "prompt as sent"
+        sent = CONCISE.replace("{{ question }}", sample.input).rstrip("\n")
+        assert script_json(sent) in html
+        assert script_json(task.build_prompt(sample, "B", "en").messages[-1].content) not in html

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from proctor._util.variants import split_variant
+from proctor._util.variants import matrix_axes, split_variant
 from proctor.audit.labelled_sets import recorded_audits
 from proctor.errors import ProctorError
 from proctor.extract.judge_verdict import combine_pairwise, read_replies
@@ -164,12 +164,22 @@ def prompt_as_sent(
     return prompt_text(asked)
 
 
-def _prompts(task: Task, info: RunInfo, samples: Iterable[Sample]) -> Mapping[str, str] | None:
-    """Each sample's prompt as the run sent it; None if the task cannot rebuild them."""
+def _prompts(
+    task: Task, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
+) -> Mapping[str, str] | None:
+    """Each sample's prompt as the run sent it (a prompt file's text when it asked with one);
+    None if the task cannot rebuild them, or when its variants were sent different prompts (a
+    prompt or language matrix: one prompt per sample would be wrong for all but one; the
+    viewer's item page shows each variant its own)."""
+    from proctor.runs.plan import stored_prompt_files
+
+    axes = matrix_axes(info.models)
+    if any(len(axes.get(k, ())) > 1 for k in ("prompt", "lang")):
+        return None
+    files = stored_prompt_files(config, check=False)
+    first = info.models[0] if info.models else ""
     try:
-        return {
-            s.id: prompt_text(task.build_prompt(s, info.prompt_variant, info.lang)) for s in samples
-        }
+        return {s.id: prompt_as_sent(task, info, files, first, s) for s in samples}
     except ProctorError:
         return None
 
@@ -254,7 +264,7 @@ def _run_statistics(
         task_view(task),
         grader_version=store.grader_version(run_id),
         expected_per_model=info.dataset_size * (epochs if isinstance(epochs, int) else 1),
-        prompts=_prompts(task, info, store.samples(run_id)),
+        prompts=_prompts(task, info, store.samples(run_id), config),
         judge_verdicts=judge_verdicts(store.judgements(run_id)),
         task_metric_values=metric_values,
         gate_requirements=gate_requirements(suite),
