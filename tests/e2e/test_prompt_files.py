@@ -269,3 +269,14 @@ def test_the_report_shows_the_prompt_file_a_run_sent(tmp_path: Path, cli: Any) -
         sent = CONCISE.replace("{{ question }}", sample.input).rstrip("\n")
         assert script_json(sent) in html
         assert script_json(task.build_prompt(sample, "B", "en").messages[-1].content) not in html
+
+    out = tmp_path / "out.jsonl"
+    exported = cli("export", run_id, "--to", "jsonl", "-o", str(out), "-r", str(results))
+    assert exported.code == 0, exported.output
+    by_item = {s.id: s for s in load(None, 2).samples}
+    for line in out.read_text("utf-8").splitlines():
+        row = json.loads(line)
+        question = by_item[row["sample_id"]].input
+        assert row["messages"] == [
+            {"role": "user", "content": CONCISE.replace("{{ question }}", question).rstrip("\n")}
+        ]

@@ -156,21 +156,20 @@ def prompt_text(prompt: Prompt) -> str:
 
 def prompt_as_sent(
     task: Task, info: RunInfo, files: Mapping[str, PromptFile], model: str, sample: Sample
-) -> str:
+) -> Prompt:
     """The prompt `model` (a variant of a prompt matrix, or a model of the run) was asked
-    `sample` with, as the report shows it."""
+    `sample` with."""
     _, prompt, lang = split_variant(model)
-    asked = asked_prompt(task, files, prompt or info.prompt_variant, lang or info.lang, sample)
-    return prompt_text(asked)
+    return asked_prompt(task, files, prompt or info.prompt_variant, lang or info.lang, sample)
 
 
-def _prompts(
+def sent_prompts(
     task: Task, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
-) -> Mapping[str, str] | None:
-    """Each sample's prompt as the run sent it (a prompt file's text when it asked with one);
-    None if the task cannot rebuild them, or when its variants were sent different prompts (a
-    prompt or language matrix: one prompt per sample would be wrong for all but one; the
-    viewer's item page shows each variant its own)."""
+) -> Mapping[str, Prompt] | None:
+    """Each sample's prompt as the run sent it to every model (a prompt file's when it asked
+    with one); None if the task cannot rebuild them, or when its variants were sent different
+    prompts (a prompt or language matrix: one prompt per sample would be wrong for all but
+    one; the viewer's item page shows each variant its own)."""
     from proctor.runs.plan import stored_prompt_files
 
     axes = matrix_axes(info.models)
@@ -182,6 +181,13 @@ def _prompts(
         return {s.id: prompt_as_sent(task, info, files, first, s) for s in samples}
     except ProctorError:
         return None
+
+
+def _prompts(
+    task: Task, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
+) -> Mapping[str, str] | None:
+    sent = sent_prompts(task, info, samples, config)
+    return None if sent is None else {sid: prompt_text(p) for sid, p in sent.items()}
 
 
 def run_statistics(

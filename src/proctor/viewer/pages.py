@@ -110,7 +110,8 @@ def item_page(store: RunStore, run_id: str, sample_id: str) -> str:
         try:
             if varied:
                 per_model = {
-                    m: prompt_as_sent(task, info, files, m, sample) for m in info.models
+                    m: prompt_text(prompt_as_sent(task, info, files, m, sample))
+                    for m in info.models
                 }
             else:
                 prompt = prompt_text(task.build_prompt(sample, info.prompt_variant, info.lang))
