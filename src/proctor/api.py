@@ -19,16 +19,17 @@ import asyncio
 import functools
 import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from proctor._util.defaults import DEFAULT_RESULTS
+from proctor._util.variants import split_variant
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.providers.base import Provider
 from proctor.runs.ask import execute
-from proctor.runs.plan import Asking, Calling, Paper, build_plan
+from proctor.runs.plan import Asking, Calling, Matrix, Paper, matrix_plan
 from proctor.runs.rereport import load_reported
 from proctor.runs.stored import has_store
 from proctor.stats.completeness import Completeness
@@ -124,7 +125,8 @@ async def evaluate_async(
     what is missing. `task`: a Task (`proctor.define_task`), a built-in task's name, PATH.py:NAME
     or an installed plugin's task; `models`: model strings, or Provider objects of your own (the
     run names each by its `name`); `api_key_env`: model → the name of the variable its key is in
-    (the key rule of `proctor list models` holds, exactly as in the CLI); `otel_endpoint`: an
+    (the key rule of `proctor list models` holds, exactly as in the CLI); `prompt`: one of the
+    task's variants or a prompt file's path (`proctor.prompts.files`); `otel_endpoint`: an
     OTLP/HTTP collector the run's spans go to (spans not sent are a RuntimeWarning, never an
     error). Its keyword arguments are the options of `proctor run` a script needs, one each,
     hence their number."""
@@ -132,23 +134,24 @@ async def evaluate_async(
     names, given = _models((models,) if isinstance(models, str) else models)
     if samples < 1:
         raise ConfigError("samples must be at least 1")
-    plan = replace(
-        build_plan(
-            chosen,
-            names,
-            Paper(Path(dataset) if dataset else None, seed, n, limit),
-            Asking(prompt, lang, max_tokens, temperature, timeout_s),
-            Path(results_dir),
-        ),
-        calling=Calling(
+    plan = matrix_plan(
+        chosen,
+        names,
+        Matrix(),
+        Paper(Path(dataset) if dataset else None, seed, n, limit),
+        Asking(prompt, lang, max_tokens, temperature, timeout_s),
+        Calling(
             concurrency=concurrency,
             retry=RetryPolicy(max_attempts=max_attempts),
             epochs=samples,
             api_key_env=dict(api_key_env or {}),
             traces=trace_settings(otel_endpoint, otel_content),
         ),
+        Path(results_dir),
     )
-    outcome = await execute(plan, resume=resume, providers=given)
+    # a prompt file names its variant in the model string: each asks the provider given
+    asked = {m: given[split_variant(m)[0]] for m in plan.models if split_variant(m)[0] in given}
+    outcome = await execute(plan, resume=resume, providers=asked)
     for said in outcome.warnings:
         warnings.warn(said, RuntimeWarning, stacklevel=2)
     return _graded(Path(results_dir), outcome.run_id, chosen, save=True)

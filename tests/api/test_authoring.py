@@ -197,3 +197,21 @@ def test_evaluate_takes_a_provider_object_held_to_the_contract(tmp_path: Path) -
     assert outcomes["jp"][0] == "call_failed"  # never a wrong answer, never a traceback
     assert "provider 'my-bot' raised RuntimeError: bot crashed" in outcomes["jp"][1]
     assert not run.complete and run.accuracy() == 1.0
+
+
+def test_evaluate_asks_a_prompt_file_of_a_provider_object(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class Recording(CapitalBot):
+        async def complete(self, prompt: proctor.types.Prompt, params: object) -> object:
+            seen.append(prompt.messages[-1].content)
+            return await super().complete(prompt, params)
+
+    (tmp_path / "capital.txt").write_text("What is the capital of {{ question }}?")
+    task = proctor.define_task("bot-capitals", samples=[PARIS], prompt="{input}", scorer=city,
+                               version="1")  # fmt: skip
+    run = proctor.evaluate(task, [Recording()], results_dir=tmp_path / "r",  # type: ignore[list-item]
+                           prompt=str(tmp_path / "capital.txt"))  # fmt: skip
+    (model,) = run.models
+    assert model.startswith("my-bot#prompt=capital.txt@")
+    assert seen == ["What is the capital of France?"] and run.accuracy() == 1.0

@@ -138,10 +138,23 @@ def test_a_list_that_cannot_be_a_matrix_is_refused(
     assert not (tmp_path / "results").exists()
 
 
-def test_a_prompt_file_is_refused_in_words_not_dropped(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("Solve: {input}\n")
-    text = MATRIX.replace('"few-shot"]', '"a.txt"]')
-    with pytest.raises(
-        ConfigError, match=r"evals.toml:7: field 'tasks\[0\].prompt': 'a.txt' is a file: prompt"
-    ):
-        read_set_file(_write(tmp_path, text))
+def test_a_prompt_file_that_cannot_be_asked_is_refused_naming_its_line(tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "a.txt").write_text("Solve this.\n\n{{ target }}\n")
+    text = MATRIX.replace('"few-shot"]', '"prompts/a.txt"]')
+    with pytest.raises(ConfigError, match=r"a.txt:3: unknown name 'target'"):
+        check_set_file(_write(tmp_path, text), tmp_path / "results")
+    assert not (tmp_path / "results").exists()
+
+
+def test_prompt_files_are_read_relative_to_the_set_file(tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "a.txt").write_text("Solve this.\n\n{{ question }}\n")
+    text = MATRIX.replace('"few-shot"]', '"prompts/a.txt"]')
+    _, plans = check_set_file(_write(tmp_path, text), tmp_path / "results")
+    (key,) = plans[0].prompt_files
+    assert key.startswith("a.txt@") and plans[0].prompt_files[key].path == str(
+        (tmp_path / "prompts" / "a.txt").resolve()
+    )
+    assert any(m.endswith(f"prompt={key},temperature=0.7") for m in plans[0].models)
+    assert any("prompt=zero-shot" in m for m in plans[0].models)

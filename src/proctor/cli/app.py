@@ -126,7 +126,7 @@ def run(
     n: Annotated[int | None, typer.Option("--n", help="Size of a generated test set.")] = None,
     prompt: Annotated[
         list[str] | None,
-        typer.Option(help="Prompt variant: A (answer) or B; several make a prompt matrix."),
+        typer.Option(help="Prompt variant (A or B) or a prompt file; several make a matrix."),
     ] = None,
     lang: Annotated[
         list[str] | None,

@@ -18,6 +18,7 @@ from proctor.cli.keys import key_from
 from proctor.runs.ask import reusable, run_keys
 from proctor.runs.plan import ModelReport, RunOutcome, RunPlan
 from proctor.stats.cost import PriceTable
+from proctor.tasks.prompting import asked_prompt
 
 if TYPE_CHECKING:
     from proctor.calling.batching import BatchPolicy
@@ -37,12 +38,9 @@ def print_estimate(
     cached = reusable(plan, keys)
     def tokens(model: str) -> dict[str, int]:  # a prompt matrix's variant has its own prompt
         _, prompt, lang = split_variant(model)
-        variant, language = prompt or plan.variant, lang or plan.lang
+        asked = (plan.task, plan.prompt_files, prompt or plan.variant, lang or plan.lang)
         return {
-            s.id: sum(
-                estimate_tokens(m.content)
-                for m in plan.task.build_prompt(s, variant, language).messages
-            )
+            s.id: sum(estimate_tokens(m.content) for m in asked_prompt(*asked, s).messages)
             for s in plan.samples
         }
     batch = plan.calling.batch is not None

@@ -14,10 +14,12 @@ from proctor.calling.breaker import CircuitBreaker
 from proctor.calling.caller import CallFailure, CallStats, ModelCaller
 from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
+from proctor.prompts.files import PromptFile
 from proctor.providers.base import Provider
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import with_calculator
 from proctor.tasks.base import Task
+from proctor.tasks.prompting import asked_prompt, grading_variant
 from proctor.tools.calling_loop import CALCULATOR, call_with_calculator
 from proctor.types import GenerationParams, Prompt, Record, Sample, Usage
 
@@ -44,6 +46,8 @@ class AskSettings:
     breaker_threshold: int = DEFAULT_MAX_FAILURES
     keys: Mapping[str, KeySource] = field(default_factory=dict)
     """Per model, the variable its key is read from: names only, a worker reads its own env."""
+    prompt_files: Mapping[str, PromptFile] = field(default_factory=dict)
+    """The run's prompt files by key: a variant `MODEL#prompt=KEY` is asked with that text."""
 
 
 @dataclass(frozen=True)
@@ -167,11 +171,19 @@ async def ask_items(
     return len(items)
 
 
-def variant_of(settings: AskSettings, model: str) -> tuple[str, str]:
-    """The prompt variant and language `model` is asked in: the run's, unless the model string
-    is a variant of a prompt matrix (`MODEL#prompt=B,lang=zh`)."""
+def asked_as(settings: AskSettings, model: str) -> tuple[str, str]:
+    """The prompt (a task variant, or a prompt file's key) and language `model` is asked in:
+    the run's, unless the model string is a variant of a prompt matrix (`MODEL#prompt=B`)."""
     _, prompt, lang = split_variant(model)
     return prompt or settings.variant, lang or settings.lang
+
+
+def variant_of(settings: AskSettings, model: str) -> tuple[str, str]:
+    """The prompt variant `model`'s replies are graded under (a prompt file's: the variant it
+    names, else the task's default) and the language it is asked in; what its records hold."""
+    prompt, lang = asked_as(settings, model)
+    found = settings.prompt_files.get(prompt)
+    return (prompt if found is None else grading_variant(settings.task, found)), lang
 
 
 def request_for(
@@ -180,7 +192,7 @@ def request_for(
     """The prompt and parameters `model` is asked `sample`'s epoch `epoch` with (the response
     cache keys the same request)."""
     s = settings
-    prompt = s.task.build_prompt(sample, *variant_of(s, model))
+    prompt = asked_prompt(s.task, s.prompt_files, *asked_as(s, model), sample)
     params = s.params
     temperature = variant_temperature(model)
     if temperature is not None:  # a variant of a temperature matrix

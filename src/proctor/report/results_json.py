@@ -48,6 +48,8 @@ def results_document(stats: RunStatistics) -> dict[str, Any]:
     matrix = matrix_axes(info.models)
     if matrix:  # each variant was asked with its own settings: these, per model string
         document["run"]["matrix"] = matrix
+    if stats.prompt_files:  # the files its variants name, each with its whole hash
+        document["run"]["prompt"]["files"] = {k: dict(v) for k, v in stats.prompt_files.items()}
     if stats.task.tiers is not None:
         document["tiers"] = [
             {"tier": t.name, "min_accuracy": t.min_accuracy, "label": t.label}

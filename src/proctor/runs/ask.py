@@ -205,7 +205,8 @@ def reusable(plan: RunPlan, sources: Mapping[str, KeySource]) -> dict[str, set[t
     if not (plan.results_dir / DB_NAME).is_file():
         return {}
     settings = AskSettings(
-        run_id="", task=plan.task, variant=plan.variant, lang=plan.lang, params=plan.params
+        run_id="", task=plan.task, variant=plan.variant, lang=plan.lang, params=plan.params,
+        prompt_files=plan.prompt_files,
     )
     todo = {
         m: [(s, e) for s in plan.samples for e in range(plan.calling.epochs)]
@@ -336,7 +337,7 @@ def _settings(plan: RunPlan, run_id: str, keys: Mapping[str, KeySource]) -> AskS
         run_id=run_id, task=plan.task, variant=plan.variant, lang=plan.lang,
         params=plan.params, concurrency=plan.calling.concurrency, retry=plan.calling.retry,
         limits=plan.calling.limits, breaker_threshold=plan.calling.breaker_threshold,
-        keys={m: keys[m] for m in plan.models if m in keys},
+        keys={m: keys[m] for m in plan.models if m in keys}, prompt_files=plan.prompt_files,
     )  # fmt: skip
 
 

@@ -5,7 +5,7 @@ not at all (`write_atomic`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -15,7 +15,7 @@ from proctor.foreign.inspect_export import inspect_files
 from proctor.foreign.jsonl_export import HERE, jsonl_files
 from proctor.foreign.lm_eval_export import lm_eval_files
 from proctor.report.atomic import write_atomic
-from proctor.runs.report import run_statistics
+from proctor.runs.report import run_statistics, sent_prompts
 from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.run_statistics import RunStatistics
 from proctor.store import RunStore
@@ -33,17 +33,13 @@ FOLDER_FORMATS = frozenset({"inspect", "lm-eval"})
 """Formats written as a folder (a log directory, an output path); the others are one file."""
 
 
-def _prompts(task: Task | None, info: RunInfo, samples: Iterable[Sample]) -> Prompts:
-    """Each sample's messages as the run sent them; {} when the task cannot rebuild them."""
-    if task is None:
-        return {}
-    try:
-        return {
-            s.id: tuple(task.build_prompt(s, info.prompt_variant, info.lang).messages)
-            for s in samples
-        }
-    except ProctorError:
-        return {}
+def _prompts(
+    task: Task | None, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
+) -> Prompts:
+    """Each sample's messages as the run sent them; {} when the task cannot rebuild them or
+    its variants were sent different prompts (`sent_prompts`)."""
+    sent = None if task is None else sent_prompts(task, info, samples, config)
+    return {} if sent is None else {sid: tuple(p.messages) for sid, p in sent.items()}
 
 
 def _check_target(to: str, out: Path) -> None:
@@ -75,9 +71,10 @@ def export_run(results_dir: Path, run_ref: str, to: str, out: Path) -> tuple[str
         except ConfigError:
             task = None  # a task this proctor does not know: its answers and stored grades
         stats = run_statistics(store, run_id, task)
+        config = store.run_config(run_id)
     if not stats.items:
         raise ConfigError(f"run {run_id} has no stored answers to export")
-    prompts = _prompts(task, info, {i.sample.id: i.sample for i in stats.items}.values())
+    prompts = _prompts(task, info, {i.sample.id: i.sample for i in stats.items}.values(), config)
     written = []
     for file in writer(stats, prompts):
         parts = PurePosixPath(file.path).parts

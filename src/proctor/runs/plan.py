@@ -23,6 +23,7 @@ from proctor.calling.rate_limit import RateLimits
 from proctor.calling.retry import RetryPolicy
 from proctor.errors import ConfigError
 from proctor.executors import DEFAULT_MAX_FAILURES, ShardFailure
+from proctor.prompts.files import PromptFile
 from proctor.providers.base import Provider, supports_tools
 from proctor.providers.keys import KeySource
 from proctor.providers.registry import bare_model, with_calculator
@@ -87,6 +88,9 @@ class RunPlan:
     calling: Calling = field(default_factory=Calling)
     """How every model is called (`Calling`): the command's settings, never the stored run's,
     except `epochs`, which a resume takes from the run it resumes."""
+    prompt_files: Mapping[str, PromptFile] = field(default_factory=dict)
+    """The run's prompt files by key (`MODEL#prompt=KEY`): stored with the run, so a resume
+    asks with the text it started with."""
 
 
 @dataclass(frozen=True)
@@ -199,36 +203,45 @@ class Matrix:
 
 def matrix_models(
     task: Task, models: Sequence[str], matrix: Matrix
-) -> tuple[tuple[str, ...], str | None, str]:
+) -> tuple[tuple[str, ...], str | None, str, dict[str, PromptFile]]:
     """A matrix: several prompts, languages or temperatures × models, each combination a
     variant (`MODEL#prompt=B,lang=zh,temperature=0.7`, `proctor._util.variants`) answered on
-    the same items in one run and compared paired like models. Returns the models to ask and
-    the run's own prompt and language (the first given); without a matrix, the models as
-    given."""
+    the same items in one run and compared paired like models. Returns the models to ask, the
+    run's own prompt variant and language (the first given) and its prompt files by key; a
+    prompt file is always named in the model strings (`MODEL#prompt=concise.txt@1a2b3c4d`),
+    even alone. Without a matrix, the models as given."""
     from proctor.prompts.arithmetic import check_lang
-    from proctor.tasks.registry import resolve_variant
+    from proctor.tasks.prompting import grading_variant, read_task_prompt
 
-    variants = [resolve_variant(task, p) for p in matrix.prompts]
+    chosen = [read_task_prompt(task, p) for p in matrix.prompts]
+    files = {c.key: c for c in chosen if isinstance(c, PromptFile)}
+    variants = [c.key if isinstance(c, PromptFile) else c for c in chosen]
     languages = [check_lang(la) for la in matrix.langs]
     temperatures = [_temperature(t) for t in matrix.temperatures]
+    paths = [c.path for c in chosen if isinstance(c, PromptFile)]
+    if len(set(paths)) != len(paths):
+        raise ConfigError(f"--prompt names the same file twice: {', '.join(paths)}")
     for what, given in (("--prompt", variants), ("--lang", languages),
                         ("--temperature", [repr(t) for t in temperatures])):  # fmt: skip
         if len(set(given)) != len(given):
             raise ConfigError(f"{what} names the same value twice: {', '.join(given)}")
-    first_prompt = matrix.prompts[0] if matrix.prompts else None
+    first = chosen[0] if chosen else None
+    first_prompt = grading_variant(task, first) if isinstance(first, PromptFile) else first
     first_lang = languages[0] if languages else "en"
-    if not matrix:
-        return tuple(models), first_prompt, first_lang
+    if not matrix and not files:
+        return tuple(models), first_prompt, first_lang, files
+    prompts: Sequence[str | None] = variants if len(variants) > 1 or files else [None]
     return (
         tuple(
             variant_model(m, p, la, t)
             for m in models
-            for p in _varied(variants)
+            for p in prompts
             for la in _varied(languages)
             for t in _varied(temperatures)
         ),
         first_prompt,
         first_lang,
+        files,
     )
 
 
@@ -243,12 +256,20 @@ def _temperature(t: float) -> float:
     return float(t)
 
 
-def matrix_max_tokens(task: Task, prompts: Sequence[str], asked: int | None) -> int | None:
+def matrix_max_tokens(
+    task: Task, prompts: Sequence[str], asked: int | None, files: bool = False
+) -> int | None:
     """The reply length of a prompt matrix's run: the one asked, else the longest of its
-    variants' defaults (an answer-only prompt's 32 tokens would cut a reasoning prompt's reply)."""
+    variants' defaults (an answer-only prompt's 32 tokens would cut a reasoning prompt's reply);
+    with a prompt file, the longest of the task's defaults (a file may ask for reasoning)."""
+    from proctor.tasks.prompting import longest_max_tokens
     from proctor.tasks.registry import default_max_tokens, resolve_variant
 
-    if asked is not None or len(prompts) < 2:
+    if asked is not None:
+        return asked
+    if files:
+        return longest_max_tokens(task)
+    if len(prompts) < 2:
         return asked
     return max(default_max_tokens(task, resolve_variant(task, p)) for p in prompts)
 
@@ -264,12 +285,22 @@ def matrix_plan(
 ) -> RunPlan:
     """The plan of one task's run, with its matrix (what it varies besides the model) and the
     command's calling settings; `asking` holds the run's own prompt, language and temperature
-    (each the first of its axis)."""
-    asked, _, _ = matrix_models(task, models, matrix)
+    (each the first of its axis). A single prompt (`asking.prompt`) may be a prompt file."""
+    if not matrix.prompts and asking.prompt is not None:
+        matrix = replace(matrix, prompts=(asking.prompt,))
+    asked, first_prompt, _, files = matrix_models(task, models, matrix)
     asking = replace(
-        asking, max_tokens=matrix_max_tokens(task, matrix.prompts, asking.max_tokens)
-    )
-    return replace(build_plan(task, asked, paper, asking, results_dir), calling=calling)
+        asking, prompt=first_prompt,
+        max_tokens=matrix_max_tokens(task, matrix.prompts, asking.max_tokens, bool(files)),
+    )  # fmt: skip
+    plan = build_plan(task, asked, paper, asking, results_dir)
+    if files:
+        from proctor.prompts.arithmetic import check_lang
+        from proctor.tasks.prompting import check_renders
+
+        langs: list[str] = [check_lang(la) for la in matrix.langs] or [plan.lang]
+        check_renders(task, files, langs, plan.samples)
+    return replace(plan, calling=calling, prompt_files=files)
 
 
 def fingerprint(plan: RunPlan) -> str:
@@ -310,7 +341,8 @@ def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
     it started with; how to call (concurrency, retries, limits, timeout, reply cap, deadline)
     comes from the command that resumes it."""
     info = store.run_info(run_id)
-    epochs = store.run_config(run_id).get("epochs", 1)
+    config = store.run_config(run_id)
+    epochs = config.get("epochs", 1)
     task = command.task if command.task.name == info.task else get_task(info.task)
     return replace(
         command,
@@ -328,8 +360,42 @@ def plan_from_store(store: RunStore, run_id: str, command: RunPlan) -> RunPlan:
         ),
         seed=info.seed,
         calling=replace(command.calling, epochs=epochs if isinstance(epochs, int) else 1),
-        source=command.source or str(store.run_config(run_id).get("source") or ""),
+        source=command.source or str(config.get("source") or ""),
+        prompt_files=stored_prompt_files(config),
     )
+
+
+def stored_prompt_files(
+    config: Mapping[str, object], *, check: bool = True
+) -> dict[str, PromptFile]:
+    """A stored run's prompt files (its config's "prompt_files"); with `check`, refused
+    (ConfigError, exit 2) when a file is still where the run read it but its text changed
+    since: a resume asks with the text the run started with, and says so rather than mixing
+    two prompts in one variant. A file that is gone is no obstacle (its text is stored)."""
+    from proctor._util.untrusted import Refused, read_input_file
+    from proctor.prompts.files import MAX_PROMPT_BYTES
+
+    docs = config.get("prompt_files")
+    files = (
+        [PromptFile.from_json(d) for d in docs if isinstance(d, Mapping)]
+        if isinstance(docs, list)
+        else []
+    )
+    for f in files if check else ():
+        if not Path(f.path).exists():
+            continue
+        try:
+            now = hashlib.sha256(read_input_file(Path(f.path), max_bytes=MAX_PROMPT_BYTES))
+            digest = now.hexdigest()
+        except Refused:
+            digest = "unreadable"
+        if digest != f.sha256:
+            raise ConfigError(
+                f"prompt file {f.path} changed since the run started (sha256 {f.sha256[:12]} "
+                f"then, {digest[:12]} now): the run asks with the text it started with; put "
+                "that text back to resume it, or start a new run"
+            )
+    return {f.key: f for f in files}
 
 
 def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tuple[str, bool]:
@@ -348,6 +414,8 @@ def open_or_create_run(store: RunStore, plan: RunPlan, resume: str | None) -> tu
         "params": asdict(plan.params),
         "epochs": plan.calling.epochs,
     }
+    if plan.prompt_files:
+        config["prompt_files"] = [f.to_json() for f in plan.prompt_files.values()]
     store.create_run(_run_info(plan, run_id), plan.samples, fp, config)
     return run_id, False
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from proctor._util.variants import matrix_axes, split_variant
 from proctor.audit.labelled_sets import recorded_audits
 from proctor.errors import ProctorError
 from proctor.extract.judge_verdict import combine_pairwise, read_replies
+from proctor.prompts.files import PromptFile
 from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
@@ -32,6 +35,7 @@ from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.tasks.base import Task
+from proctor.tasks.prompting import asked_prompt
 from proctor.types import Prompt, RunInfo, Sample
 
 SUITE_KEY = "suite"
@@ -150,14 +154,40 @@ def prompt_text(prompt: Prompt) -> str:
     return "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt.messages)
 
 
-def _prompts(task: Task, info: RunInfo, samples: Iterable[Sample]) -> Mapping[str, str] | None:
-    """Each sample's prompt as the run sent it; None if the task cannot rebuild them."""
+def prompt_as_sent(
+    task: Task, info: RunInfo, files: Mapping[str, PromptFile], model: str, sample: Sample
+) -> Prompt:
+    """The prompt `model` (a variant of a prompt matrix, or a model of the run) was asked
+    `sample` with."""
+    _, prompt, lang = split_variant(model)
+    return asked_prompt(task, files, prompt or info.prompt_variant, lang or info.lang, sample)
+
+
+def sent_prompts(
+    task: Task, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
+) -> Mapping[str, Prompt] | None:
+    """Each sample's prompt as the run sent it to every model (a prompt file's when it asked
+    with one); None if the task cannot rebuild them, or when its variants were sent different
+    prompts (a prompt or language matrix: one prompt per sample would be wrong for all but
+    one; the viewer's item page shows each variant its own)."""
+    from proctor.runs.plan import stored_prompt_files
+
+    axes = matrix_axes(info.models)
+    if any(len(axes.get(k, ())) > 1 for k in ("prompt", "lang")):
+        return None
+    files = stored_prompt_files(config, check=False)
+    first = info.models[0] if info.models else ""
     try:
-        return {
-            s.id: prompt_text(task.build_prompt(s, info.prompt_variant, info.lang)) for s in samples
-        }
+        return {s.id: prompt_as_sent(task, info, files, first, s) for s in samples}
     except ProctorError:
         return None
+
+
+def _prompts(
+    task: Task, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
+) -> Mapping[str, str] | None:
+    sent = sent_prompts(task, info, samples, config)
+    return None if sent is None else {sid: prompt_text(p) for sid, p in sent.items()}
 
 
 def run_statistics(
@@ -178,7 +208,22 @@ def run_statistics(
     with paused_collector():
         items: Items = StoredItems(store, run_id) if stream else stored_items(store, run_id)
         stats = _run_statistics(store, run_id, task, items, prices, tuple(grade_by_human))
+    files = store.run_config(run_id).get("prompt_files")
+    if isinstance(files, list) and files:
+        stats = replace(stats, prompt_files=prompt_file_notes(files))
     return with_stop(store, run_id, stats)
+
+
+def prompt_file_notes(stored: list[object]) -> dict[str, dict[str, str]]:
+    """What the reports say of each stored prompt file, by the key its variants name."""
+    notes: dict[str, dict[str, str]] = {}
+    for doc in stored:
+        if isinstance(doc, Mapping):
+            f = PromptFile.from_json(doc)
+            notes[f.key] = {
+                "file": f.name, "sha256": f.sha256, "path": f.path, "grade_as": f.grade_as or "",
+            }  # fmt: skip
+    return notes
 
 
 def human_verdicts(store: RunStore, run_id: str) -> list[GivenVerdict]:
@@ -225,7 +270,7 @@ def _run_statistics(
         task_view(task),
         grader_version=store.grader_version(run_id),
         expected_per_model=info.dataset_size * (epochs if isinstance(epochs, int) else 1),
-        prompts=_prompts(task, info, store.samples(run_id)),
+        prompts=_prompts(task, info, store.samples(run_id), config),
         judge_verdicts=judge_verdicts(store.judgements(run_id)),
         task_metric_values=metric_values,
         gate_requirements=gate_requirements(suite),

@@ -14,6 +14,9 @@ per prompt). Unknown keys are errors; every error names the file, the line and t
     [[tasks]]
     task = "gsm8k"
     prompt = "B"
+
+A prompt may be a prompt file's path, relative to the set file (`prompt = ["concise.txt",
+"steps.txt"]`: a matrix of two files in one run; `proctor.prompts.files`).
 """
 
 from __future__ import annotations
@@ -163,24 +166,24 @@ def _text(path: Path) -> str:
 
 
 def _check_prompts(path: Path, text: str, loc: tuple[Any, ...], level: _Options) -> None:
-    """One kind of prompt list per level; a prompt that names a file is refused in words (a
-    task's prompts are its own variants, A or B; a prompt file is not one)."""
-
-    def refuse(key: str, why: str) -> None:
-        where = f"{path}:{line_of(text, (*loc, key))}"
-        raise ConfigError(f"{where}: field '{_dotted((*loc, key))}': {why}")
-
+    """One kind of prompt list per level (a prompt file's own checks come with the task's
+    plan: `proctor.tasks.prompting.read_task_prompt`)."""
     if level.prompts is not None and level.prompt is not None and len(level.prompt) > 1:
-        refuse("prompt", "prompt = [...] is a matrix in one run, prompts = [...] a run per "
-               "prompt: use one of them")  # fmt: skip
-    for key in ("prompt", "prompts"):
-        for value in getattr(level, key) or ():
-            if (path.parent / value).is_file():
-                refuse(
-                    key,
-                    f"{value!r} is a file: prompt files are not supported yet; name one of "
-                    "the task's own prompt variants (arithmetic: A or B)",
-                )
+        where = f"{path}:{line_of(text, (*loc, 'prompt'))}"
+        raise ConfigError(
+            f"{where}: field '{_dotted((*loc, 'prompt'))}': prompt = [...] is a matrix in one "
+            "run, prompts = [...] a run per prompt: use one of them"
+        )
+
+
+def _prompt_value(value: str, here: Path) -> str:
+    """A prompt as a set file writes it: a path (holding '/' or '.', or naming a file beside
+    the set file) is relative to the set file; anything else names a task's own variant."""
+    if Path(value).expanduser().is_absolute():
+        return value
+    if "/" in value or "." in value or (here / value).is_file():
+        return str(here / value)
+    return value
 
 
 def _expand(entry: _TaskEntry, top: _SetFile, base: Asking, here: Path) -> list[SetTask]:
@@ -194,6 +197,7 @@ def _expand(entry: _TaskEntry, top: _SetFile, base: Asking, here: Path) -> list[
     runs_of_prompts: Sequence[tuple[str, ...]] = [
         (p,) for p in entry.prompts or ()
     ] or _axis(entry.prompt, [(p,) for p in top.prompts or ()] or _axis(top.prompt, [()]))
+    runs_of_prompts = [tuple(_prompt_value(p, here) for p in ps) for ps in runs_of_prompts]
     dataset = pick("dataset")
     langs, temperatures = tuple(pick("lang") or ()), tuple(pick("temperature") or ())
     asking = Asking(

@@ -209,6 +209,9 @@ class RunStatistics:
     truncation: tuple[CapHits, ...] = ()
     """Per model, replies cut off by max_tokens and the accuracy bounds they leave; empty when
     no reply was cut off (`proctor.stats.truncation`)."""
+    prompt_files: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """The run's prompt files by the key its variants name (`concise.txt@1a2b3c4d`): file
+    name, full sha256, path and the variant that grades them; empty when none."""
 
     @property
     def models(self) -> tuple[str, ...]:

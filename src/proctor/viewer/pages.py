@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote, urlencode
 
+from proctor._util.variants import matrix_axes
 from proctor.errors import ProctorError
 from proctor.report.html.page import render
 from proctor.report.html.viewer_pages import run_href
 from proctor.report.text import interval, one_line, pct
-from proctor.runs.report import human_verdicts, prompt_text
+from proctor.runs.plan import stored_prompt_files
+from proctor.runs.report import human_verdicts, prompt_as_sent, prompt_text
 from proctor.stats.human import counting
 from proctor.stats.intervals import wilson_interval
 from proctor.store import RunStore
@@ -101,11 +103,20 @@ def item_page(store: RunStore, run_id: str, sample_id: str) -> str:
     task = TASKS.get(info.task)
     rules: Mapping[str, str] = task.rules if task is not None else {}
     prompt = None
+    per_model: dict[str, str] = {}  # a prompt or language matrix: each variant its own prompt
     if task is not None:
+        files = stored_prompt_files(store.run_config(run_id), check=False)
+        varied = {"prompt", "lang"} & set(matrix_axes(info.models))
         try:
-            prompt = prompt_text(task.build_prompt(sample, info.prompt_variant, info.lang))
+            if varied:
+                per_model = {
+                    m: prompt_text(prompt_as_sent(task, info, files, m, sample))
+                    for m in info.models
+                }
+            else:
+                prompt = prompt_text(task.build_prompt(sample, info.prompt_variant, info.lang))
         except ProctorError:
-            prompt = None
+            prompt, per_model = None, {}
     before, after = neighbours(store, run_id, position)
     order = {m: i for i, m in enumerate(info.models)}
     answers = sorted(
@@ -134,6 +145,7 @@ def item_page(store: RunStore, run_id: str, sample_id: str) -> str:
                 "normalized": score.normalized if score is not None else None,
                 "graded_by": graded_by,
                 "human": "" if person is None else person.words,
+                "prompt": per_model.get(answer.record.model, ""),
             }
         )
     return render(

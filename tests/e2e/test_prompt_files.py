@@ -1,0 +1,282 @@
+"""Prompt files through the CLI against a loopback stub: `--prompt concise.txt --prompt steps.txt`
+× two models is one run of four variants, each named by its file and hash, answered on the same
+items with its own text and compared paired in results.json. What cannot be asked is refused
+first, exit 2 naming the file and line, nothing written: a bad template, a name that is not
+there (the answer above all), a file that is not UTF-8, empty or huge, the same file twice; and a
+resume after a file changed. `proctor validate` and `--config` read prompt files relative to the
+set file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.prompts.files import MAX_PROMPT_BYTES
+from proctor.tasks.arithmetic import load
+from proctor.tasks.registry import get_task
+from support.stub import StubConfig, prompt_key, run_stub
+
+pytestmark = pytest.mark.slow
+
+N = 6
+CONCISE = "Reply with the number only.\n\n{{ question }}\n"
+STEPS = (
+    "---\nsystem: You are a careful calculator.\n---\n"
+    'Work it out step by step, then end with "Final answer: <number>".\n\nProblem: {{ question }}\n'
+)
+
+
+def _key(name: str, text: str) -> str:
+    return f"{name}@{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+
+
+def _write(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _said(done: Any) -> str:
+    return " ".join(done.output.split())
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("Solve.\n\n{{ target }}\n", "bad.txt:3: unknown name 'target'"),
+        ("Solve {{ question }} like {{ metadata.solution }}\n", "bad.txt:1: unknown name"),
+        ("Solve.\n{{ question }\n", "bad.txt:2: template error"),
+        ("---\ngrade_as: C\n---\n{{ question }}\n", "grade_as: unknown prompt variant 'C'"),
+        (b"Solve.\n\xfe\xff{{ question }}\n", "bad.txt:2: not UTF-8 text"),
+        ("", "bad.txt is empty"),
+        ("x" * (MAX_PROMPT_BYTES + 1), "larger than"),
+        ("{{ question }} {{ (question | int) // 0 }}\n", "cannot render: ZeroDivisionError"),
+    ],
+)
+def test_a_prompt_file_that_cannot_be_asked_is_refused_before_anything(
+    tmp_path: Path, cli: Any, text: str | bytes, says: str
+) -> None:
+    good = _write(tmp_path, "concise.txt", CONCISE)
+    bad = _write(tmp_path, "bad.txt", text)
+    results = tmp_path / "r"
+    done = cli("run", "arithmetic", "--prompt", str(good), "--prompt", str(bad),
+               "-m", "fake/const:1", "-r", str(results))  # fmt: skip
+    assert done.code == 2, done.output
+    assert says in _said(done)
+    assert not results.exists(), "nothing is written, nothing asked"
+
+
+def test_the_same_file_twice_is_refused_like_a_repeated_variant(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, "concise.txt", CONCISE)
+    for again in ("./concise.txt", str(tmp_path / "concise.txt")):
+        done = cli("run", "arithmetic", "--prompt", "concise.txt", "--prompt", again,
+                   "-m", "fake/const:1", "-r", "r")  # fmt: skip
+        assert done.code == 2, done.output
+        assert "--prompt names the same file twice" in _said(done)
+    assert "no such file" in _said(
+        cli("run", "arithmetic", "--prompt", "gone.txt", "-m", "fake/const:1", "-r", "r")
+    )
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_resume_after_the_file_changed_is_refused_in_words(tmp_path: Path, cli: Any) -> None:
+    prompt, results = _write(tmp_path, "concise.txt", CONCISE), tmp_path / "r"
+    args = ("run", "arithmetic", "--n", str(N), "--prompt", str(prompt), "-m", "fake/const:1",
+            "-r", str(results))  # fmt: skip
+    first = cli(*args)
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((run_id,),) = db.execute("SELECT id FROM runs").fetchall()
+    assert first.code == 0, first.output
+    assert cli(*args, "--resume", run_id).code == 0  # unchanged: resumed
+
+    prompt.write_text(CONCISE.replace("only", "alone"), encoding="utf-8")
+    for flag in ("--resume", "--retry-errors"):
+        done = cli(*args, flag, run_id)
+        assert done.code == 2, done.output
+        assert f"prompt file {prompt} changed since the run started" in _said(done)
+        assert "put that text back to resume it, or start a new run" in _said(done)
+
+
+def test_two_files_by_two_models_are_four_paired_variants(tmp_path: Path, cli: Any) -> None:
+    concise = _write(tmp_path, "concise.txt", CONCISE)
+    steps = _write(tmp_path, "steps.txt", STEPS)
+    results = tmp_path / "results"
+    with run_stub(StubConfig(seed=2, correct_rate=0.7)) as stub:
+        models = [stub.model.replace("stub@", f"{k}@") for k in "ab"]
+        done = cli("run", "arithmetic", "--n", str(N), "--prompt", str(concise), "--prompt",
+                   str(steps), "-m", models[0], "-m", models[1], "-r", str(results))  # fmt: skip
+        stats = stub.stats()
+    assert done.code == 0, done.output
+    keys = [_key("concise.txt", CONCISE), _key("steps.txt", STEPS)]
+    variants = [f"{m}#prompt={k}" for m in models for k in keys]
+
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((run_id, stored),) = db.execute("SELECT id, models FROM runs").fetchall()
+        rows = db.execute("SELECT model, prompt_variant, sample_id, status FROM records").fetchall()
+    assert json.loads(stored) == variants
+    assert len(rows) == 4 * N and {r[3] for r in rows} == {"ok"}
+    assert {r[1] for r in rows} == {"B"}, "graded by the task's reasoning variant's extractor"
+    items = {m: frozenset(r[2] for r in rows if r[0] == m) for m in variants}
+    assert len(set(items.values())) == 1 and len(next(iter(items.values()))) == N
+
+    # each item was asked with each file's own text, by each model
+    samples = load(None, N).samples
+    asked = {prompt_key(CONCISE.replace("{{ question }}", s.input).rstrip("\n")) for s in samples}
+    asked |= {
+        prompt_key(STEPS.split("---\n")[-1].replace("{{ question }}", s.input).rstrip("\n"))
+        for s in samples
+    }
+    assert stats.by_prompt == dict.fromkeys(asked, 2)
+
+    doc = json.loads((results / "runs" / run_id / "results.json").read_text("utf-8"))
+    assert sorted(m["model"] for m in doc["models"]) == sorted(variants)
+    assert {m["n_items"] for m in doc["models"]} == {N}
+    assert doc["paired"], "the variants are compared paired"
+    for pair in doc["paired"]:
+        assert {pair["a"], pair["b"]} <= set(variants) and pair["n"] == N
+    files = doc["run"]["prompt"]["files"]
+    assert files[keys[1]] == {
+        "file": "steps.txt", "sha256": hashlib.sha256(STEPS.encode()).hexdigest(),
+        "path": str(steps.resolve()), "grade_as": "",
+    }  # fmt: skip
+    assert doc["run"]["params"]["max_tokens"] == 256, "the task's longer default"
+    summary = (results / "runs" / run_id / "summary.md").read_text("utf-8")
+    assert f"**prompt**: {keys[0]}, {keys[1]} / en (4 variants of 2 models: prompt)" in summary
+
+
+def test_a_task_variant_and_a_file_mix_and_a_retry_asks_the_stored_text(
+    tmp_path: Path, cli: Any
+) -> None:
+    concise, results = _write(tmp_path, "concise.txt", CONCISE), tmp_path / "results"
+    # every request fails once: the first session leaves every call failed
+    config = StubConfig(fault_rate=1.0, faults=("500",), max_faults_per_body=1)
+    with run_stub(config) as stub:
+        args = ("run", "arithmetic", "--n", str(N), "--prompt", "A", "--prompt", str(concise),
+                "-m", stub.model, "--max-attempts", "1", "-r", str(results))  # fmt: skip
+        failed = cli(*args)
+        assert failed.code == 4, failed.output
+        with closing(sqlite3.connect(results / "proctor.db")) as db:
+            ((run_id, stored),) = db.execute("SELECT id, models FROM runs").fetchall()
+        assert json.loads(stored) == [
+            f"{stub.model}#prompt=A", f"{stub.model}#prompt={_key('concise.txt', CONCISE)}"
+        ]
+        concise.unlink()  # the run holds the text it started with
+        retried = cli("run", "--retry-errors", run_id, "-m", stub.model, "-r", str(results))
+        assert retried.code == 0, retried.output
+        stats = stub.stats()
+    samples = load(None, N).samples
+    task = get_task("arithmetic")
+    own = {prompt_key(task.build_prompt(s, "A", "en").messages[-1].content) for s in samples}
+    mine = {prompt_key(CONCISE.replace("{{ question }}", s.input).rstrip("\n")) for s in samples}
+    assert stats.by_prompt == dict.fromkeys(own | mine, 2)  # failed once, then answered
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        variants = dict(db.execute("SELECT DISTINCT model, prompt_variant FROM records"))
+    assert set(variants.values()) == {"A", "B"}
+
+
+SET_FILE = """\
+models = ["fake/const:1", "fake/const:2"]
+limit = 4
+
+[[tasks]]
+task = "arithmetic"
+prompt = ["prompts/concise.txt", "prompts/steps.txt"]
+"""
+
+
+def test_a_set_file_with_prompt_files_relative_to_it(tmp_path: Path, cli: Any) -> None:
+    (tmp_path / "prompts").mkdir()
+    _write(tmp_path / "prompts", "concise.txt", CONCISE)
+    _write(tmp_path / "prompts", "steps.txt", STEPS)
+    config, results = _write(tmp_path, "evals.toml", SET_FILE), tmp_path / "results"
+    checked = cli("validate", str(config), "-r", str(results))
+    assert checked.code == 0, checked.output
+    assert "up to 4 variants a run" in _said(checked)
+    done = cli("run", "--config", str(config), "-r", str(results))
+    assert done.code == 0, done.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((stored,),) = db.execute("SELECT models FROM runs").fetchall()
+    keys = [_key("concise.txt", CONCISE), _key("steps.txt", STEPS)]
+    assert json.loads(stored) == [f"fake/const:{m}#prompt={k}" for m in "12" for k in keys]
+
+    _write(tmp_path / "prompts", "steps.txt", STEPS.replace("{{ question }}", "{{ target }}"))
+    for args in (("validate", str(config)), ("run", "--config", str(config))):
+        done = cli(*args, "-r", str(tmp_path / "other"))
+        assert done.code == 2, done.output
+        assert "steps.txt:6: unknown name 'target'" in _said(done)
+    assert not (tmp_path / "other").exists()
+
+
+def test_the_viewer_names_each_file_variant_and_shows_the_prompt_it_sent(
+    tmp_path: Path, cli: Any
+) -> None:
+    from markupsafe import escape
+
+    from proctor.viewer.pages import item_href
+    from support.viewer_http import get, serving
+
+    concise = _write(tmp_path, "concise.txt", CONCISE)
+    steps = _write(tmp_path, "steps.txt", STEPS)
+    results = tmp_path / "results"
+    done = cli("run", "arithmetic", "--n", "3", "--prompt", str(concise), "--prompt", str(steps),
+               "--prompt", "A", "-m", "fake/const:7", "-r", str(results))  # fmt: skip
+    assert done.code == 0, done.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((run_id,),) = db.execute("SELECT id FROM runs").fetchall()
+    sample = load(None, 3).samples[0]
+    keys = [_key("concise.txt", CONCISE), _key("steps.txt", STEPS)]
+    with serving(results) as viewer:
+        grid = get(viewer, f"/runs/{run_id}/grid")
+        item = get(viewer, item_href(run_id, sample.id))
+    for name in (*keys, "A"):
+        assert f'<th class="name">fake/const:7#prompt={name}</th>' in grid
+    own = get_task("arithmetic").build_prompt(sample, "A", "en").messages[-1].content
+    sent = [
+        CONCISE.replace("{{ question }}", sample.input).rstrip("\n"),
+        "[system]\nYou are a careful calculator.\n\n[user]\n"
+        + STEPS.split("---\n")[-1].replace("{{ question }}", sample.input).rstrip("\n"),
+        own,
+    ]
+    for text in sent:
+        assert f'<pre class="prompt">{escape(text)}</pre>' in item
+
+
+def test_the_report_shows_the_prompt_file_a_run_sent(tmp_path: Path, cli: Any) -> None:
+    from proctor.report.html.sample_data import script_json
+
+    concise, results = _write(tmp_path, "concise.txt", CONCISE), tmp_path / "results"
+    done = cli("run", "arithmetic", "--n", "2", "--prompt", str(concise), "-m", "fake/const:7",
+               "-r", str(results))  # fmt: skip
+    assert done.code == 0, done.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((run_id, stored),) = db.execute("SELECT id, models FROM runs").fetchall()
+    assert json.loads(stored) == [f"fake/const:7#prompt={_key('concise.txt', CONCISE)}"]
+    html = (results / "runs" / run_id / "report.html").read_text("utf-8")
+    task = get_task("arithmetic")
+    for sample in load(None, 2).samples:  # the sample browser's "prompt as sent"
+        sent = CONCISE.replace("{{ question }}", sample.input).rstrip("\n")
+        assert script_json(sent) in html
+        assert script_json(task.build_prompt(sample, "B", "en").messages[-1].content) not in html
+
+    out = tmp_path / "out.jsonl"
+    exported = cli("export", run_id, "--to", "jsonl", "-o", str(out), "-r", str(results))
+    assert exported.code == 0, exported.output
+    by_item = {s.id: s for s in load(None, 2).samples}
+    for line in out.read_text("utf-8").splitlines():
+        row = json.loads(line)
+        question = by_item[row["sample_id"]].input
+        assert row["messages"] == [
+            {"role": "user", "content": CONCISE.replace("{{ question }}", question).rstrip("\n")}
+        ]
