@@ -25,7 +25,7 @@ from proctor.runs.grade import StoredItems, stored_items
 from proctor.runs.stopped import with_stop
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
-from proctor.stats.model_parts import Items, held
+from proctor.stats.model_parts import Extras, Items
 from proctor.stats.reviews import GivenVerdict
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
 from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
@@ -214,11 +214,6 @@ def _run_statistics(
             judge_verdicts=judge_verdicts(store.judgements(run_id)), prices=prices, turns=turns,
             human_verdicts=human_verdicts(store, run_id), grade_by_human=grade_by_human,
         )  # fmt: skip
-    metric_values, confidences = None, None
-    if task.metrics is not None or task.confidence is not None:
-        items = held(items)  # a task's own metrics read its answers held (they may pair models)
-        metric_values = task.metrics(items) if task.metrics is not None and items else None
-        confidences = task.confidence(items) if task.confidence is not None else None
     return build_statistics(
         info,
         items,
@@ -227,9 +222,9 @@ def _run_statistics(
         expected_per_model=info.dataset_size * (epochs if isinstance(epochs, int) else 1),
         prompts=_prompts(task, info, store.samples(run_id)),
         judge_verdicts=judge_verdicts(store.judgements(run_id)),
-        task_metric_values=metric_values,
         gate_requirements=gate_requirements(suite),
-        confidence_pairs=confidences,
+        # each made from one model's answers as they are read: a stream covers them too
+        extras=Extras(metrics=task.metrics, confidence=task.confidence),
         calculator_pairs=calculator_pairs(info.models),
         prices=prices,
         suite=suite_description(suite),
