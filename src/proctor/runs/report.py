@@ -11,7 +11,8 @@ bare/calculator pair) from the store."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.audit.labelled_sets import recorded_audits
@@ -32,7 +33,7 @@ from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
 from proctor.store import RunStore
 from proctor.store.run_store import Judgement
 from proctor.tasks.base import Task
-from proctor.types import Prompt, RunInfo, Sample
+from proctor.types import Prompt, Sample
 
 SUITE_KEY = "suite"
 """Where a suite run's config keeps the suite (name, version, [gate]) in the run config."""
@@ -150,14 +151,21 @@ def prompt_text(prompt: Prompt) -> str:
     return "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt.messages)
 
 
-def _prompts(task: Task, info: RunInfo, samples: Iterable[Sample]) -> Mapping[str, str] | None:
-    """Each sample's prompt as the run sent it; None if the task cannot rebuild them."""
-    try:
-        return {
-            s.id: prompt_text(task.build_prompt(s, info.prompt_variant, info.lang)) for s in samples
-        }
-    except ProctorError:
-        return None
+@dataclass(frozen=True)
+class PromptTexts:
+    """A sample's prompt as the run sent it, rebuilt when a report shows it (a few thousand in
+    report.html, every one in the viewer's sample page), so that a report never holds the
+    prompts, nor the samples, of a whole paper; None for a sample the task cannot rebuild."""
+
+    task: Task
+    variant: str
+    lang: str
+
+    def __call__(self, sample: Sample) -> str | None:
+        try:
+            return prompt_text(self.task.build_prompt(sample, self.variant, self.lang))
+        except ProctorError:
+            return None
 
 
 def run_statistics(
@@ -220,7 +228,7 @@ def _run_statistics(
         task_view(task),
         grader_version=store.grader_version(run_id),
         expected_per_model=info.dataset_size * (epochs if isinstance(epochs, int) else 1),
-        prompts=_prompts(task, info, store.samples(run_id)),
+        prompts=PromptTexts(task, info.prompt_variant, info.lang),
         judge_verdicts=judge_verdicts(store.judgements(run_id)),
         gate_requirements=gate_requirements(suite),
         # each made from one model's answers as they are read: a stream covers them too

@@ -12,7 +12,7 @@ with no tier scale no tiers, a run without repeated replies no pass@k.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
@@ -52,7 +52,7 @@ from proctor.stats.size import SizeTrend, size_trend
 from proctor.stats.tiers import Tier
 from proctor.stats.truncation import CapHits
 from proctor.stats.turn_scores import TurnScores
-from proctor.types import GradedItem, RunInfo
+from proctor.types import GradedItem, RunInfo, Sample
 
 SLICES: tuple[str, ...] = ("category", "difficulty")
 
@@ -207,7 +207,8 @@ class RunStatistics:
     size: SizeTrend | None
     cost: tuple[ModelLedger, ...]
     """Tokens and money per model: spent, asked in batches, and saved by the response cache."""
-    prompts: Mapping[str, str] | None = None
+    prompts: Callable[[Sample], str | None] | None = None
+    """A sample's prompt as the run sent it, rebuilt when shown; None: not known."""
     suite: str = ""
     """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
     turns: tuple[TurnScores, ...] = ()
@@ -240,7 +241,7 @@ def build_statistics(
     *,
     grader_version: str | None = None,
     expected_per_model: int | None = None,
-    prompts: Mapping[str, str] | None = None,
+    prompts: Callable[[Sample], str | None] | None = None,
     judge_verdicts: Sequence[JudgeVerdict] = (),
     task_metric_values: Mapping[str, Mapping[str, float]] | None = None,
     gate_requirements: Sequence[str] = (),
