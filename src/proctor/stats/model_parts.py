@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 from proctor.stats.calibration import CalibrationSummary, CalibrationTally
 from proctor.stats.completeness import ModelCompleteness, completeness
 from proctor.stats.cost import ModelLedger, PriceTable, ledger
-from proctor.stats.gates import GateRow, JudgeScores, Requirement, model_rows
+from proctor.stats.gates import GateRow, JudgeScores, Requirement, gate_rows, model_rows
 from proctor.stats.metrics import ModelMetrics, summarize
 from proctor.stats.repeats import Estimate, RepeatMetrics, repeat_metrics
 from proctor.stats.scores import item_scores
@@ -284,6 +284,26 @@ class Folded:
     """Sample id → its kind (category), read only for a judge's summary; else empty."""
     categories: tuple[str, ...]
     """The kinds met, in order."""
+    settings: PartsSettings
+
+    def task_metrics(self) -> dict[str, Mapping[str, float]]:
+        """The task's own metrics of each model that has some, in order of first appearance."""
+        return {p.model: p.task_metrics for p in self.answered if p.task_metrics is not None}
+
+    def calibration(self) -> dict[str, CalibrationSummary] | None:
+        """The calibration of each model that stated confidences; None: no model did."""
+        found = {p.model: p.calibration for p in self.answered if p.calibration is not None}
+        return found or None
+
+    def gate_rows(self, models: Sequence[str]) -> tuple[GateRow, ...]:
+        """The rows of the run's gate (`Extras.gate`) from each model's parts, for `models`."""
+        gate, judge = self.settings.extras.gate, self.settings.extras.judge
+
+        def unanswered(model: str) -> dict[int, GateRow]:
+            return model_rows(gate, model, [], judge)
+
+        answered = {p.model: p.gate for p in self.answered}
+        return tuple(gate_rows(gate, models, answered, unanswered))
 
 
 def fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged: bool) -> Folded:
@@ -303,4 +323,4 @@ def fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged
     found = {p.model: p for p in answered}
     parts = [found.get(m) or model_parts(m, [], settings, index) for m in models]
     parts += [p for p in answered if p.model not in set(models)]
-    return Folded(tuple(parts), tuple(answered), kinds, tuple(categories))
+    return Folded(tuple(parts), tuple(answered), kinds, tuple(categories), settings)

@@ -19,14 +19,7 @@ from proctor.stats.calibration import CalibrationSummary, summarize_calibration
 from proctor.stats.completeness import Completeness
 from proctor.stats.cost import ModelLedger, PriceTable
 from proctor.stats.drift import drift
-from proctor.stats.gates import (
-    GateRow,
-    JudgeScores,
-    Requirement,
-    gate_rows,
-    model_rows,
-    parse_requirement,
-)
+from proctor.stats.gates import GateRow, JudgeScores, parse_requirement
 from proctor.stats.human import (
     HumanSummary,
     counting,
@@ -306,12 +299,12 @@ def build_statistics(
         consistency=_consistency(folded, names) if repeats else None,
         judges=_judges(judge_verdicts, folded.kinds),
         task_metrics=_task_metrics(
-            task_metric_values if task_metric_values is not None else _folded_metrics(folded)
+            task_metric_values if task_metric_values is not None else folded.task_metrics()
         ),
-        gate=_gate(gate, folded, info.models, judge_scores),
+        gate=GateReport(folded.gate_rows(info.models)) if gate else None,
         calibration=_calibration(confidence_pairs)
         if confidence_pairs is not None
-        else _folded_calibration(folded),
+        else folded.calibration(),
         calculator=_calculator(folded, calculator_pairs, settings),
         taxonomy={p.model: dict(p.taxonomy) for p in folded.answered},
         truncation=truncation if any(r.capped for r in truncation) else (),
@@ -443,27 +436,6 @@ def _task_metrics(values: Mapping[str, Mapping[str, float]] | None) -> TaskMetri
     if not names:
         return None
     return TaskMetricTable(names, values)
-
-
-def _folded_metrics(folded: Folded) -> Mapping[str, Mapping[str, float]]:
-    return {p.model: p.task_metrics for p in folded.answered if p.task_metrics is not None}
-
-
-def _folded_calibration(folded: Folded) -> Mapping[str, CalibrationSummary] | None:
-    found = {p.model: p.calibration for p in folded.answered if p.calibration is not None}
-    return found or None
-
-
-def _gate(
-    requirements: Sequence[Requirement], folded: Folded, models: Sequence[str], judge: JudgeScores
-) -> GateReport | None:
-    """The run's requirements, each model's rows made with its parts (`model_rows`)."""
-    if not requirements:
-        return None
-    answered = {p.model: p.gate for p in folded.answered}
-    rows = gate_rows(requirements, models, answered,
-                     lambda model: model_rows(requirements, model, [], judge))  # fmt: skip
-    return GateReport(tuple(rows))
 
 
 def _calibration(
