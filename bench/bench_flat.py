@@ -184,8 +184,9 @@ def render(got: dict[str, Any]) -> list[str]:
         f"and ~30 s by issue 29's measure, every answer held); load average "
         f"{r['load']:.1f}. Files: {files}.",
         "- the answers stream from the store a page at a time; the statistics are made one "
-        "model at a time (`proctor.stats.model_parts`), keeping per model only its per-item "
-        "scores as compact arrays; samples.csv is written while reading.",
+        "model at a time (`proctor.stats.model_parts`; a task's own metrics, its stated "
+        "confidences as a calibration tally and a suite's gate too), keeping per model only its "
+        "per-item scores as compact arrays; samples.csv is written while reading.",
         f"- `/leaderboard` of `proctor view` over {b['answers']:,} answers ({b['models']} "
         f"models × {b['tasks']} tasks × {b['items']} items), asked as soon as the viewer "
         f"listens: first byte {b['first_byte_s']:.2f} s, whole page {b['first_whole_s']:.2f} s "

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from proctor.cli.app import app
 from proctor.errors import ProctorError
+from proctor.store import RunStore
 
 from .conftest import EXAMPLE, RunSuite, proctor, reference_replies
 
@@ -174,3 +175,24 @@ def _empty_config(tmp_path: Path) -> Path:
     path = tmp_path / "empty.toml"
     path.write_text("", encoding="utf-8")
     return path
+
+
+def test_a_gate_reads_each_models_answers_never_every_answer_at_once(
+    runs: tuple[Path, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run and its baseline are read one model at a time (the figures as ever), from a
+    store that refuses to hand out every answer of a run at once."""
+    results, good, weak = runs
+    held = gate(weak, "--require", "accuracy>=0.9", "--require", "kind=extraction:n>=10",
+                "--baseline", good, "-r", results, cwd=tmp_path)  # fmt: skip
+
+    def every_answer(*args: object) -> object:
+        raise AssertionError("a gate read every answer of a run into one list")
+
+    monkeypatch.setattr(RunStore, "graded_items", every_answer)
+    out = gate(weak, "--require", "accuracy>=0.9", "--require", "kind=extraction:n>=10",
+               "--baseline", good, "-r", results, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 1 and out.stdout == held.stdout
+    assert "70.0 %" in out.stdout and "significantly worse" in out.stdout
+    lines = {line.split("│")[1].strip(): line for line in out.stdout.splitlines() if "│" in line}
+    assert "pass" in lines["kind=extraction:n>=10"] and "FAIL" in lines["accuracy>=0.9"]

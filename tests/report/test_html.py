@@ -185,7 +185,7 @@ def test_optional_sections_draw_when_given(hostile: Run) -> None:
         hostile.info,
         hostile.items,
         hostile.rules,
-        prompts={f"s{i:03d}": f"Solve: <{i}>" for i in range(40)},
+        prompts=lambda sample: f"Solve: <{int(sample.id[1:])}>",
         sizes={MODELS[0]: 7e9, EVIL_MODEL: 1.35e8},
     )
     stats = replace(

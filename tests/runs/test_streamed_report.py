@@ -6,10 +6,16 @@ and the report is written even by a store that refuses to hand out every answer 
 from __future__ import annotations
 
 import io
+import json
+import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from proctor.cli.app import app
 from proctor.report.html import report_html
 from proctor.report.markdown import summary_markdown
 from proctor.report.results_json import results_json
@@ -20,8 +26,9 @@ from proctor.runs.report import run_statistics
 from proctor.runs.rereport import report_run
 from proctor.stats.run_statistics import RunStatistics
 from proctor.store import RunStore
-from proctor.tasks.registry import get_task
+from proctor.tasks.registry import get_task, load_for_run
 from support.big_store import make_big_store
+from support.stub.scripted import Script, Scripted, run_scripted
 
 RUN = "20261201-010101-arithmetic-big"
 
@@ -90,3 +97,111 @@ def test_a_run_that_fits_holds_its_answers_once_and_a_large_one_streams(
     monkeypatch.setattr(rereport, "STREAM_ABOVE", 79)
     again = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
     assert isinstance(again.stats.items, StoredItems)
+
+
+# -- every kind of task: its own metrics, its confidences and a suite's [gate] streamed too --
+
+ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _structured(offset: int) -> Script:
+    """Replies in the structured protocol, their confidence and answer varied per item (right,
+    wrong, invalid JSON), so that the calibration has several bins on both sides."""
+    by_question = {s.input: s for s in load_for_run(get_task("structured")).samples}
+
+    def answer(messages: list[dict[str, Any]]) -> Scripted:
+        asked = str(messages[-1]["content"])
+        sample = next(s for q, s in by_question.items() if asked.endswith(q))
+        pick = (zlib.crc32(sample.id.encode()) + offset) % 7
+        if pick == 6:
+            return Scripted("not json at all")
+        exact = json.loads(sample.metadata["data_point"])[0]
+        return Scripted(
+            json.dumps(
+                {
+                    "answer": sample.target if pick % 3 else "nothing like it",
+                    "confidence_score": round(0.15 * pick + 0.05, 2),
+                    "source_citation": [exact],
+                    "valid_until": sample.metadata["question_time"],
+                },
+                ensure_ascii=False,
+            )
+        )
+
+    return answer
+
+
+def _numbers(offset: int) -> Script:
+    """A gsm8k or suite reply: the item's number in one of several forms, or a wrong one."""
+    forms = ("Final answer: {t}", "The answer is {t}.", "{t}1", "#### {t}", "I cannot say.")
+
+    def answer(messages: list[dict[str, Any]]) -> Scripted:
+        asked = str(messages[-1]["content"])
+        form = forms[(zlib.crc32(asked.encode()) + offset) % len(forms)]
+        return Scripted(form.format(t=zlib.crc32(asked.encode()) % 50))
+
+    return answer
+
+
+def _cli(*args: object) -> int:
+    result = CliRunner().invoke(app, [str(a) for a in args], env=ENV)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code
+
+
+REPORTED = ("results.json", "samples.csv", "summary.md", "report.html", "task_metrics.json")
+
+
+def _reported(run_dir: Path) -> dict[str, bytes]:
+    """The report's files, each then removed (so that the next report writes it anew)."""
+    found = {n: (run_dir / n).read_bytes() for n in REPORTED if (run_dir / n).exists()}
+    for name in found:
+        (run_dir / name).unlink()
+    return found
+
+
+@pytest.mark.parametrize(
+    ("args", "script"),
+    [
+        (["structured", "--limit", "14"], _structured),
+        (["gsm8k", "--limit", "12"], _numbers),
+        (["--suite", str(EXAMPLES / "support-desk.csv")], _numbers),
+    ],
+    ids=["structured: metrics and calibration", "gsm8k: lm-eval metrics", "suite: its [gate]"],
+)
+def test_every_kind_of_task_streams_to_the_report_it_had_held(
+    tmp_path: Path, args: list[str], script: Callable[[int], Script],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """Through the CLI against loopback stubs: `proctor report` of a run held, then streamed
+    from a store that refuses to hand out every answer at once: the same files, byte for byte,
+    with the task's own metrics, its calibration and the suite's gate in them."""
+    results = tmp_path / "results"
+    with run_scripted(script(0)) as a, run_scripted(script(3)) as b:
+        _cli("run", *args, "-r", results, "--max-attempts", "1", "-m", a.model, "-m", b.model)
+    with RunStore.open(results) as store:
+        (run_id,) = [r.run_id for r in store.list_runs()]
+        run_dir = store.run_dir(run_id)
+    assert _cli("report", run_id, "-r", results) in (0, 1)
+    held = _reported(run_dir)
+
+    def every_answer(*args: object) -> object:
+        raise AssertionError("a report read every answer into one list")
+
+    monkeypatch.setattr(RunStore, "graded_items", every_answer)
+    monkeypatch.setattr(rereport, "STREAM_ABOVE", 0)
+    assert _cli("report", run_id, "-r", results) in (0, 1)
+    streamed = _reported(run_dir)
+    assert streamed == held
+    document = json.loads(held["results.json"])
+    if args[0] == "structured":
+        assert len(document["calibration"]) == 2 and "task_metrics.json" in held
+        metrics = json.loads(held["task_metrics.json"])["models"]
+        assert all("ECE" in m and "structured total (mean)" in m for m in metrics.values())
+    elif args[0] == "gsm8k":
+        metrics = json.loads(held["task_metrics.json"])["models"]
+        assert len(metrics) == 2
+        assert all("accuracy (lm-eval flexible-extract)" in m for m in metrics.values())
+    else:
+        assert len(document["gate"]["checks"]) == 3 * 2

@@ -9,6 +9,7 @@ import pytest
 from proctor.errors import ConfigError
 from proctor.score.structured import StructuredScorer, check_weights
 from proctor.stats.calibration import (
+    CalibrationTally,
     brier_score,
     expected_calibration_error,
     reliability_bins,
@@ -68,3 +69,32 @@ def test_weights_are_checked() -> None:
             check_weights(bad)
     with pytest.raises(ConfigError):
         StructuredScorer(weights={"calibration": 1.0}).score_text("{}", None)  # type: ignore[arg-type]
+
+
+def test_a_tally_fed_one_answer_at_a_time_keeps_bins_not_answers() -> None:
+    """The hand-computed case above, added one answer at a time: the same ECE, Brier, means and
+    bins, from what the tally keeps (per bin a count, hits and a sum; three sums overall)."""
+    tally = CalibrationTally()
+    for c, ok in [(0.9, True), (1.0, False), (0.1, True), (0.1, False)]:
+        tally.add(c, ok)
+    assert tally.n == 4
+    assert tally.ece == pytest.approx(0.5 * 0.45 + 0.5 * 0.4)
+    # Brier: (0.1² + 1² + 0.9² + 0.1²) / 4
+    assert tally.brier == pytest.approx((0.01 + 1.0 + 0.81 + 0.01) / 4)
+    summary = tally.summary()
+    assert summary.mean_confidence == pytest.approx(0.525) and summary.accuracy == 0.5
+    assert [b.count for b in summary.bins] == [0, 2, 0, 0, 0, 0, 0, 0, 0, 2]
+    for i in range(1000):  # more answers: nothing it keeps grows with them
+        tally.add(i % 10 / 10, i % 2 == 0)
+    assert tally.n == 1004
+    assert all(len(v) == 10 for v in vars(tally).values() if isinstance(v, list | tuple))
+
+
+def test_a_tally_refuses_what_a_list_is_refused() -> None:
+    tally = CalibrationTally()
+    for bad in (1.2, -0.1, math.nan):
+        with pytest.raises(ConfigError, match="outside"):
+            tally.add(bad, True)
+    assert tally.n == 0 and tally.summary().brier == 0.0 and tally.ece == 0.0
+    with pytest.raises(ConfigError, match="at least 1"):
+        CalibrationTally(bins=0)

@@ -8,12 +8,16 @@ from __future__ import annotations
 import gc
 import math
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 import pytest
 
+from proctor.stats.calibration import summarize_calibration
+from proctor.stats.gates import evaluate, parse_requirement
 from proctor.stats.model_parts import (
+    Extras,
     ItemScores,
     ItemStream,
     SampleIndex,
@@ -23,6 +27,7 @@ from proctor.stats.model_parts import (
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
 from proctor.stats.scores import item_scores
 from proctor.stats.tiers import TIERS
+from proctor.tasks.gsm8k import lmeval_metrics
 from proctor.types import (
     GenerationParams,
     GradedItem,
@@ -33,6 +38,8 @@ from proctor.types import (
     Score,
     Usage,
 )
+
+T = TypeVar("T")
 
 MODELS = ("m/a", "m/b", "m/c", "m/a+calculator")
 """m/c never answers; m/a+calculator is m/a's calculator twin."""
@@ -188,3 +195,87 @@ def test_item_scores_kept_compact_read_as_the_dict_they_replace() -> None:
     with pytest.raises(KeyError):
         compact["m/b"]["s039"]
     assert not any(math.isnan(v) for s in compact.values() for v in s.values())
+
+
+# -- what a task or a run adds (its metrics, its confidences, a suite's [gate]) --
+
+GATE = [
+    "accuracy >= 0.5",
+    "kind=add:n >= 3",
+    "model=m/b:failed <= 0.2",
+    "model=m/c:accuracy >= 0.5",  # never answered
+    "model=nobody:n >= 1",  # not in the run
+    "judge_mean >= 2",
+]
+
+
+def _confidences(items: Sequence[GradedItem]) -> dict[str, list[tuple[float, bool]]]:
+    """A task's stated confidences: one per answered reply, spread over every bin."""
+    out: dict[str, list[tuple[float, bool]]] = {}
+    for it in items:
+        if it.record.status == "ok":
+            c = int(it.sample.id[1:]) * 7 % 11 / 10  # 0.0 … 1.0
+            out.setdefault(it.record.model, []).append((c, it.score.outcome == "correct"))
+    return out
+
+
+def _one_model_at_a_time(fn: Callable[[Sequence[GradedItem]], T]) -> Callable[..., T]:
+    def checked(items: Sequence[GradedItem]) -> T:
+        assert len({i.record.model for i in items}) <= 1, "given several models' answers"
+        return fn(items)
+
+    return checked
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_a_tasks_metrics_confidences_and_gate_read_model_by_model_equal_those_of_every_answer(
+    epochs: int,
+) -> None:
+    """Each model's part made as its answers are read, from a stream never held whole, equals
+    what the list-based functions give on every answer at once: lm-eval's metrics (gsm8k), the
+    calibration of stated confidences (summarize_calibration of all the pairs), a gate."""
+    held = answers(epochs)
+    stream = Stream(held)
+    extras = Extras(
+        metrics=_one_model_at_a_time(lmeval_metrics),
+        confidence=_one_model_at_a_time(_confidences),
+    )
+    built = build_statistics(
+        _info(), stream, TaskView("gsm8k"), gate_requirements=GATE, extras=extras,
+        judge_verdicts=[JudgeVerdict("judge/j", "m/a", f"s{i:03d}", 0, pairwise=False, score=i % 4)
+                        for i in range(10)],
+    )  # fmt: skip
+    largest = max(len(group) for _, group in by_model(held))
+    assert stream.most_alive <= largest + 2 < len(held) / 2
+    assert built.task_metrics is not None and built.calibration is not None
+    expected = lmeval_metrics(held)
+    assert list(built.task_metrics.values) == list(expected) == ["m/a", "m/a+calculator", "m/b"]
+    assert built.task_metrics.values == expected
+    pairs = _confidences(held)
+    calibration = {m: summarize_calibration([c for c, _ in p], [ok for _, ok in p])
+                   for m, p in pairs.items()}  # fmt: skip
+    assert built.calibration == calibration
+    assert sum(b.count > 0 for b in calibration["m/a"].bins) >= 8
+    judge = {("m/a", f"s{i:03d}", 0): float(i % 4) for i in range(10)}
+    rows = evaluate([parse_requirement(r) for r in GATE], held, MODELS, judge)
+    assert built.gate is not None and built.gate.rows == tuple(rows)
+    assert len(rows) == 4 + 4 + 1 + 1 + 1 + 4
+    assert {r.model for r in rows if r.requirement.startswith("model=")} == {"m/b", "m/c", "nobody"}
+
+
+def test_a_task_with_no_confidence_or_metric_for_a_model_leaves_it_out() -> None:
+    held = answers(1)
+
+    def b_only(items: Sequence[GradedItem]) -> bool:
+        return bool(items) and items[0].record.model == "m/b"
+
+    only_b = Extras(
+        metrics=lambda items: {"m/b": {"x": 1.0}} if b_only(items) else {},
+        confidence=lambda items: {"m/b": [(0.5, True)]} if b_only(items) else {},
+    )
+    built = build_statistics(_info(), Stream(held), TaskView("t"), extras=only_b)
+    assert built.task_metrics is not None and dict(built.task_metrics.values) == {"m/b": {"x": 1.0}}
+    assert built.calibration is not None and list(built.calibration) == ["m/b"]
+    none = build_statistics(_info(), Stream(held), TaskView("t"),
+                            extras=Extras(metrics=lambda items: {}, confidence=lambda items: {}))
+    assert none.task_metrics is None and none.calibration is None  # fmt: skip

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from proctor.datasets.suites.config import load_config
 from proctor.errors import ConfigError
-from proctor.runs.grade import stored_items
+from proctor.runs.grade import model_items
 from proctor.runs.report import SUITE_KEY, describe_version, judge_scores, turn_scores
 from proctor.runs.state import (
     EXIT_CHECK_FAILED,
@@ -34,13 +34,16 @@ from proctor.runs.state import (
 )
 from proctor.runs.stored import open_existing
 from proctor.runs.turn_kinds import turn_kind
-from proctor.stats.completeness import Completeness, completeness
+from proctor.stats.completeness import Completeness, ModelCompleteness, completeness
 from proctor.stats.evidence import RULES, Rule
 from proctor.stats.gates import (
     OPS,
     GateRow,
     JudgeKappa,
-    evaluate,
+    JudgeScores,
+    Requirement,
+    gate_rows,
+    model_rows,
     not_worse_than,
     parse_requirement,
 )
@@ -164,11 +167,7 @@ def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:
     if ask.strict:
         texts = [*texts, f"rule=point:truncated<={TRUNCATION_THRESHOLD:g}"]
     requirements = [parse_requirement(t) for t in texts]
-    items = [i for i in stored_items(store, run_id) if i.record.model in models]
     epochs = config.get("epochs", 1)
-    state = completeness(
-        items, models, info.dataset_size * (epochs if isinstance(epochs, int) else 1)
-    )
     scores = None
     if any(r.metric in _JUDGE_METRICS for r in requirements):
         judgements = [j for j in store.judgements(run_id) if j.ordering == "single"]
@@ -176,8 +175,9 @@ def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:
     kappa = None
     if any(r.metric == "judge_kappa" for r in requirements):
         kappa = _judge_kappa(store.run_dir(run_id), ask.judge)
-    rows = evaluate(requirements, items, models, scores, kappa, ask.rule)
+    check = _Check(requirements, scores or {}, kappa, ask.rule)
     warnings: list[str] = []
+    base: _Baseline | None = None
     if ask.baseline is not None:
         base_id = store.resolve(ask.baseline)
         base_info = store.run_info(base_id)
@@ -192,16 +192,61 @@ def gate_stored_run(store: RunStore, run_ref: str, ask: GateAsk) -> Gate:
                 "the two runs asked different cases "
                 f"({info.dataset_hash} vs {base_info.dataset_hash}); compared on the common ones"
             )
-        rows += baseline_rows(
-            items,
-            stored_items(store, base_id),
-            models,
-            base_info.models,
-            label=base_id,
-            alpha=ask.alpha if ask.alpha is not None else stored_alpha,
-            margin=ask.margin,
-        )
+        alpha = ask.alpha if ask.alpha is not None else stored_alpha
+        base = _Baseline(base_id, base_info.models, alpha, ask.margin)
+    expected = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
+    state, rows = _model_by_model(store, run_id, models, expected, check, base)
     return gate_of(run_id, rows, state, tuple(warnings), ask.allow_inconclusive)
+
+
+@dataclass(frozen=True)
+class _Check:
+    requirements: Sequence[Requirement]
+    judge: JudgeScores
+    kappa: JudgeKappa | None
+    rule: Rule | None
+
+    def rows(self, model: str, mine: Sequence[GradedItem]) -> dict[int, GateRow]:
+        return model_rows(self.requirements, model, mine, self.judge, self.kappa, self.rule)
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    run_id: str
+    models: Sequence[str]
+    alpha: float
+    margin: float | None
+
+
+def _model_by_model(
+    store: RunStore,
+    run_id: str,
+    models: Sequence[str],
+    expected: int,
+    check: _Check,
+    base: _Baseline | None,
+) -> tuple[Completeness, list[GateRow]]:
+    """The run's state and its rows (each requirement's, then the baseline's), made from one
+    model's answers at a time, read from the store and dropped before the next model's (and
+    the baseline's model of the same name, read alike): never every answer of a run at once."""
+    if base is not None:
+        theirs = {m: baseline_model(m, base.models, base.run_id) for m in models}
+    states: list[ModelCompleteness] = []
+    answered: dict[str, dict[int, GateRow]] = {}
+    against: list[GateRow] = []
+    for model in models:
+        mine = model_items(store, run_id, model)
+        states.append(completeness(mine, [model], expected).models[0])
+        answered[model] = check.rows(model, mine)
+        if base is not None:
+            against.append(
+                not_worse_than(
+                    mine, model_items(store, base.run_id, theirs[model]), label=base.run_id,
+                    model=model, alpha=base.alpha, margin=base.margin,
+                )
+            )  # fmt: skip
+    rows = gate_rows(check.requirements, models, answered, lambda m: check.rows(m, []))
+    return Completeness(tuple(states)), rows + against
 
 
 def gate_of(
@@ -237,15 +282,7 @@ def baseline_rows(
     (or its only model) on the items both scored; with `margin`, within it of the baseline."""
     rows = []
     for m in models:
-        if m in base_models:
-            theirs = m
-        elif len(base_models) == 1:
-            theirs = base_models[0]
-        else:
-            raise ConfigError(
-                f"baseline {label} has models {', '.join(base_models)}; none has the candidate's "
-                "name"
-            )
+        theirs = baseline_model(m, base_models, label)
         rows.append(
             not_worse_than(
                 [i for i in items if i.record.model == m],
@@ -257,6 +294,18 @@ def baseline_rows(
             )
         )
     return rows
+
+
+def baseline_model(model: str, base_models: Sequence[str], label: str) -> str:
+    """The baseline's model a candidate model is compared with: the one of its name, or the
+    baseline's only model; ConfigError when there is neither."""
+    if model in base_models:
+        return model
+    if len(base_models) == 1:
+        return base_models[0]
+    raise ConfigError(
+        f"baseline {label} has models {', '.join(base_models)}; none has the candidate's name"
+    )
 
 
 _TURN_REQUIREMENT = re.compile(

@@ -57,6 +57,12 @@ def stored_items(store: RunStore, run_id: str) -> list[GradedItem]:
     return store.graded_items(run_id, NOT_GRADED_YET)
 
 
+def model_items(store: RunStore, run_id: str, model: str) -> list[GradedItem]:
+    """One model's stored answers with their stored grades (`stored_items` of that model), read
+    a page at a time: what a check made model by model holds, never the whole run."""
+    return list(store.graded_item_stream(run_id, NOT_GRADED_YET, model=model))
+
+
 class StoredItems:
     """A stored run's items with their stored grades (`stored_items`), read again from the
     store at each walk, a page at a time (`RunStore.graded_item_stream`), and never held: what a

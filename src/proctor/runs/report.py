@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from proctor._util.variants import matrix_axes, split_variant
@@ -28,7 +28,7 @@ from proctor.runs.grade import StoredItems, stored_items
 from proctor.runs.stopped import with_stop
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
-from proctor.stats.model_parts import Items, held
+from proctor.stats.model_parts import Extras, Items
 from proctor.stats.reviews import GivenVerdict
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
 from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
@@ -163,6 +163,14 @@ def prompt_as_sent(
     return asked_prompt(task, files, prompt or info.prompt_variant, lang or info.lang, sample)
 
 
+def one_prompt_per_sample(info: RunInfo) -> bool:
+    """Whether every model of the run was sent the same prompt for a sample: not in a prompt or
+    language matrix (one prompt per sample would be wrong for all but one variant; the viewer's
+    item page shows each variant its own)."""
+    axes = matrix_axes(info.models)
+    return not any(len(axes.get(k, ())) > 1 for k in ("prompt", "lang"))
+
+
 def sent_prompts(
     task: Task, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
 ) -> Mapping[str, Prompt] | None:
@@ -172,8 +180,7 @@ def sent_prompts(
     one; the viewer's item page shows each variant its own)."""
     from proctor.runs.plan import stored_prompt_files
 
-    axes = matrix_axes(info.models)
-    if any(len(axes.get(k, ())) > 1 for k in ("prompt", "lang")):
+    if not one_prompt_per_sample(info):
         return None
     files = stored_prompt_files(config, check=False)
     first = info.models[0] if info.models else ""
@@ -183,11 +190,32 @@ def sent_prompts(
         return None
 
 
-def _prompts(
-    task: Task, info: RunInfo, samples: Iterable[Sample], config: Mapping[str, object]
-) -> Mapping[str, str] | None:
-    sent = sent_prompts(task, info, samples, config)
-    return None if sent is None else {sid: prompt_text(p) for sid, p in sent.items()}
+@dataclass(frozen=True)
+class PromptTexts:
+    """A sample's prompt as the run sent it (`prompt_as_sent`, as the first model was asked),
+    rebuilt when a report shows it (a few thousand in report.html, every one in the viewer's
+    sample page), so that a report never holds the prompts, nor the samples, of a whole paper;
+    None for a sample the task cannot rebuild."""
+
+    task: Task
+    info: RunInfo
+    files: Mapping[str, PromptFile]
+
+    def __call__(self, sample: Sample) -> str | None:
+        first = self.info.models[0] if self.info.models else ""
+        try:
+            return prompt_text(prompt_as_sent(self.task, self.info, self.files, first, sample))
+        except ProctorError:
+            return None
+
+
+def prompt_texts(task: Task, info: RunInfo, config: Mapping[str, object]) -> PromptTexts | None:
+    """The report's prompts as sent (`PromptTexts`); None in a prompt or language matrix."""
+    from proctor.runs.plan import stored_prompt_files
+
+    if not one_prompt_per_sample(info):
+        return None
+    return PromptTexts(task, info, stored_prompt_files(config, check=False))
 
 
 def run_statistics(
@@ -259,22 +287,17 @@ def _run_statistics(
             judge_verdicts=judge_verdicts(store.judgements(run_id)), prices=prices, turns=turns,
             human_verdicts=human_verdicts(store, run_id), grade_by_human=grade_by_human,
         )  # fmt: skip
-    metric_values, confidences = None, None
-    if task.metrics is not None or task.confidence is not None:
-        items = held(items)  # a task's own metrics read its answers held (they may pair models)
-        metric_values = task.metrics(items) if task.metrics is not None and items else None
-        confidences = task.confidence(items) if task.confidence is not None else None
     return build_statistics(
         info,
         items,
         task_view(task),
         grader_version=store.grader_version(run_id),
         expected_per_model=info.dataset_size * (epochs if isinstance(epochs, int) else 1),
-        prompts=_prompts(task, info, store.samples(run_id), config),
+        prompts=prompt_texts(task, info, config),
         judge_verdicts=judge_verdicts(store.judgements(run_id)),
-        task_metric_values=metric_values,
         gate_requirements=gate_requirements(suite),
-        confidence_pairs=confidences,
+        # each made from one model's answers as they are read: a stream covers them too
+        extras=Extras(metrics=task.metrics, confidence=task.confidence),
         calculator_pairs=calculator_pairs(info.models),
         prices=prices,
         suite=suite_description(suite),

@@ -19,7 +19,7 @@ requirement, `evaluate(rule="point")`), and its rows say so.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from proctor.errors import ConfigError
@@ -223,19 +223,56 @@ def evaluate(
 ) -> list[GateRow]:
     """One row per requirement and model (the model named by a model filter, else each);
     `rule` decides every requirement that way (else each its own, "bound" by default)."""
-    rows: list[GateRow] = []
     by_model: dict[str, list[GradedItem]] = {}
     for i in items:
         by_model.setdefault(i.record.model, []).append(i)
-    for req in requirements:
-        named = [v for k, v in req.filters if k == "model"]
+    return gate_rows(
+        requirements,
+        models,
+        {m: model_rows(requirements, m, mine, judge, kappa, rule) for m, mine in by_model.items()},
+        lambda m: model_rows(requirements, m, [], judge, kappa, rule),
+    )
+
+
+def model_rows(
+    requirements: Sequence[Requirement],
+    model: str,
+    mine: Sequence[GradedItem],
+    judge: JudgeScores | None = None,
+    kappa: JudgeKappa | None = None,
+    rule: Rule | None = None,
+) -> dict[int, GateRow]:
+    """`model`'s row of each requirement that is checked for it (one naming it, or naming no
+    model), by the requirement's position, from its answers `mine` alone: every metric of a
+    gate is one model's, so a run's answers can be read one model at a time."""
+    rows: dict[int, GateRow] = {}
+    for k, req in enumerate(requirements):
+        named = [v for key, v in req.filters if key == "model"]
+        if named and model not in named:
+            continue
+        if req.metric == "judge_kappa":
+            measured = _kappa_of(kappa or {}, model)
+        else:
+            measured = measure(req.metric, _selected(mine, req.filters), judge or {})
+        rows[k] = _row(req, model, measured, rule or req.rule)
+    return rows
+
+
+def gate_rows(
+    requirements: Sequence[Requirement],
+    models: Sequence[str],
+    answered: Mapping[str, Mapping[int, GateRow]],
+    unanswered: Callable[[str], Mapping[int, GateRow]],
+) -> list[GateRow]:
+    """The rows in their order (by requirement, then model: the one a model filter names,
+    else each of `models`), taken from each model's `model_rows`: `answered`'s, or for a
+    model without answers `unanswered(model)`."""
+    rows: list[GateRow] = []
+    for k, req in enumerate(requirements):
+        named = [v for key, v in req.filters if key == "model"]
         for model in named or list(models):
-            mine = by_model.get(model, [])
-            if req.metric == "judge_kappa":
-                measured = _kappa_of(kappa or {}, model)
-            else:
-                measured = measure(req.metric, _selected(mine, req.filters), judge or {})
-            rows.append(_row(req, model, measured, rule or req.rule))
+            found = answered[model] if model in answered else unanswered(model)
+            rows.append(found[k])
     return rows
 
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
+from proctor.stats.calibration import CalibrationSummary, CalibrationTally
 from proctor.stats.completeness import ModelCompleteness, completeness
 from proctor.stats.cost import ModelLedger, PriceTable, ledger
+from proctor.stats.gates import GateRow, JudgeScores, Requirement, gate_rows, model_rows
 from proctor.stats.metrics import ModelMetrics, summarize
 from proctor.stats.repeats import Estimate, RepeatMetrics, repeat_metrics
 from proctor.stats.scores import item_scores
@@ -156,6 +158,27 @@ class ItemScores(Mapping[str, float]):
         return len(self._order)
 
 
+PerModelMetrics = Callable[[Sequence[GradedItem]], Mapping[str, Mapping[str, float]]]
+"""A task's own metrics (`Task.metrics`): answers → per model, metric name → value."""
+
+PerModelConfidences = Callable[[Sequence[GradedItem]], Mapping[str, Sequence[tuple[float, bool]]]]
+"""A task's stated confidences (`Task.confidence`): answers → per model, (confidence, right)."""
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What a task or a run adds to each model's statistics beyond the counts, made like every
+    other part from that model's answers alone: each function is given one model's answers at
+    a time (what a task's metrics and confidences are: per model)."""
+
+    metrics: PerModelMetrics | None = None
+    confidence: PerModelConfidences | None = None
+    gate: Sequence[Requirement] = ()
+    """The run's own requirements (a suite's [gate]), checked on each model's answers."""
+    judge: JudgeScores = field(default_factory=dict)
+    """The judge's scores the gate's judge_mean reads."""
+
+
 @dataclass(frozen=True)
 class ModelParts:
     """One model's statistics, from its answers alone."""
@@ -173,6 +196,12 @@ class ModelParts:
     """Kind (category) → share of its items whose replies all read the same; with repeats only."""
     calculator: ModelMetrics | None
     """A with-calculator model's metrics, named by its bare model; None for any other."""
+    task_metrics: Mapping[str, float] | None = None
+    """The task's own metrics of this model; None: the task has none, or none for it."""
+    calibration: CalibrationSummary | None = None
+    """Its stated confidences' calibration; None: no valid reply stated one."""
+    gate: Mapping[int, GateRow] = field(default_factory=dict)
+    """Its row of each gate requirement checked for it, by the requirement's position."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +215,7 @@ class PartsSettings:
     repeats: bool
     bare_of: Mapping[str, str]
     """A with-calculator model → its bare model (the pairs the run asked both of)."""
+    extras: Extras = Extras()
 
 
 def model_parts(
@@ -202,6 +232,7 @@ def model_parts(
     if s.repeats and items:
         repeats = repeat_metrics(items)[model]
         stability = _stability(model, items)
+    x = s.extras
     return ModelParts(
         model=model,
         metrics=summarize(items, [model], tiers=s.tiers).models[0],
@@ -213,7 +244,20 @@ def model_parts(
         repeats=repeats,
         stability=stability,
         calculator=calculator,
+        task_metrics=x.metrics(items).get(model) if x.metrics is not None and items else None,
+        calibration=_calibration(x.confidence(items).get(model)) if x.confidence else None,
+        gate=model_rows(x.gate, model, items, x.judge) if x.gate else {},
     )
+
+
+def _calibration(pairs: Sequence[tuple[float, bool]] | None) -> CalibrationSummary | None:
+    """The calibration of one model's (confidence, right) pairs, added one at a time."""
+    if not pairs:
+        return None
+    tally = CalibrationTally()
+    for confidence, correct in pairs:
+        tally.add(confidence, correct)
+    return tally.summary()
 
 
 def _stability(model: str, items: Sequence[GradedItem]) -> dict[str, Estimate]:
@@ -240,6 +284,26 @@ class Folded:
     """Sample id → its kind (category), read only for a judge's summary; else empty."""
     categories: tuple[str, ...]
     """The kinds met, in order."""
+    settings: PartsSettings
+
+    def task_metrics(self) -> dict[str, Mapping[str, float]]:
+        """The task's own metrics of each model that has some, in order of first appearance."""
+        return {p.model: p.task_metrics for p in self.answered if p.task_metrics is not None}
+
+    def calibration(self) -> dict[str, CalibrationSummary] | None:
+        """The calibration of each model that stated confidences; None: no model did."""
+        found = {p.model: p.calibration for p in self.answered if p.calibration is not None}
+        return found or None
+
+    def gate_rows(self, models: Sequence[str]) -> tuple[GateRow, ...]:
+        """The rows of the run's gate (`Extras.gate`) from each model's parts, for `models`."""
+        gate, judge = self.settings.extras.gate, self.settings.extras.judge
+
+        def unanswered(model: str) -> dict[int, GateRow]:
+            return model_rows(gate, model, [], judge)
+
+        answered = {p.model: p.gate for p in self.answered}
+        return tuple(gate_rows(gate, models, answered, unanswered))
 
 
 def fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged: bool) -> Folded:
@@ -259,4 +323,4 @@ def fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged
     found = {p.model: p for p in answered}
     parts = [found.get(m) or model_parts(m, [], settings, index) for m in models]
     parts += [p for p in answered if p.model not in set(models)]
-    return Folded(tuple(parts), tuple(answered), kinds, tuple(categories))
+    return Folded(tuple(parts), tuple(answered), kinds, tuple(categories), settings)

@@ -12,14 +12,14 @@ with no tier scale no tiers, a run without repeated replies no pass@k.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
 from proctor.stats.completeness import Completeness
 from proctor.stats.cost import ModelLedger, PriceTable
 from proctor.stats.drift import drift
-from proctor.stats.gates import GateRow, JudgeScores, evaluate, parse_requirement
+from proctor.stats.gates import GateRow, JudgeScores, parse_requirement
 from proctor.stats.human import (
     HumanSummary,
     counting,
@@ -28,6 +28,7 @@ from proctor.stats.human import (
 )
 from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked, summarize
 from proctor.stats.model_parts import (
+    Extras,
     Folded,
     Items,
     ItemStream,
@@ -44,7 +45,7 @@ from proctor.stats.size import SizeTrend, size_trend
 from proctor.stats.tiers import Tier
 from proctor.stats.truncation import CapHits
 from proctor.stats.turn_scores import TurnScores
-from proctor.types import GradedItem, RunInfo
+from proctor.types import GradedItem, RunInfo, Sample
 
 SLICES: tuple[str, ...] = ("category", "difficulty")
 
@@ -199,7 +200,8 @@ class RunStatistics:
     size: SizeTrend | None
     cost: tuple[ModelLedger, ...]
     """Tokens and money per model: spent, asked in batches, and saved by the response cache."""
-    prompts: Mapping[str, str] | None = None
+    prompts: Callable[[Sample], str | None] | None = None
+    """A sample's prompt as the run sent it, rebuilt when shown; None: not known."""
     suite: str = ""
     """The suite and its version, in words ("support-desk · sha256:… at git 1a2b…"), or ""."""
     turns: tuple[TurnScores, ...] = ()
@@ -235,7 +237,7 @@ def build_statistics(
     *,
     grader_version: str | None = None,
     expected_per_model: int | None = None,
-    prompts: Mapping[str, str] | None = None,
+    prompts: Callable[[Sample], str | None] | None = None,
     judge_verdicts: Sequence[JudgeVerdict] = (),
     task_metric_values: Mapping[str, Mapping[str, float]] | None = None,
     gate_requirements: Sequence[str] = (),
@@ -247,6 +249,7 @@ def build_statistics(
     turns: Sequence[TurnScores] = (),
     human_verdicts: Sequence[GivenVerdict] = (),
     grade_by_human: Sequence[str] = (),
+    extras: Extras | None = None,
 ) -> RunStatistics:
     """Every statistic of a run, once. `items`: its answers, held or streamed (`ItemStream`:
     walked one model at a time, never all held; `model_parts`). `calculator_pairs`: (bare,
@@ -256,16 +259,22 @@ def build_statistics(
     default, that only some runs have (a judge, a suite's gate, confidences, prices, turns,
     people's verdicts); its one builder (`runs.report.run_statistics`) and the tests name only
     the parts they give, which a parameters object would only wrap. `grade_by_human`: the kinds
-    counted by people's verdicts where they exist."""
+    counted by people's verdicts where they exist. `extras`: the task's own metrics and
+    confidences, each made from one model's answers at a time as the answers are read (so a
+    stream covers them); `task_metric_values` and `confidence_pairs` are the same made before,
+    for a caller that has them."""
     items, human = _by_people(items, human_verdicts, grade_by_human)
     top_epoch = max_epoch(items)
     expected = expected_per_model
     if expected is None:
         expected = info.dataset_size * max(1, 1 + top_epoch)
+    judge_scores = _judge_scores(judge_verdicts)
+    gate = [parse_requirement(r) for r in gate_requirements]
     settings = PartsSettings(
         tiers=task.tiers, expected=expected, prices=prices or PriceTable({}),
         max_tokens=info.params.max_tokens, repeats=top_epoch > 0,
         bare_of={calc: bare for bare, calc in calculator_pairs},
+        extras=replace(extras or Extras(), gate=gate, judge=judge_scores),
     )  # fmt: skip
     folded = fold(items, info.models, settings, judged=bool(judge_verdicts))
     metrics = RunMetrics(tuple(p.metrics for p in folded.parts))
@@ -278,7 +287,6 @@ def build_statistics(
         paired = tuple(ranked_comparisons(scores, scored_names, pairs="adjacent"))
     repeats = _repeats(folded.answered)
     sizes_trend = size_trend(rows, sizes)
-    judge_scores = _judge_scores(judge_verdicts)
     truncation = tuple({p.model: p.cap for p in folded.parts}[n] for n in names)
     return RunStatistics(
         info=info,
@@ -293,9 +301,13 @@ def build_statistics(
         repeats=repeats,
         consistency=_consistency(folded, names) if repeats else None,
         judges=_judges(judge_verdicts, folded.kinds),
-        task_metrics=_task_metrics(task_metric_values),
-        gate=_gate(gate_requirements, items, info.models, judge_scores),
-        calibration=_calibration(confidence_pairs),
+        task_metrics=_task_metrics(
+            task_metric_values if task_metric_values is not None else folded.task_metrics()
+        ),
+        gate=GateReport(folded.gate_rows(info.models)) if gate else None,
+        calibration=_calibration(confidence_pairs)
+        if confidence_pairs is not None
+        else folded.calibration(),
         calculator=_calculator(folded, calculator_pairs, settings),
         taxonomy={p.model: dict(p.taxonomy) for p in folded.answered},
         truncation=truncation if any(r.capped for r in truncation) else (),
@@ -427,20 +439,6 @@ def _task_metrics(values: Mapping[str, Mapping[str, float]] | None) -> TaskMetri
     if not names:
         return None
     return TaskMetricTable(names, values)
-
-
-def _gate(
-    requirements: Sequence[str],
-    items: Items,
-    models: Sequence[str],
-    judge: JudgeScores,
-) -> GateReport | None:
-    if not requirements:
-        return None
-    parsed = [parse_requirement(r) for r in requirements]
-    # a suite's [gate] compares models on shared items: its answers held (a suite is small)
-    held = list(items) if isinstance(items, ItemStream) else items
-    return GateReport(tuple(evaluate(parsed, held, models, judge)))
 
 
 def _calibration(

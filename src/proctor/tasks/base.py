@@ -15,10 +15,12 @@ from proctor.types import GradedItem, Prompt, Record, Sample, Score
 
 TaskMetrics = Callable[[Sequence[GradedItem]], Mapping[str, Mapping[str, float]]]
 """Graded items of a run → per model, extra metrics by name (e.g. accuracy under lm-eval's
-filters)."""
+filters). A report calls it with one model's answers at a time, as it reads them (a run of any
+size streams), so a metric is of one model's answers alone; models are compared elsewhere."""
 
 Confidences = Callable[[Sequence[GradedItem]], Mapping[str, Sequence[tuple[float, bool]]]]
-"""Graded items of a run → per model, (stated confidence, answer right) of each valid reply."""
+"""Graded items of a run → per model, (stated confidence, answer right) of each valid reply;
+called, like `TaskMetrics`, with one model's answers at a time."""
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from proctor.report.samples_csv import rule_explanation
 from proctor.stats.model_parts import Items
 from proctor.stats.reviews import HumanGrade
-from proctor.types import OUTCOMES, GradedItem
+from proctor.types import OUTCOMES, GradedItem, Sample
 
 SCHEMA = "proctor.samples/1"
 
@@ -97,7 +97,7 @@ def browser_document(
     items: Sequence[GradedItem],
     rules: Mapping[str, str],
     models: Sequence[str],
-    prompts: Mapping[str, str] | None = None,
+    prompts: Callable[[Sample], str | None] | None = None,
     human: Mapping[tuple[str, str, int], HumanGrade] | None = None,
 ) -> dict[str, Any]:
     """The sample browser's data: rows in the order of `models`, then of first appearance;
@@ -125,7 +125,7 @@ def browser_document(
         if si is None:
             si = sample_index[sample.id] = len(samples)
             ci = categories.setdefault(sample.category, len(categories))
-            prompt = None if prompts is None else prompts.get(sample.id)
+            prompt = None if prompts is None else prompts(sample)
             samples.append([sample.id, sample.input, sample.target, ci, sample.difficulty, prompt])
         # What the rule says depends on the rule alone, unless no part of it is known; then
         # `rule_explanation` falls back to the score's own explanation.
