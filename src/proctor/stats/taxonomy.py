@@ -69,7 +69,8 @@ def _floordiv(a: _Exact, b: _Exact) -> _Exact:
 
 def _truediv(a: _Exact, b: _Exact) -> _Exact:
     """Exact division (int / int would be a float)."""
-    return Fraction(a) / b
+    # Fraction(a) of a Fraction goes through the numbers ABCs: a division per swap paid it.
+    return (a if isinstance(a, Fraction) else Fraction(a)) / b
 
 
 _OPS: dict[type[ast.operator], _BinOp] = {
@@ -190,7 +191,21 @@ def _rounding(answer: Fraction, target: Fraction, sample: Sample) -> bool:
     sources = [value for value in (exact, target) if value is not None]
     if exact is not None and answer == exact:
         return True  # left unrounded where the question asked for a rounding
-    return any(_rounded(value, places, mode) == answer for value in sources for mode in _ROUNDINGS)
+    return any(
+        _rounded(value, places, mode) == answer
+        for value in sources
+        if _may_round_to(value, answer, places)
+        for mode in _ROUNDINGS
+    )
+
+
+def _may_round_to(value: _Exact, answer: Fraction, places: int) -> bool:
+    """False when no rounding of `value` to `places` decimals gives `answer`: each mode moves
+    it by less than one unit of the last place (the margin of two covers `_rounded`'s 80 digits,
+    which are asked as before wherever they could matter or fail)."""
+    if places > 20 or not -(10**40) < value < 10**40:
+        return True
+    return bool(-2 < (value - answer) * 10**places < 2)
 
 
 def _transposed_digits(answer: Fraction, target: Fraction, sample: Sample) -> bool:
@@ -371,16 +386,16 @@ def _wrong_operation_values(tree: ast.Expression | None, literals: set[str]) -> 
     return frozenset(_one_swap(tree.body, literals)[1])
 
 
-def _one_swap(node: ast.expr, literals: set[str]) -> tuple[_Exact, set[_Exact]]:
+def _one_swap(node: ast.expr, literals: set[str]) -> tuple[_Exact, list[_Exact]]:
     """(`node`'s value as written, its values with exactly one operation inside it replaced by
     one of another family); a replacement that divides by zero anywhere above it is no value."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         inner, inner_variants = _one_swap(node.operand, literals)
         if isinstance(node.op, ast.USub):
-            return -inner, {-v for v in inner_variants}
+            return -inner, [-v for v in inner_variants]
         return inner, inner_variants
     if not (isinstance(node, ast.BinOp) and type(node.op) in _OPS):
-        return _value(node, {}), set()  # a number (or ValueError: not arithmetic)
+        return _value(node, {}), []  # a number (or ValueError: not arithmetic)
     left, left_variants = _one_swap(node.left, literals)
     right, right_variants = _one_swap(node.right, literals)
     apply = _OPS[type(node.op)]
@@ -389,10 +404,11 @@ def _one_swap(node: ast.expr, literals: set[str]) -> tuple[_Exact, set[_Exact]]:
     if not _is_fraction_literal(node, literals):
         family = _family(type(node.op))
         tries += [(op, left, right) for t, op in _OPS.items() if _family(t) != family]
-    variants: set[_Exact] = set()
+    # A list, made a set once at the top: a Fraction's hash is a modular inverse, each time.
+    variants: list[_Exact] = []
     for op, x, y in tries:
         try:
-            variants.add(op(x, y))
+            variants.append(op(x, y))
         except (ValueError, ZeroDivisionError):
             continue
     return apply(left, right), variants
