@@ -273,6 +273,7 @@ _RULES: tuple[tuple[str, Callable[[Fraction, Fraction, Sample], bool]], ...] = (
 # ---- helpers ---------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)  # each wrong answer reads its answer and target: replies repeat
 def _number(text: str | None) -> Fraction | None:
     """An exact value from a canonical spelling ("1234", "-12.5", "3/4"); None otherwise."""
     if text is None:
@@ -372,7 +373,8 @@ def _question_of(expression: str, operands: str) -> _Question:
     literals = {text for text in operands.split() if "/" in text}
     return _Question(
         wrong_operation_values=_wrong_operation_values(tree, literals),
-        exact=_exact_value(tree),
+        # No "//" in the text, no integer division to read as true division: no walk for one.
+        exact=_exact_value(tree) if "//" in expression or tree is None else _evaluate(tree, {}),
         operands=tuple(_number(text) for text in operands.split()),
     )
 
