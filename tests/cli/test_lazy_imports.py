@@ -163,3 +163,22 @@ def test_a_plain_run_imports_nothing_it_does_not_compute(tmp_path: Path) -> None
     assert "proctor.report.files" in loaded  # it did get as far as writing its files
     assert list((tmp_path / "r" / "runs").glob("*/report.html"))
     assert [m for m in NOT_IN_A_PLAIN_RUN if m in loaded] == []
+
+
+def test_the_command_starts_with_its_imports_frozen_and_the_collector_on() -> None:
+    """`proctor` (proctor.__main__:main) imports the CLI with the cyclic collector paused, then
+    freezes what it imported and turns the collector back on: a command that left it off would
+    keep every cycle it makes until it exits."""
+    code = (
+        "import gc, sys\n"
+        "sys.argv = ['proctor', '--help']\n"
+        "from proctor.__main__ import main\n"
+        "assert gc.isenabled() and gc.get_freeze_count() == 0\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as e:\n"
+        "    print(e.code, gc.isenabled(), gc.get_freeze_count() > 10_000)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Commands:" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 True True"
