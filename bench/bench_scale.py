@@ -17,7 +17,7 @@ from common import PY, child_env, stub_process
 
 
 def _plan(models: tuple[str, ...], n: int, results: Path, conc: int, variant: str = "B") -> object:
-    from proctor.runs.ask import RunPlan
+    from proctor.runs.plan import Calling, RunPlan
     from proctor.tasks.registry import get_task, load_for_run
     from proctor.types import GenerationParams
 
@@ -27,7 +27,7 @@ def _plan(models: tuple[str, ...], n: int, results: Path, conc: int, variant: st
         task=task, samples=data.samples, dataset_hash=data.content_hash,
         generator_version=data.generator_version, models=models, variant=variant, lang="en",
         params=GenerationParams(max_tokens=32 if variant == "A" else 256, timeout_s=120),
-        results_dir=results, concurrency=conc,
+        results_dir=results, calling=Calling(concurrency=conc),
     )  # fmt: skip
 
 
