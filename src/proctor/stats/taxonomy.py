@@ -289,7 +289,22 @@ def _decimal_spelling(value: Fraction) -> str | None:
     return decimal_string(abs(value))
 
 
+_Spelled = tuple[Fraction, Fraction, tuple[str, str] | None]
+_last_spelled: list[_Spelled | None] = [None]
+"""The last answer and target spelled, by identity: two digit rules read the same pair of one
+wrong answer (one entry, replaced whole: any thread reads a consistent one)."""
+
+
 def _digit_strings(answer: Fraction, target: Fraction) -> tuple[str, str] | None:
+    last = _last_spelled[0]
+    if last is not None and last[0] is answer and last[1] is target:
+        return last[2]
+    spelled = _spelled_pair(answer, target)
+    _last_spelled[0] = (answer, target, spelled)
+    return spelled
+
+
+def _spelled_pair(answer: Fraction, target: Fraction) -> tuple[str, str] | None:
     if (answer < 0) != (target < 0):
         return None
     a, t = _decimal_spelling(answer), _decimal_spelling(target)
