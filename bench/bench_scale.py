@@ -17,8 +17,7 @@ from common import PY, child_env, stub_process
 
 
 def _plan(models: tuple[str, ...], n: int, results: Path, conc: int, variant: str = "B") -> object:
-    from proctor.runs.ask import RunPlan
-    from proctor.runs.plan import Calling
+    from proctor.runs.plan import Calling, RunPlan
     from proctor.tasks.registry import get_task, load_for_run
     from proctor.types import GenerationParams
 

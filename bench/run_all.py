@@ -149,13 +149,15 @@ def _ok(flag: bool) -> str:
 
 
 def _keep_setup(text: str, out: Path) -> str:
-    """The set-up section bench/bench_setup.py wrote (it measures apart): kept on a rewrite."""
-    begin, end = "<!-- bench_setup: begin -->", "<!-- bench_setup: end -->"
+    """The sections measured apart, kept on a rewrite: the set-up (bench/bench_setup.py) and
+    issue 28's whole-process comparison against the tree before the house moved."""
     old = out.read_text() if out.exists() else ""
-    if begin not in old or end not in old:
-        return text
-    block = begin + old.split(begin, 1)[1].split(end, 1)[0] + end
-    return text.rstrip("\n") + "\n\n" + block + "\n"
+    for name in ("bench_setup", "not_slower"):
+        begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
+        if begin in old and end in old:
+            block = begin + old.split(begin, 1)[1].split(end, 1)[0] + end
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
+    return text
 
 
 def render(r: dict[str, Any]) -> str:

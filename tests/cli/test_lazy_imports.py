@@ -26,6 +26,9 @@ HEAVY_FOR_HELP = (
     "proctor.report.files",
     "proctor.extract.quantity_forms",
     "proctor.tasks.arithmetic",
+    "proctor._util.redact",  # compiles its patterns: only an error's message is scrubbed here
+    "xml.etree.ElementTree",
+    "proctor.report.ci",
 )
 NOT_FOR_AN_ARITHMETIC_RUN = (
     "opentelemetry",  # only with --otel-endpoint
@@ -37,6 +40,16 @@ NOT_FOR_AN_ARITHMETIC_RUN = (
     "numpy",
 )
 
+NOT_IN_A_PLAIN_RUN = (
+    "numpy",  # ~0.1 s of start-up: only a run that bootstraps, pairs models or tests imports it
+    "xml.etree.ElementTree",  # the JUnit writer: --junit and `gate` only
+    "proctor.report.ci",
+    "proctor.runs.gate",
+    "opentelemetry",  # only with --otel-endpoint
+    "proctor.telemetry.spans",
+    "proctor.stats.sequential",  # only a --sequential run
+    "proctor.stats.ppi",
+)
 
 NOT_BEFORE_THE_FIRST_REQUEST = (
     "httpx",  # only for a test's MockTransport or an https certificate store
@@ -135,3 +148,37 @@ def test_a_run_sends_its_first_request_before_the_rooms_it_does_not_need(tmp_pat
     assert code in (0, None)
     assert "aiohttp" in loaded  # the hook saw the request's connection, not something earlier
     assert [m for m in NOT_BEFORE_THE_FIRST_REQUEST if m in loaded] == []
+
+
+def test_a_plain_run_imports_nothing_it_does_not_compute(tmp_path: Path) -> None:
+    """A whole offline run of one model, one epoch (asked, stored, graded, reported, its files
+    written) never loads numpy, the CI writers, the gates or the tracing: each is imported where
+    it is used (issue 28: a plain run is not slower than before the house moved)."""
+    _, out = run_cli(
+        ["run", "arithmetic", "--n", "30", "-m", "fake/const:42", "-r", str(tmp_path / "r")],
+        after="print(json.dumps([code, sorted(sys.modules)]))",
+    )
+    exit_code, loaded = json.loads(out[-1])
+    assert exit_code in (0, None)
+    assert "proctor.report.files" in loaded  # it did get as far as writing its files
+    assert list((tmp_path / "r" / "runs").glob("*/report.html"))
+    assert [m for m in NOT_IN_A_PLAIN_RUN if m in loaded] == []
+
+
+def test_the_command_starts_with_its_imports_frozen_and_the_collector_on() -> None:
+    """`proctor` (proctor.__main__:main) imports the CLI with the cyclic collector paused, then
+    freezes what it imported and turns the collector back on: a command that left it off would
+    keep every cycle it makes until it exits."""
+    code = (
+        "import gc, sys\n"
+        "sys.argv = ['proctor', '--help']\n"
+        "from proctor.__main__ import main\n"
+        "assert gc.isenabled() and gc.get_freeze_count() == 0\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as e:\n"
+        "    print(e.code, gc.isenabled(), gc.get_freeze_count() > 10_000)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Commands:" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 True True"

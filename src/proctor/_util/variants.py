@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 VARIANT_MARK = "#"
 _KEY = "(?:prompt|lang|temperature)"
@@ -35,6 +36,7 @@ def _temperature(text: str) -> float | None:
     return value if math.isfinite(value) and value >= 0 else None
 
 
+@lru_cache(maxsize=1024)  # read for each answer of a run, of a handful of model strings
 def split_variant(model: str) -> tuple[str, str | None, str | None]:
     """`MODEL#prompt=B,lang=zh` read: (MODEL, "B", "zh"); a model string without a variant:
     (it, None, None)."""
@@ -42,6 +44,7 @@ def split_variant(model: str) -> tuple[str, str | None, str | None]:
     return bare, settings.get("prompt"), settings.get("lang")
 
 
+@lru_cache(maxsize=1024)
 def variant_temperature(model: str) -> float | None:
     """The temperature a variant is asked at (None: the run's)."""
     found = _settings(model)[1].get("temperature")

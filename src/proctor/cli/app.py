@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from proctor._util.defaults import DEFAULT_MAX_FAILURES, DEFAULT_MAX_REPLY_BYTES, DEFAULT_RESULTS
-from proctor._util.redact import scrubbed
 from proctor.cli.audit import audit_cmd
 from proctor.cli.cache import cache_app
 from proctor.cli.compare import compare_cmd
@@ -375,6 +374,7 @@ def main() -> None:
             sys.exit(interrupted_exit_code())
         raise
     except ProctorError as e:
+        from proctor._util.redact import scrubbed  # compiles its patterns: the error path only
         from proctor.cli.console import plain
 
         # One line, never wrapped: a CI log (or grep) must find the whole message.

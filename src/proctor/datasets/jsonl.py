@@ -58,8 +58,9 @@ def content_hash(samples: Iterable[Sample]) -> str:
     # Hashed piece by piece: the same bytes as json.dumps of the whole list, without holding a
     # copy of the paper as one string (at 100,000 samples that string doubled peak memory).
     digest = hashlib.sha256(b"[")
+    encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
     for i, s in enumerate(samples):
-        item = json.dumps(sample_dict(s), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        item = encode(sample_dict(s))  # one encoder, not json.dumps's new one per sample
         digest.update((item if i == 0 else "," + item).encode("utf-8"))
     digest.update(b"]")
     return "sha256:" + digest.hexdigest()[:16]

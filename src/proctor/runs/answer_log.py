@@ -17,6 +17,7 @@ from proctor.foreign.answer_line import answer_fields
 from proctor.types import Record, Sample
 
 ANSWER_LOG = "samples.jsonl"
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # one for the session, not one per answer
 OnStored = Callable[[Sequence[tuple[Record, Sample]]], None]
 """Called with each batch of answers once the store holds them."""
 
@@ -38,7 +39,7 @@ class AnswerLog:
     def __call__(self, batch: Sequence[tuple[Record, Sample]]) -> None:
         if not batch or self._given_up:
             return
-        lines = (json.dumps(answer_fields(r, s), ensure_ascii=False) + "\n" for r, s in batch)
+        lines = (_ENCODER.encode(answer_fields(r, s)) + "\n" for r, s in batch)
         data = memoryview("".join(lines).encode("utf-8"))
         end: int | None = None
         try:

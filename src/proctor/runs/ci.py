@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proctor.errors import StoreError
 from proctor.report.atomic import write_text_atomic
-from proctor.report.ci import gate_junit, gate_markdown, run_junit
 from proctor.report.markdown import summary_markdown
-from proctor.runs.gate import Gate
 from proctor.runs.state import EXIT_CALLS_FAILED, EXIT_INCOMPLETE, EXIT_OK
-from proctor.stats.run_statistics import RunStatistics
+
+if TYPE_CHECKING:  # every run comes here; only `--junit` and `gate` need the XML writers
+    from proctor.runs.gate import Gate
+    from proctor.stats.run_statistics import RunStatistics
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -34,13 +36,21 @@ def append_step_summary(markdown: str) -> Path | None:
 
 def run_ci_files(stats: RunStatistics, junit: Path | None) -> list[Path]:
     """The run's JUnit file (when asked) and its summary in the job summary (when set)."""
-    written = [write_text_atomic(junit, run_junit(stats))] if junit is not None else []
+    written = [write_text_atomic(junit, _junit(stats))] if junit is not None else []
     summary = append_step_summary(summary_markdown(stats))
     return written + ([summary] if summary else [])
 
 
+def _junit(stats: RunStatistics) -> str:
+    from proctor.report.ci import run_junit  # the XML writer: --junit alone needs it
+
+    return run_junit(stats)
+
+
 def gate_ci_files(gate: Gate, junit: Path | None) -> list[Path]:
     """The gate's JUnit file (when asked) and its table in the job summary (when set)."""
+    from proctor.report.ci import gate_junit, gate_markdown
+
     state_error = gate.line if gate.code in (EXIT_INCOMPLETE, EXIT_CALLS_FAILED) else None
     written = []
     if junit is not None:

@@ -12,11 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from proctor.runs.grade import stored_items
-from proctor.stats.margin import verdict_of
-from proctor.stats.paired import points, signed_points
 from proctor.stats.run_statistics import RunStatistics
 from proctor.stats.scores import item_scores
-from proctor.stats.sequential import METHOD, mixing_precision, sequence_bounds
 from proctor.store import RunStore
 from proctor.types import GradedItem
 
@@ -28,6 +25,8 @@ def remember_design(
 ) -> None:
     """Keep how a sequential run asks in its config (the first session's, as a resume cannot
     rewrite how the run began)."""
+    from proctor.stats.sequential import METHOD
+
     design = {"margin": margin, "batch": batch, "seed": seed, "alpha": alpha, "test": METHOD}
     store.add_run_config(run_id, {SEQUENTIAL_KEY: design})
 
@@ -43,6 +42,8 @@ def paired_bounds(
     common = [sid for sid in a if sid in b]
     if not common:
         return 0, 0.0, -1.0, 1.0
+    from proctor.stats.sequential import mixing_precision, sequence_bounds
+
     total = sum(b[s] - a[s] for s in common)
     low, high = sequence_bounds(total, len(common), mixing_precision(planned), alpha)
     return len(common), total / len(common), float(low), float(high)
@@ -57,6 +58,12 @@ def stopped_early(store: RunStore, run_id: str) -> str:
     info = store.run_info(run_id)
     if len(info.models) != 2:
         return ""
+    # Only a sequential run gets here: every report passes above, and the statistics below
+    # (numpy's) would cost each plain run's start-up more than its report takes.
+    from proctor.stats.margin import verdict_of
+    from proctor.stats.paired import points, signed_points
+    from proctor.stats.sequential import METHOD
+
     margin, alpha = float(design.get("margin", 0.0)), float(design.get("alpha", 0.05))
     n, effect, low, high = paired_bounds(
         stored_items(store, run_id), info.models, info.dataset_size, alpha

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where it computes (see `proctor.stats.bootstrap`)
+    import numpy as np
 
 DEFAULT_RESAMPLES = 4_000
 
@@ -52,6 +54,8 @@ def cohen_kappa(judge: Sequence[str], human: Sequence[str]) -> float | None:
 def _kappas(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     """Kappa of each row of two (resamples × n) integer arrays with labels 0..k-1; NaN where
     undefined."""
+    import numpy as np
+
     p_o = (a == b).mean(axis=1)
     p_e = np.zeros(a.shape[0])
     for c in range(k):
@@ -71,6 +75,8 @@ def kappa_interval(
 ) -> tuple[float, float] | None:
     """A percentile bootstrap interval of kappa over items (seeded: same data, same interval);
     None when kappa is undefined or there are fewer than 2 items."""
+    import numpy as np
+
     if len(judge) < 2 or cohen_kappa(judge, human) is None:
         return None
     codes = {c: i for i, c in enumerate(sorted(set(judge) | set(human)))}

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
+if TYPE_CHECKING:
+    # numpy is imported by the functions that compute: a run's report imports this module, and
+    # most runs never bootstrap, so a plain run does not pay numpy's start-up.
+    import numpy as np
+    from numpy.typing import NDArray
 
-FloatArray = NDArray[np.float64]
-Statistic = Callable[[FloatArray], FloatArray]
+    FloatArray = NDArray[np.float64]
+    Statistic = Callable[[FloatArray], FloatArray]
 """Takes a (resamples × items) array, returns one value per row."""
 
 DEFAULT_RESAMPLES = 10_000
@@ -39,6 +43,8 @@ def row_mean(matrix: FloatArray) -> FloatArray:
 
 
 def as_array(values: Sequence[float] | FloatArray) -> FloatArray:
+    import numpy as np
+
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1:
         raise ValueError("values must be one-dimensional")
@@ -55,6 +61,8 @@ def _check(n: int, confidence: float, resamples: int) -> None:
 
 
 def _percentiles(replicates: FloatArray, confidence: float) -> tuple[float, float]:
+    import numpy as np
+
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(replicates, [tail, 1.0 - tail])
     return float(low), float(high)
@@ -64,6 +72,8 @@ def _replicates(
     values: FloatArray, statistic: Statistic, resamples: int, rng: np.random.Generator
 ) -> FloatArray:
     """`statistic` of `resamples` resamples (with replacement, same size) of `values`."""
+    import numpy as np
+
     n = len(values)
     rows = max(1, _BLOCK // n)
     out = np.empty(resamples, dtype=np.float64)
@@ -88,6 +98,8 @@ def bootstrap_interval(
     (1 + c)/2 quantiles of the statistic over the resamples. Use it for metrics that are not a
     plain proportion (a mean score, pass@k, latency); for a proportion prefer `wilson_interval`.
     """
+    import numpy as np
+
     array = as_array(values)
     _check(len(array), confidence, resamples)
     estimate = float(statistic(array[np.newaxis, :])[0])
@@ -108,6 +120,8 @@ def bootstrap_interval(
 def _cluster_totals(
     values: FloatArray, clusters: Sequence[Hashable]
 ) -> tuple[FloatArray, FloatArray]:
+    import numpy as np
+
     if len(clusters) != len(values):
         raise ValueError(f"{len(values)} values but {len(clusters)} cluster labels")
     index: dict[Hashable, int] = {}
@@ -130,6 +144,8 @@ def cluster_bootstrap_interval(
     Whole clusters are resampled with replacement (items of one group, or the repeats of one
     question, rise and fall together); each replicate is Σ sums / Σ sizes of the drawn clusters.
     """
+    import numpy as np
+
     array = as_array(values)
     _check(len(array), confidence, resamples)
     sums, sizes = _cluster_totals(array, clusters)

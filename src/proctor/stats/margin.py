@@ -27,13 +27,10 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-import numpy as np
-from numpy.typing import ArrayLike
+from typing import TYPE_CHECKING, Literal
 
 from proctor.errors import ConfigError
-from proctor.stats.bootstrap import FloatArray, as_array
+from proctor.stats.bootstrap import as_array
 from proctor.stats.intervals import normal_quantile
 from proctor.stats.paired import (
     DEFAULT_ALPHA,
@@ -44,6 +41,11 @@ from proctor.stats.paired import (
     points,
     signed_points,
 )
+
+if TYPE_CHECKING:  # numpy is imported where it computes (see `proctor.stats.bootstrap`)
+    from numpy.typing import ArrayLike
+
+    from proctor.stats.bootstrap import FloatArray
 
 Verdict = Literal["SUPERIOR", "NON-INFERIOR", "EQUIVALENT", "INFERIOR", "INCONCLUSIVE"]
 VERDICTS: tuple[Verdict, ...] = (
@@ -84,6 +86,8 @@ def difference_interval(
     a: Sequence[float] | FloatArray, b: Sequence[float] | FloatArray, confidence: float = 0.95
 ) -> DifferenceInterval:
     """The interval of mean(b) − mean(a) over paired items (module docstring)."""
+    import numpy as np
+
     left, right = as_array(a), as_array(b)
     n = len(left)
     if n == 0 or n != len(right):
@@ -113,6 +117,8 @@ def paired_binary_bounds(
     """(low, high, per-item variance) of mean(B) − mean(A) for 0/1 scores from the discordant
     counts (only B right, only A right) of n items: Agresti and Min's adjusted Wald interval.
     Vectorised: counts may be arrays (the simulations decide thousands at once)."""
+    import numpy as np
+
     z = normal_quantile(confidence)
     size = np.asarray(n, dtype=np.float64) + 2.0
     p_b = (np.asarray(b_only, dtype=np.float64) + 0.5) / size

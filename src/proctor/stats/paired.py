@@ -25,15 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from statistics import NormalDist
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from proctor.stats.bootstrap import (
     DEFAULT_RESAMPLES,
-    FloatArray,
     as_array,
     paired_bootstrap_difference,
 )
+
+if TYPE_CHECKING:  # numpy is imported where it computes (see `proctor.stats.bootstrap`)
+    from proctor.stats.bootstrap import FloatArray
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
@@ -97,6 +98,8 @@ def sign_flip_p(
     Under "no difference" each item's two scores are exchangeable, so each per-item difference
     is as likely negated: p = (1 + #{flips with |mean| ≥ observed |mean|}) / (1 + resamples).
     """
+    import numpy as np
+
     d = as_array(differences)
     if len(d) == 0 or not np.any(d):
         return 1.0
@@ -236,6 +239,8 @@ def compare_paired(
     test: PairedTest = DEFAULT_TEST,
 ) -> PairedComparison:
     """Compare per-item scores a[i] and b[i] (same item i) — see the module docstring."""
+    import numpy as np
+
     left, right = as_array(a), as_array(b)
     if len(left) != len(right):
         raise ValueError(f"paired samples differ in length: {len(left)} and {len(right)}")

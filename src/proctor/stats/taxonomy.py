@@ -69,7 +69,8 @@ def _floordiv(a: _Exact, b: _Exact) -> _Exact:
 
 def _truediv(a: _Exact, b: _Exact) -> _Exact:
     """Exact division (int / int would be a float)."""
-    return Fraction(a) / b
+    # Fraction(a) of a Fraction goes through the numbers ABCs: a division per swap paid it.
+    return (a if isinstance(a, Fraction) else Fraction(a)) / b
 
 
 _OPS: dict[type[ast.operator], _BinOp] = {
@@ -190,7 +191,21 @@ def _rounding(answer: Fraction, target: Fraction, sample: Sample) -> bool:
     sources = [value for value in (exact, target) if value is not None]
     if exact is not None and answer == exact:
         return True  # left unrounded where the question asked for a rounding
-    return any(_rounded(value, places, mode) == answer for value in sources for mode in _ROUNDINGS)
+    return any(
+        _rounded(value, places, mode) == answer
+        for value in sources
+        if _may_round_to(value, answer, places)
+        for mode in _ROUNDINGS
+    )
+
+
+def _may_round_to(value: _Exact, answer: Fraction, places: int) -> bool:
+    """False when no rounding of `value` to `places` decimals gives `answer`: each mode moves
+    it by less than one unit of the last place (the margin of two covers `_rounded`'s 80 digits,
+    which are asked as before wherever they could matter or fail)."""
+    if places > 20 or not -(10**40) < value < 10**40:
+        return True
+    return bool(-2 < (value - answer) * 10**places < 2)
 
 
 def _transposed_digits(answer: Fraction, target: Fraction, sample: Sample) -> bool:
@@ -258,6 +273,7 @@ _RULES: tuple[tuple[str, Callable[[Fraction, Fraction, Sample], bool]], ...] = (
 # ---- helpers ---------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)  # each wrong answer reads its answer and target: replies repeat
 def _number(text: str | None) -> Fraction | None:
     """An exact value from a canonical spelling ("1234", "-12.5", "3/4"); None otherwise."""
     if text is None:
@@ -273,7 +289,22 @@ def _decimal_spelling(value: Fraction) -> str | None:
     return decimal_string(abs(value))
 
 
+_Spelled = tuple[Fraction, Fraction, tuple[str, str] | None]
+_last_spelled: list[_Spelled | None] = [None]
+"""The last answer and target spelled, by identity: two digit rules read the same pair of one
+wrong answer (one entry, replaced whole: any thread reads a consistent one)."""
+
+
 def _digit_strings(answer: Fraction, target: Fraction) -> tuple[str, str] | None:
+    last = _last_spelled[0]
+    if last is not None and last[0] is answer and last[1] is target:
+        return last[2]
+    spelled = _spelled_pair(answer, target)
+    _last_spelled[0] = (answer, target, spelled)
+    return spelled
+
+
+def _spelled_pair(answer: Fraction, target: Fraction) -> tuple[str, str] | None:
     if (answer < 0) != (target < 0):
         return None
     a, t = _decimal_spelling(answer), _decimal_spelling(target)
@@ -357,7 +388,8 @@ def _question_of(expression: str, operands: str) -> _Question:
     literals = {text for text in operands.split() if "/" in text}
     return _Question(
         wrong_operation_values=_wrong_operation_values(tree, literals),
-        exact=_exact_value(tree),
+        # No "//" in the text, no integer division to read as true division: no walk for one.
+        exact=_exact_value(tree) if "//" in expression or tree is None else _evaluate(tree, {}),
         operands=tuple(_number(text) for text in operands.split()),
     )
 
@@ -366,27 +398,37 @@ def _wrong_operation_values(tree: ast.Expression | None, literals: set[str]) -> 
     """The question's value with one of its operations replaced by one of another family."""
     if tree is None:
         return frozenset()
-    # Each node's value in the question as written (it evaluates: `_expression` checked); a
-    # variant recomputes only the replaced node and the nodes above it.
-    base: dict[int, _Exact] = {}
-    _evaluate(tree, {}, record=base)
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    values: set[_Exact] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.BinOp) or _is_fraction_literal(node, literals):
+    # It evaluates (`_expression` checked): each subtree's value as written, with the values it
+    # takes under one swap inside it, in one pass (a swap changes only the nodes above it).
+    return frozenset(_one_swap(tree.body, literals)[1])
+
+
+def _one_swap(node: ast.expr, literals: set[str]) -> tuple[_Exact, list[_Exact]]:
+    """(`node`'s value as written, its values with exactly one operation inside it replaced by
+    one of another family); a replacement that divides by zero anywhere above it is no value."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner, inner_variants = _one_swap(node.operand, literals)
+        if isinstance(node.op, ast.USub):
+            return -inner, [-v for v in inner_variants]
+        return inner, inner_variants
+    if not (isinstance(node, ast.BinOp) and type(node.op) in _OPS):
+        return _value(node, {}), []  # a number (or ValueError: not arithmetic)
+    left, left_variants = _one_swap(node.left, literals)
+    right, right_variants = _one_swap(node.right, literals)
+    apply = _OPS[type(node.op)]
+    tries = [(apply, v, right) for v in left_variants]
+    tries += [(apply, left, v) for v in right_variants]
+    if not _is_fraction_literal(node, literals):
+        family = _family(type(node.op))
+        tries += [(op, left, right) for t, op in _OPS.items() if _family(t) != family]
+    # A list, made a set once at the top: a Fraction's hash is a modular inverse, each time.
+    variants: list[_Exact] = []
+    for op, x, y in tries:
+        try:
+            variants.append(op(x, y))
+        except (ValueError, ZeroDivisionError):
             continue
-        above = {id(node)}
-        up: ast.AST = node
-        while id(up) in parents:
-            up = parents[id(up)]
-            above.add(id(up))
-        for op_type in _OPS:
-            if _family(op_type) == _family(type(node.op)):
-                continue
-            value = _evaluate(tree, {id(node): _OPS[op_type]}, known=(base, above))
-            if value is not None:
-                values.add(value)
-    return frozenset(values)
+    return apply(left, right), variants
 
 
 def _exact_value(tree: ast.Expression | None) -> _Exact | None:
@@ -401,47 +443,28 @@ def _exact_value(tree: ast.Expression | None) -> _Exact | None:
     return _evaluate(tree, swaps)
 
 
-def _evaluate(
-    tree: ast.Expression,
-    swaps: Mapping[int, _BinOp],
-    *,
-    record: dict[int, _Exact] | None = None,
-    known: tuple[Mapping[int, _Exact], set[int]] | None = None,
-) -> _Exact | None:
+def _evaluate(tree: ast.Expression, swaps: Mapping[int, _BinOp]) -> _Exact | None:
     """Exact value of an arithmetic AST, with the operation of the nodes in `swaps` replaced;
-    None for anything that is not plain arithmetic or divides by zero. `record` receives each
-    node's value; `known` = (values, changed): a node not in `changed` has its value in
-    `values` (its subtree holds no swap)."""
+    None for anything that is not plain arithmetic or divides by zero."""
     try:
-        return _value(tree.body, swaps, record, known)
+        return _value(tree.body, swaps)
     except (ValueError, ZeroDivisionError):
         return None
 
 
-def _value(
-    node: ast.expr,
-    swaps: Mapping[int, _BinOp],
-    record: dict[int, _Exact] | None,
-    known: tuple[Mapping[int, _Exact], set[int]] | None,
-) -> _Exact:
+def _value(node: ast.expr, swaps: Mapping[int, _BinOp]) -> _Exact:
     # A module-level function, not a closure: a closure that calls itself is a reference cycle,
     # and with the collector paused (reports pause it) every evaluation's cycle, holding its
     # dicts, stayed in memory (~190 MB for 20,000 wrong answers).
-    if known is not None and id(node) not in known[1]:
-        return known[0][id(node)]
     value: _Exact
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         value = node.value if type(node.value) is int else Fraction(str(node.value))
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        value = _value(node.operand, swaps, record, known)
+        value = _value(node.operand, swaps)
         value = -value if isinstance(node.op, ast.USub) else value
     elif isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         apply = swaps.get(id(node), _OPS[type(node.op)])
-        value = apply(
-            _value(node.left, swaps, record, known), _value(node.right, swaps, record, known)
-        )
+        value = apply(_value(node.left, swaps), _value(node.right, swaps))
     else:
         raise ValueError("not plain arithmetic")
-    if record is not None:
-        record[id(node)] = value
     return value

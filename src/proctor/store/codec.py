@@ -24,9 +24,13 @@ from proctor.types import (
 
 L = TypeVar("L", bound=str)
 
+# One encoder for every value stored: `json.dumps` with options builds a new one per call
+# (a record's values are dumped once each, so a run paid that per answer).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
 
 def dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def storable_dumps(value: object) -> str:
