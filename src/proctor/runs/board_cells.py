@@ -1,0 +1,88 @@
+"""A run's leaderboard cells (`proctor.store.board_cells`): read when they are stored, else
+computed from its stored answers and stored, so that a leaderboard reads a few numbers per model
+and task instead of every answer again.
+
+The numbers are the report's own: the accuracy and its interval by `rights_cell` (what
+`summarize` gives a model), the counts `completeness` makes, the tokens `ledger` sums; each
+answer is read without its reply, one run at a time, in one transaction with the writing of the
+cells (`board_cells.computed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from proctor.stats.completeness import NOT_ASKED
+from proctor.stats.metrics import NOT_SCORED, rights_cell
+from proctor.store import RunStore
+from proctor.store import board_cells as cells_table
+from proctor.store.board_cells import NO_MARK, RIGHT, WRONG, AnswerMark, ModelCells, RunCells
+
+RECIPE = 1
+"""How the cells are computed here: change it with the computation, and the cells a former
+proctor stored are computed again."""
+
+
+def run_cells(store: RunStore, run_id: str) -> RunCells:
+    """The run's cells: as stored, else computed now and stored."""
+    models = store.run_info(run_id).models
+    return cells_table.computed(
+        store, run_id, lambda version, marks: _compute(run_id, models, version, marks), RECIPE
+    )
+
+
+@dataclass
+class _Tally:
+    n_items: int = 0
+    not_asked: int = 0
+    failed: int = 0
+    tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    """Live prompt, live completion, batched prompt, batched completion."""
+    rights: list[bool] = field(default_factory=list)
+    clusters: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+    """The scored items ("sample#epoch"), in records order, as `rights`."""
+
+
+def _compute(
+    run_id: str, models: Iterable[str], version: str | None, marks: Iterable[AnswerMark]
+) -> RunCells:
+    tallies: dict[str, _Tally] = {m: _Tally() for m in models}
+    order: dict[tuple[int, int], str] = {}  # every item of the run by (sample position, epoch)
+    for mark in marks:
+        t = tallies.get(mark.model) or tallies.setdefault(mark.model, _Tally())
+        key = f"{mark.sample_id}#{mark.epoch}"
+        order[(mark.position, mark.epoch)] = key
+        t.n_items += 1
+        if mark.failed:
+            if mark.error.startswith(NOT_ASKED + ":"):
+                t.not_asked += 1
+            else:
+                t.failed += 1
+        if not mark.reused:  # a reused answer cost nothing this time (`ledger`)
+            at = 2 if mark.batched else 0
+            t.tokens[at] += mark.prompt_tokens
+            t.tokens[at + 1] += mark.completion_tokens
+        outcome = mark.outcome or "unscored"  # never graded: NOT_GRADED_YET
+        if outcome not in NOT_SCORED:
+            t.rights.append(outcome == "correct")
+            t.clusters.append(mark.sample_id)
+            t.items.append(key)
+    items = tuple(order[at] for at in sorted(order))
+    slot = {key: i for i, key in enumerate(items)}
+    return RunCells(run_id, version, items, {m: _cells(m, t, slot) for m, t in tallies.items()})
+
+
+def _cells(model: str, t: _Tally, slot: dict[str, int]) -> ModelCells:
+    overall = rights_cell(t.rights, t.clusters)
+    marks = bytearray([NO_MARK]) * len(slot)
+    for key, right in zip(t.items, t.rights, strict=True):
+        marks[slot[key]] = RIGHT if right else WRONG
+    return ModelCells(
+        model=model, n_items=t.n_items, n_scored=overall.n, correct=overall.correct,
+        accuracy=overall.accuracy, ci_low=overall.ci_low, ci_high=overall.ci_high,
+        not_asked=t.not_asked, failed=t.failed, prompt_tokens=t.tokens[0],
+        completion_tokens=t.tokens[1], batch_prompt_tokens=t.tokens[2],
+        batch_completion_tokens=t.tokens[3], marks=bytes(marks),
+    )  # fmt: skip
