@@ -1,5 +1,5 @@
 """The leaderboard reads each run's stored cells, and a re-grade makes them again: through the
-CLI against a loopback stub. A run is asked and ranked (its cells computed and stored); its
+CLI against a loopback stub. A run is asked (its report stores its cells) and ranked; its
 stored grades are then spoiled behind proctor's back (every answer "wrong": the board follows,
 its cells dropped by the store's triggers); `proctor score RUN` re-grades it with the rules,
 and the board is the run's results.json again, as it was the first time."""
@@ -52,6 +52,10 @@ def test_a_regrade_is_on_the_board(tmp_path: Path) -> None:
         done = _proctor("run", "arithmetic", "--limit", str(N), "-m", stub.model,
                         "-r", str(results))  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+    db = sqlite3.connect(results / DB_NAME)
+    stored = "SELECT COUNT(*) FROM board_cells"
+    assert db.execute(stored).fetchone()[0] == 1  # stored with the run's report
+    db.close()
     first = _board(results)
     cell = _cell(first)
     doc = json.loads((results / "runs" / cell["run_id"] / "results.json").read_text())
@@ -62,7 +66,6 @@ def test_a_regrade_is_on_the_board(tmp_path: Path) -> None:
 
     db = sqlite3.connect(results / DB_NAME)
     with db:
-        assert db.execute("SELECT COUNT(*) FROM board_cells").fetchone()[0] == 1
         db.execute("UPDATE scores SET outcome = 'wrong' WHERE run_id = ?", (cell["run_id"],))
     db.close()
     spoiled = _cell(_board(results))
