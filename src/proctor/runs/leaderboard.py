@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proctor.runs.board_cells import run_cells
+from proctor.runs.board_cells import RECIPE, run_cells
 from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.cost import PriceTable, spent_cost
 from proctor.stats.leaderboard import (
@@ -27,6 +27,8 @@ from proctor.stats.leaderboard import (
 )
 from proctor.stats.metrics import Cell
 from proctor.store import RunStore
+from proctor.store import board_cells as cells_table
+from proctor.store import runs as runs_table
 from proctor.store import sets as sets_table
 from proctor.store.board_cells import ModelCells
 
@@ -93,7 +95,8 @@ def read_leaderboard(
 def prepare_board(results_dir: Path, refs: Sequence[str] = ()) -> None:
     """Compute and store the cells the board of `refs` lacks (each run's, from its answers)."""
     with RunStore.open(results_dir) as store:
-        for run_id in _answer_runs(store, _chosen(store, refs, [])[0]):
+        answer_runs = _answer_runs(store, _chosen(store, refs, [])[0])
+        for run_id in cells_table.missing(store, answer_runs, RECIPE):
             run_cells(store, run_id)
 
 
@@ -123,7 +126,7 @@ def _chosen(
 ) -> tuple[list[str], list[str], list[str]]:
     """Run ids to read, and the tasks and models a set named expects."""
     if not refs:
-        return [r.run_id for r in store.list_runs()], [], []
+        return runs_table.run_ids(store), [], []
     run_ids: list[str] = []
     tasks: list[str] = []
     models: list[str] = []
@@ -238,4 +241,5 @@ def _labels(results: Sequence[TaskResult]) -> dict[tuple[str, str], str]:
 def _relabel(r: TaskResult, labels: dict[tuple[str, str], str]) -> TaskResult:
     from dataclasses import replace
 
-    return replace(r, task=labels[(r.task, r.grader_version)])
+    label = labels[(r.task, r.grader_version)]
+    return r if label == r.task else replace(r, task=label)

@@ -126,10 +126,11 @@ def build_leaderboard(
 
     order = sorted(by_model, key=key)
     test = PairedTest(confidence=confidence, seed=seed)
+    pairable = {m: _pairable(by_model[m]) for m in order}
     versus = holm_adjusted(
         [
-            compare_paired(*_shared(by_model[a], by_model[b]), names=(a, b), test=test,
-                           interval=False)
+            compare_paired(*_shared(by_model[a], by_model[b], pairable[a], pairable[b]),
+                           names=(a, b), test=test, interval=False)
             for a, b in pairwise(order)
         ]
     )  # fmt: skip
@@ -164,26 +165,48 @@ class ItemScores(Mapping[str, float]):
             raise ValueError(f"{len(items)} items but {len(marks)} marks")
         self.ids = items
         self.marks = np.frombuffer(marks, dtype=np.uint8)
-        self._scored: list[int] = np.flatnonzero(self.marks <= 1).tolist()
         self._at: dict[str, int] | None = None
 
-    def __getitem__(self, item: str) -> float:
+    def _scored(self) -> dict[str, int]:
+        """Where each scored item is, in the order of `ids` (made when first asked)."""
         if self._at is None:
-            self._at = {self.ids[i]: i for i in self._scored}
-        return float(self.marks[self._at[item]])
+            scored: list[int] = np.flatnonzero(self.marks <= 1).tolist()
+            self._at = {self.ids[i]: i for i in scored}
+        return self._at
+
+    def __getitem__(self, item: str) -> float:
+        return float(self.marks[self._scored()[item]])
 
     def __iter__(self) -> Iterator[str]:
-        return (self.ids[i] for i in self._scored)
+        return iter(self._scored())
 
     def __len__(self) -> int:
-        return len(self._scored)
+        return len(self._scored())
+
+
+Pairable = tuple[tuple[tuple[str, int], ...], np.ndarray] | None
+"""A model's tasks (each with the identity of its items' list) and all its marks end to end,
+when every task's scores are `ItemScores`: two models with the same tasks on the same items'
+lists are paired in one step."""
+
+
+def _pairable(cells: Mapping[str, TaskResult]) -> Pairable:
+    scores = [(t, r.scores) for t, r in cells.items()]
+    if not scores or not all(isinstance(x, ItemScores) for _, x in scores):
+        return None
+    marks = [x for _, x in scores if isinstance(x, ItemScores)]
+    layout = tuple((t, id(x.ids)) for (t, _), x in zip(scores, marks, strict=True))
+    return layout, np.concatenate([x.marks for x in marks])
 
 
 def _shared(
-    a: Mapping[str, TaskResult], b: Mapping[str, TaskResult]
+    a: Mapping[str, TaskResult], b: Mapping[str, TaskResult], pa: Pairable, pb: Pairable
 ) -> tuple[list[float] | np.ndarray, list[float] | np.ndarray]:
     """Model a's and model b's scores on the items both have, task by task (a's tasks in a's
     order, each task's items in a's order)."""
+    if pa is not None and pb is not None and pa[0] == pb[0]:
+        both = (pa[1] <= 1) & (pb[1] <= 1)
+        return pa[1][both].astype(np.float64), pb[1][both].astype(np.float64)
     left: list[np.ndarray] = []
     right: list[np.ndarray] = []
     for task, ours in a.items():
@@ -191,14 +214,9 @@ def _shared(
         if theirs is None:
             continue
         x, y = ours.scores, theirs.scores
-        if isinstance(x, ItemScores) and isinstance(y, ItemScores) and x.ids is y.ids:
-            both = (x.marks <= 1) & (y.marks <= 1)
-            left.append(x.marks[both].astype(np.float64))
-            right.append(y.marks[both].astype(np.float64))
-        else:
-            common = [item for item in x if item in y]
-            left.append(np.array([x[i] for i in common], dtype=np.float64))
-            right.append(np.array([y[i] for i in common], dtype=np.float64))
+        common = [item for item in x if item in y]
+        left.append(np.array([x[i] for i in common], dtype=np.float64))
+        right.append(np.array([y[i] for i in common], dtype=np.float64))
     if not left:
         return [], []
     return np.concatenate(left), np.concatenate(right)
