@@ -192,7 +192,7 @@ def render(got: dict[str, Any]) -> list[str]:
         f"an older proctor): the first answer {b['first_whole_s']:.2f} s ({first}); the board "
         f"served after {b['board_ready_s']:.0f} s, while the viewer's read-ahead computes and "
         "stores each run's cells from its answers (once: they stay until the run's answers or "
-        "grades change). Before the cells (commit `4da1bc6`): the same placeholder in 0.88 s, "
+        "grades change). Before the cells (commit `4da1bc6`, 500 × 10 × 200): a placeholder in 0.88 s, "
         "the board after 57 s, for every new state of the store.",
     ]
 
