@@ -1,6 +1,7 @@
 """`runs/board_cells.py`: a run's leaderboard cells are what the report's own statistics make
-of its stored answers (`summarize`, `completeness`, `ledger`), stored once, read after, and
-dropped by the store's triggers when the answers or grades change."""
+of its stored answers (`summarize`, `completeness`, `ledger`); a re-grade makes them again; and
+a board whose cells are stored reads no answer (the store's side: tests/store/
+test_board_cells.py)."""
 
 from __future__ import annotations
 
@@ -116,19 +117,6 @@ def test_cells_are_what_the_reports_statistics_make_of_the_answers(root: Path) -
     assert metrics["m/plain"].n_scored == 6
 
 
-def test_cells_are_stored_once_and_read_after(root: Path) -> None:
-    with RunStore.open(root) as store:
-        assert cells_table.read(store, RUN, 1) is None
-        first = run_cells(store, RUN)
-        assert cells_table.read(store, RUN, 1) == first
-
-        def never(*_: object) -> object:
-            raise AssertionError("the stored cells are computed again")
-
-        assert cells_table.computed(store, RUN, never, 1) == first  # type: ignore[arg-type]
-        assert cells_table.read(store, RUN, 2) is None  # another recipe's: not these
-
-
 def test_a_regrade_drops_the_cells_and_the_new_ones_have_the_new_grades(root: Path) -> None:
     with RunStore.open(root) as store:
         before = run_cells(store, RUN)
@@ -137,28 +125,6 @@ def test_a_regrade_drops_the_cells_and_the_new_ones_have_the_new_grades(root: Pa
         after = run_cells(store, RUN)
     assert after.models["m/plain"].correct == before.models["m/plain"].correct + 1
     assert after.models["m/epochs"] == before.models["m/epochs"]
-
-
-@pytest.mark.parametrize("change", ["record", "grader", "samples", "plan", "all grades"])
-def test_every_change_of_what_cells_are_made_of_drops_them(root: Path, change: str) -> None:
-    with RunStore.open(root) as store:
-        run_cells(store, RUN)
-        if change == "record":
-            store.add_records([_record("m/failing", "s6")])
-        elif change == "grader":
-            store.mark_graded(RUN, "arithmetic/3")
-        elif change == "all grades":
-            store.save_scores(RUN, [], "arithmetic/2")
-        else:
-            with store.transaction("change the run", write=True) as db:
-                if change == "samples":
-                    db.execute("DELETE FROM samples WHERE run_id = ? AND sample_id = 's7'", (RUN,))
-                else:
-                    db.execute("UPDATE runs SET dataset_size = 9 WHERE id = ?", (RUN,))
-        assert cells_table.read(store, RUN, 1) is None
-        with store.transaction("count cells", write=True) as db:
-            left = db.execute("SELECT COUNT(*) FROM board_cells WHERE run_id = ?", (RUN,))
-            assert left.fetchone()[0] == 0
 
 
 READERS_OF_EVERY_ANSWER = (
