@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.runs.board_cells import run_cells
+from proctor.runs.board_cells import RECIPE, run_cells
 from proctor.runs.grade import stored_items
 from proctor.runs.leaderboard import read_leaderboard
 from proctor.stats.completeness import completeness
@@ -121,7 +121,7 @@ def test_a_regrade_drops_the_cells_and_the_new_ones_have_the_new_grades(root: Pa
     with RunStore.open(root) as store:
         before = run_cells(store, RUN)
         store.add_scores(RUN, [("m/plain", "s1", 0, Score("correct", "t", ""))])  # was wrong
-        assert cells_table.read(store, RUN, 1) is None
+        assert cells_table.read(store, RUN, RECIPE) is None
         after = run_cells(store, RUN)
     assert after.models["m/plain"].correct == before.models["m/plain"].correct + 1
     assert after.models["m/epochs"] == before.models["m/epochs"]
@@ -158,7 +158,7 @@ def test_a_board_without_cells_reads_the_answers_only_for_its_cells(
     board = read_leaderboard(root).board  # the cells' own reading only
     assert sorted(r.model for r in board.rows) == sorted(before)
     with RunStore.open(root) as store:
-        assert cells_table.missing(store, [RUN], 1) == []
+        assert cells_table.missing(store, [RUN], RECIPE) == []
 
 
 def _refuse(name: str) -> Callable[..., object]:

@@ -22,11 +22,13 @@ class Counted:
     counted."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str | None, list[AnswerMark]]] = []
+        self.calls: list[tuple[str | None, tuple[str, ...], list[AnswerMark]]] = []
 
-    def __call__(self, version: str | None, marks: Iterator[AnswerMark]) -> RunCells:
+    def __call__(
+        self, version: str | None, items: tuple[str, ...], marks: Iterator[AnswerMark]
+    ) -> RunCells:
         seen = list(marks)
-        self.calls.append((version, seen))
+        self.calls.append((version, items, seen))
         models = {m.model: sum(1 for x in seen if x.model == m.model) for m in seen}
         return RunCells("r1", version, ("s00000#0",), {
             m: ModelCells(m, n, 0, 0, None, None, None, 0, 0, 0, 0, 0, 0, b"\xff")
@@ -60,8 +62,9 @@ def test_the_answers_are_read_with_their_grades_in_records_order(
 ) -> None:
     compute = Counted()
     cells_table.computed(store, graded, compute, RECIPE)
-    ((version, marks),) = compute.calls
+    ((version, items, marks),) = compute.calls
     assert version == "arithmetic/1"
+    assert items == ("s00000#0", "s00000#1", "s00001#0", "s00001#1", "s00002#0", "s00002#1")
     order = [(m.model, m.position, m.epoch) for m in marks]
     assert order == sorted(order) and len(order) == 7
     first = marks[0]

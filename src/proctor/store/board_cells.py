@@ -2,10 +2,11 @@
 
 A run's cells are one row per model: what the leaderboard shows of it (counts, accuracy and
 interval, tokens) and its per-item right/wrong, one byte per item of the run's item list
-(`board_runs.items`, "sample#epoch" in records order): `RIGHT`, `WRONG`, or `NO_MARK` (not
-scored, or not answered). They are computed in the wiring (`proctor.runs.board_cells`) from the
-run's answers as `answer_marks` reads them, and written with `save`. The schema's triggers drop a
-run's cells whenever its records, grades, grader version, samples or plan change: cells that are
+(`board_runs.items`: "sample#epoch" of every sample in position order and every epoch stored):
+`RIGHT`, `WRONG`, or `NO_MARK` (not scored, or not answered). They are computed in the wiring
+(`proctor.runs.board_cells`) from the run's answers as `_marks` reads them (without their
+replies), and stored by `computed` in the same transaction. The schema's triggers drop a run's
+cells whenever its records, grades, grader version, samples or plan change: cells that are
 there are the run's as stored now.
 """
 
@@ -52,7 +53,7 @@ class RunCells:
     grader_version: str | None
     """The version the grades were made by when the cells were computed; None: never graded."""
     items: tuple[str, ...]
-    """The run's items ("sample#epoch") in records order (sample position, then epoch)."""
+    """The run's items ("sample#epoch"): by sample position, then epoch (records order)."""
     models: dict[str, ModelCells]
 
 
@@ -125,11 +126,13 @@ def _read(db: sqlite3.Connection, run_id: str, recipe: int) -> RunCells | None:
 def computed(
     store: Transactions,
     run_id: str,
-    compute: Callable[[str | None, Iterator[AnswerMark]], RunCells],
+    compute: Callable[[str | None, tuple[str, ...], Iterator[AnswerMark]], RunCells],
     recipe: int,
 ) -> RunCells:
-    """The run's cells as stored by `recipe`, else `compute(grader version, its answers)`
-    stored (as made by `recipe`) and returned. Computed and written in one write transaction,
+    """The run's cells as stored by `recipe`, else `compute(grader version, its items, its
+    answers)` stored (as made by `recipe`) and returned: its items are "sample#epoch" of every
+    sample (in position order) and every epoch up to the highest stored, the order the answers
+    come in within one model. Computed and written in one write transaction,
     so no answer or grade can change between the reading and the writing (the triggers would
     not see that change: its cells are not there yet)."""
     cells = read(store, run_id, recipe)
@@ -144,7 +147,7 @@ def computed(
             "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
         ).fetchone()
         grader = None if version is None else str(version[0])
-        cells = compute(grader, _marks(db, run_id))
+        cells = compute(grader, _items(db, run_id), _marks(db, run_id))
         db.execute("DELETE FROM board_runs WHERE run_id = ?", (run_id,))
         db.execute("DELETE FROM board_cells WHERE run_id = ?", (run_id,))
         db.execute(
@@ -158,6 +161,15 @@ def computed(
 
 def _row(run_id: str, m: ModelCells) -> tuple[object, ...]:
     return (run_id, *(getattr(m, c) for c in _COLUMNS))
+
+
+def _items(db: sqlite3.Connection, run_id: str) -> tuple[str, ...]:
+    top = db.execute("SELECT MAX(epoch) FROM records WHERE run_id = ?", (run_id,)).fetchone()[0]
+    samples = db.execute(
+        "SELECT sample_id FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
+    ).fetchall()
+    epochs = range((top or 0) + 1)
+    return tuple(f"{s[0]}#{e}" for s in samples for e in epochs)
 
 
 def _marks(db: sqlite3.Connection, run_id: str) -> Iterator[AnswerMark]:
