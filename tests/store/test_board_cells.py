@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from proctor.stats.metrics import cell
 from proctor.store import RunStore
 from proctor.store import board_cells as cells_table
 from proctor.store.board_cells import AnswerMark, ModelCells, RunCells
@@ -31,7 +32,7 @@ class Counted:
         self.calls.append((version, items, seen))
         models = {m.model: sum(1 for x in seen if x.model == m.model) for m in seen}
         return RunCells("r1", version, ("s00000#0",), {
-            m: ModelCells(m, n, 0, 0, None, None, None, 0, 0, 0, 0, 0, 0, b"\xff")
+            m: ModelCells(m, n, cell(0, 0), 0, 0, 0, 0, 0, 0, b"\xff")
             for m, n in models.items()
         })  # fmt: skip
 

@@ -90,10 +90,8 @@ def _count(t: _Tally, mark: AnswerMark, slot: dict[str, int]) -> None:
 
 
 def _cells(model: str, t: _Tally) -> ModelCells:
-    overall = rights_cell(t.rights, t.clusters)
     return ModelCells(
-        model=model, n_items=t.n_items, n_scored=overall.n, correct=overall.correct,
-        accuracy=overall.accuracy, ci_low=overall.ci_low, ci_high=overall.ci_high,
+        model=model, n_items=t.n_items, overall=rights_cell(t.rights, t.clusters),
         not_asked=t.not_asked, failed=t.failed, prompt_tokens=t.tokens[0],
         completion_tokens=t.tokens[1], batch_prompt_tokens=t.tokens[2],
         batch_completion_tokens=t.tokens[3], marks=bytes(t.marks),

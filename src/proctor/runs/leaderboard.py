@@ -25,7 +25,6 @@ from proctor.stats.leaderboard import (
     TaskResult,
     build_leaderboard,
 )
-from proctor.stats.metrics import Cell
 from proctor.store import RunStore
 from proctor.store import board_cells as cells_table
 from proctor.store import runs as runs_table
@@ -217,7 +216,7 @@ def _result(c: _Candidate, prices: PriceTable) -> TaskResult:
     return TaskResult(
         task=c.task, model=c.model, run_id=c.run_id, created_at=c.created_at,
         grader_version=c.grader_version, state=c.shown, n_items=m.n_items,
-        overall=Cell(m.n_scored, m.correct, m.accuracy, m.ci_low, m.ci_high),
+        overall=m.overall,
         scores=ItemScores(c.items, m.marks),
         prompt_tokens=live[0] + batched[0], completion_tokens=live[1] + batched[1],
         cost=spent_cost(prices, c.model, live, batched),

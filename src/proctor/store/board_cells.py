@@ -17,6 +17,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 
+from proctor.stats.metrics import Cell
 from proctor.store.tables import Transactions, now, require_run
 
 RIGHT, WRONG, NO_MARK = 1, 0, 255
@@ -29,11 +30,8 @@ class ModelCells:
     model: str
     n_items: int
     """Its stored answers (failed calls included)."""
-    n_scored: int
-    correct: int
-    accuracy: float | None
-    ci_low: float | None
-    ci_high: float | None
+    overall: Cell
+    """Its accuracy on the scored answers, with the interval, as its report has it."""
     not_asked: int
     """Calls never made (a breaker opened): stored as failed calls, counted apart."""
     failed: int
@@ -78,7 +76,11 @@ class AnswerMark:
     """The stored grade's outcome; None: never graded."""
 
 
-_COLUMNS = tuple(f.name for f in fields(ModelCells))
+_CELL = ("n_scored", "correct", "accuracy", "ci_low", "ci_high")
+"""The columns of `ModelCells.overall` (n, correct, accuracy, ci_low, ci_high)."""
+_COLUMNS = tuple(
+    c for f in fields(ModelCells) for c in (_CELL if f.name == "overall" else (f.name,))
+)
 _INSERT = (
     f"INSERT INTO board_cells (run_id, {', '.join(_COLUMNS)})"
     f" VALUES (?, {', '.join('?' for _ in _COLUMNS)})"
@@ -119,7 +121,7 @@ def _read(db: sqlite3.Connection, run_id: str, recipe: int) -> RunCells | None:
         run_id,
         None if version is None else str(version),
         tuple(json.loads(head[1])),
-        {str(r[0]): ModelCells(*r) for r in rows},
+        {str(r[0]): ModelCells(r[0], r[1], Cell(*r[2:7]), *r[7:]) for r in rows},
     )
 
 
@@ -160,7 +162,9 @@ def computed(
 
 
 def _row(run_id: str, m: ModelCells) -> tuple[object, ...]:
-    return (run_id, *(getattr(m, c) for c in _COLUMNS))
+    o = m.overall
+    rest = (getattr(m, f.name) for f in fields(ModelCells)[3:])
+    return (run_id, m.model, m.n_items, o.n, o.correct, o.accuracy, o.ci_low, o.ci_high, *rest)
 
 
 def _items(db: sqlite3.Connection, run_id: str) -> tuple[str, ...]:
