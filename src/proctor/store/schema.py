@@ -390,6 +390,7 @@ def _m12_board_cells(conn: sqlite3.Connection) -> None:
             row = "OLD" if event == "DELETE" else "NEW"
             conn.execute(
                 f"CREATE TRIGGER board_{table}_{event.lower()} AFTER {event} ON {table}"
+                f" WHEN EXISTS (SELECT 1 FROM board_runs WHERE run_id = {row}.run_id)"
                 f" BEGIN DELETE FROM board_runs WHERE run_id = {row}.run_id; END"
             )
     conn.execute(
