@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,34 @@ def child_env(**extra: str) -> dict[str, str]:
     env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"})
     env.update(extra)
     return env
+
+
+def watched(
+    cmd: list[str], env: dict[str, str], stdout: Path | None = None
+) -> tuple[float, Any, float]:
+    """(wall s, wait4's rusage, peak RSS MB) of one child, its output into `stdout` (else
+    dropped); the peak is its own VmHWM, read from /proc every 0.2 s until it exits (wait4's
+    ru_maxrss also counts what the process held before its exec: its parent's pages)."""
+    start = time.perf_counter()
+    with open(stdout or os.devnull, "wb") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.PIPE)
+        peak = 0
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            try:
+                found = re.search(r"^VmHWM:\s+(\d+) kB",
+                                  Path(f"/proc/{proc.pid}/status").read_text(), re.M)  # fmt: skip
+            except FileNotFoundError:
+                found = None
+            peak = max(peak, int(found.group(1)) if found else 0)
+            time.sleep(0.2)
+    took = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        said = proc.stderr.read().decode()[-1500:] if proc.stderr else ""
+        raise RuntimeError(f"{cmd[:4]} failed: {said}")
+    return took, usage, peak / 1024
 
 
 @contextmanager

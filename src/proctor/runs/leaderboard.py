@@ -2,10 +2,11 @@
 
 By default every run of the results folder; or the runs of the sets and the runs named. Of the
 runs that hold the same (model, task, grader version), the newest in which that model is
-complete is on the board, else the newest (shown incomplete). Each cell's numbers come from the
-same `summarize` over the same stored grades as the run's report (so they equal its
-results.json), one run's answers in memory at a time; the board itself is built once in
-`proctor.stats.leaderboard`, and every renderer reads that.
+complete is on the board, else the newest (shown incomplete). What it reads of each run is the
+run's board cells (`proctor.runs.board_cells`: per model its counts, accuracy and interval by
+the report's own statistics, so they equal its results.json, tokens, and per-item right/wrong),
+computed from its answers the first time and stored until its answers or grades change; the
+board itself is built once in `proctor.stats.leaderboard`, and every renderer reads that.
 """
 
 from __future__ import annotations
@@ -14,14 +15,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proctor.runs.grade import stored_items
+from proctor.runs.board_cells import RECIPE, run_cells
 from proctor.runs.turn_kinds import turn_kind
-from proctor.stats.completeness import Completeness, ModelCompleteness, completeness
-from proctor.stats.cost import PriceTable, ledger
-from proctor.stats.leaderboard import COMPLETE, Leaderboard, TaskResult, build_leaderboard
-from proctor.stats.metrics import NOT_SCORED, summarize
+from proctor.stats.cost import PriceTable, spent_cost
+from proctor.stats.leaderboard import (
+    COMPLETE,
+    ItemScores,
+    Leaderboard,
+    TaskResult,
+    build_leaderboard,
+)
 from proctor.store import RunStore
+from proctor.store import board_cells as cells_table
+from proctor.store import runs as runs_table
 from proctor.store import sets as sets_table
+from proctor.store.board_cells import ModelCells
 
 
 @dataclass(frozen=True)
@@ -64,21 +72,15 @@ def read_leaderboard(
     with RunStore.open(results_dir) as store:
         run_ids, tasks, models = _chosen(store, refs, notes)
         candidates = _candidates(store, run_ids, where, notes)
-        chosen = _newest(candidates)
-        older = len(candidates) - len(chosen)
-        if older:
-            notes.append(
-                f"{older} older result(s) of the same model, task and grader version left off "
-                "(name runs or a set to rank those)"
-            )
-        run_ids = sorted({c.run_id for c in chosen})
-        results = [
-            cell
-            for r in run_ids
-            for cell in _read_run(
-                store, r, [c for c in chosen if c.run_id == r], prices
-            ).values()
-        ]
+    chosen = _newest(candidates)
+    older = len(candidates) - len(chosen)
+    if older:
+        notes.append(
+            f"{older} older result(s) of the same model, task and grader version left off "
+            "(name runs or a set to rank those)"
+        )
+    table = prices or PriceTable({})
+    results = [_result(c, table) for c in chosen]
     labels = _labels(results)
     results = [_relabel(r, labels) for r in results]
     board = build_leaderboard(
@@ -86,7 +88,20 @@ def read_leaderboard(
         tasks=[t for t in tasks if where.keeps(t, "", "") or not where.tasks],
         models=[m for m in models if not where.models or m in where.models],
     )
-    return BoardReading(board, tuple(notes), tuple(run_ids))
+    return BoardReading(board, tuple(notes), tuple(sorted({c.run_id for c in chosen})))
+
+
+def prepare_board(results_dir: Path, refs: Sequence[str] = ()) -> None:
+    """Compute and store the cells the board of `refs` lacks (each run's, from its answers)."""
+    with RunStore.open(results_dir) as store:
+        answer_runs = _answer_runs(store, _chosen(store, refs, [])[0])
+        for run_id in cells_table.missing(store, answer_runs, RECIPE):
+            run_cells(store, run_id)
+
+
+def _answer_runs(store: RunStore, run_ids: Sequence[str]) -> list[str]:
+    """The runs of answers to rank (a dialogue's or a workflow's has none)."""
+    return [r for r in run_ids if turn_kind(store.run_info(r).task) is None]
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,12 @@ class _Candidate:
     created_at: str
     grader_version: str
     state: str
+    """For choosing among runs: "incomplete" (answers missing), "calls failed", "complete"."""
+    shown: str
+    """On the board: "incomplete" (answers missing or calls never made), "calls failed",
+    "complete" (the run report's completeness)."""
+    cells: ModelCells
+    items: tuple[str, ...]
 
 
 def _chosen(
@@ -104,7 +125,7 @@ def _chosen(
 ) -> tuple[list[str], list[str], list[str]]:
     """Run ids to read, and the tasks and models a set named expects."""
     if not refs:
-        return [r.run_id for r in store.list_runs()], [], []
+        return runs_table.run_ids(store), [], []
     run_ids: list[str] = []
     tasks: list[str] = []
     models: list[str] = []
@@ -127,6 +148,8 @@ def _chosen(
 def _candidates(
     store: RunStore, run_ids: Sequence[str], where: BoardFilter, notes: list[str]
 ) -> list[_Candidate]:
+    """Each model of each run the filter keeps, with its run's cells (read, or computed and
+    stored the first time)."""
     out: list[_Candidate] = []
     turns = 0
     for run_id in run_ids:
@@ -134,34 +157,36 @@ def _candidates(
         if turn_kind(info.task) is not None:
             turns += 1
             continue
-        version = store.grader_version(run_id) or ""
-        state = _states(store, run_id)
-        for model in info.models:
-            if where.keeps(info.task, model, info.created_at):
-                out.append(
-                    _Candidate(run_id, info.task, model, info.created_at, version,
-                               state.get(model, "incomplete"))
-                )  # fmt: skip
+        kept = [m for m in info.models if where.keeps(info.task, m, info.created_at)]
+        if not kept:
+            continue
+        cells = run_cells(store, run_id)
+        epochs = store.run_config(run_id).get("epochs", 1)
+        expected = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
+        for model in kept:
+            m = cells.models[model]
+            out.append(
+                _Candidate(run_id, info.task, model, info.created_at, cells.grader_version or "",
+                           _state(m, expected), _shown(m, expected), m, cells.items)
+            )  # fmt: skip
     if turns:
         notes.append(f"{turns} dialogue or workflow run(s) left off: they have no answers to rank")
     return out
 
 
-def _states(store: RunStore, run_id: str) -> dict[str, str]:
-    """Per model, the run's state without grading anything: what is stored and what failed."""
-    info = store.run_info(run_id)
-    epochs = store.run_config(run_id).get("epochs", 1)
-    expected = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
-    counts = store.count_records(run_id)
-    out = {}
-    for model in info.models:
-        if counts.get(model, 0) < expected:
-            out[model] = "incomplete"
-        elif store.failed(run_id, model):
-            out[model] = "calls failed"
-        else:
-            out[model] = COMPLETE
-    return out
+def _state(m: ModelCells, expected: int) -> str:
+    """Per model, the run's state as the choice among runs reads it: what is stored and what
+    failed (a call never made counts as failed here)."""
+    if m.n_items < expected:
+        return "incomplete"
+    return "calls failed" if m.failed or m.not_asked else COMPLETE
+
+
+def _shown(m: ModelCells, expected: int) -> str:
+    """The cell's state as the run's report has it (`completeness`)."""
+    if m.n_items < expected or m.not_asked:
+        return "incomplete"
+    return "calls failed" if m.failed else COMPLETE
 
 
 def _newest(candidates: Sequence[_Candidate]) -> list[_Candidate]:
@@ -172,7 +197,7 @@ def _newest(candidates: Sequence[_Candidate]) -> list[_Candidate]:
         held = best.get(key)
         if held is None or _better(c, held):
             best[key] = c
-    return sorted(best.values(), key=lambda c: (c.task, c.model, c.grader_version))
+    return sorted(best.values(), key=lambda c: (c.run_id, c.task, c.model, c.grader_version))
 
 
 def _better(c: _Candidate, held: _Candidate) -> bool:
@@ -182,47 +207,20 @@ def _better(c: _Candidate, held: _Candidate) -> bool:
     return (c.created_at, c.run_id) > (held.created_at, held.run_id)
 
 
-def _read_run(
-    store: RunStore, run_id: str, chosen: Sequence[_Candidate], prices: PriceTable | None
-) -> dict[str, TaskResult]:
-    """The cells of one run, for its chosen models: accuracy and interval by the same
-    `summarize` its report uses (so a cell equals results.json), its state, tokens and cost,
-    and the per-item scores for the paired comparisons. Only one run's answers are held at a
-    time, and none of the report's other statistics is computed."""
-    info = store.run_info(run_id)
-    epochs = store.run_config(run_id).get("epochs", 1)
-    items = stored_items(store, run_id)
-    metrics = {m.model: m for m in summarize(items, info.models, tiers=None).models}
-    states = completeness(
-        items, info.models, info.dataset_size * (epochs if isinstance(epochs, int) else 1)
-    )
-    costs = {x.model: x for x in ledger(items, prices or PriceTable({}), list(info.models))}
-    wanted = {c.model for c in chosen}
-    scores: dict[str, dict[str, float]] = {m: {} for m in wanted}
-    for i in items:
-        if i.record.model in wanted and i.score.outcome not in NOT_SCORED:
-            key = f"{i.sample.id}#{i.record.epoch}"
-            scores[i.record.model][key] = 1.0 if i.score.outcome == "correct" else 0.0
-    del items  # the run's answers are not needed past here
-    out: dict[str, TaskResult] = {}
-    for c in chosen:
-        m, spent = metrics[c.model], costs.get(c.model)
-        out[c.model] = TaskResult(
-            task=c.task, model=c.model, run_id=c.run_id, created_at=c.created_at,
-            grader_version=c.grader_version, state=_state(states, c.model), n_items=m.n_items,
-            overall=m.overall, scores=scores[c.model],
-            prompt_tokens=spent.prompt_tokens if spent else m.total_prompt_tokens,
-            completion_tokens=spent.completion_tokens if spent else m.total_completion_tokens,
-            cost=spent.cost if spent else None,
-        )  # fmt: skip
-    return out
-
-
-def _state(states: Completeness, model: str) -> str:
-    row: ModelCompleteness | None = next((x for x in states.models if x.model == model), None)
-    if row is None or row.missing or row.not_asked:
-        return "incomplete"
-    return "calls failed" if row.failed else COMPLETE
+def _result(c: _Candidate, prices: PriceTable) -> TaskResult:
+    """The board's reading of one model of one run, from its cells: the accuracy and
+    interval its report has, its state, tokens and cost, its per-item right/wrong."""
+    m = c.cells
+    live = (m.prompt_tokens, m.completion_tokens)
+    batched = (m.batch_prompt_tokens, m.batch_completion_tokens)
+    return TaskResult(
+        task=c.task, model=c.model, run_id=c.run_id, created_at=c.created_at,
+        grader_version=c.grader_version, state=c.shown, n_items=m.n_items,
+        overall=m.overall,
+        scores=ItemScores(c.items, m.marks),
+        prompt_tokens=live[0] + batched[0], completion_tokens=live[1] + batched[1],
+        cost=spent_cost(prices, c.model, live, batched),
+    )  # fmt: skip
 
 
 def _labels(results: Sequence[TaskResult]) -> dict[tuple[str, str], str]:
@@ -242,4 +240,5 @@ def _labels(results: Sequence[TaskResult]) -> dict[tuple[str, str], str]:
 def _relabel(r: TaskResult, labels: dict[tuple[str, str], str]) -> TaskResult:
     from dataclasses import replace
 
-    return replace(r, task=labels[(r.task, r.grader_version)])
+    label = labels[(r.task, r.grader_version)]
+    return r if label == r.task else replace(r, task=label)

@@ -23,9 +23,11 @@ from proctor.prompts.files import PromptFile
 from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
+from proctor.runs.board_cells import run_cells
 from proctor.runs.collector import paused_collector
 from proctor.runs.grade import StoredItems, stored_items
 from proctor.runs.stopped import with_stop
+from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.cost import PriceTable
 from proctor.stats.gates import JudgeScores
 from proctor.stats.model_parts import Extras, Items
@@ -321,7 +323,9 @@ def store_turn_grade(store: RunStore, run_id: str, scores: TurnScores) -> None:
 
 def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:
     """Write the run's files (results.json, samples.csv, summary.md, report.html, and the
-    task's own metrics in task_metrics.json when it has some) into its folder; their paths."""
+    task's own metrics in task_metrics.json when it has some) into its folder; their paths.
+    A run of answers has its leaderboard cells stored too (`proctor.runs.board_cells`), so a
+    board that ranks it reads them, not its answers again."""
     run_dir = store.run_dir(stats.info.run_id)
     with paused_collector():
         written = write_run_files(run_dir, stats)
@@ -333,4 +337,6 @@ def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:
         }
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         written.append(write_text_atomic(run_dir / "task_metrics.json", text))
+    if turn_kind(stats.info.task) is None:
+        run_cells(store, stats.info.run_id)
     return written

@@ -166,7 +166,7 @@ def ledger(
             asked=t[0] + t[6],
             prompt_tokens=t[1] + t[7],
             completion_tokens=t[2] + t[8],
-            cost=_sum(table.cost(m, t[1], t[2]), table.cost(m, t[7], t[8], batch=True)),
+            cost=spent_cost(table, m, (t[1], t[2]), (t[7], t[8])),
             batched=t[6],
             reused=t[3],
             reused_prompt_tokens=t[4],
@@ -177,6 +177,14 @@ def ledger(
         )
         for m, t in tallies.items()
     ]
+
+
+def spent_cost(
+    table: PriceTable, model: str, live: tuple[int, int], batched: tuple[int, int]
+) -> float | None:
+    """What `model` cost: its (prompt, completion) tokens asked live at the table's price and
+    those asked in batches at the batch price; None when the table has no price for it."""
+    return _sum(table.cost(model, *live), table.cost(model, *batched, batch=True))
 
 
 def _sum(a: float | None, b: float | None) -> float | None:

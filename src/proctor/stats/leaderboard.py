@@ -12,14 +12,17 @@ adjacent comparisons Holm-adjusted as one family (`proctor.stats.multiple`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
+
+import numpy as np
 
 from proctor.stats.intervals import normal_quantile
 from proctor.stats.metrics import Cell
-from proctor.stats.multiple import ranked_comparisons
-from proctor.stats.paired import PairedComparison, PairedTest
+from proctor.stats.multiple import holm_adjusted
+from proctor.stats.paired import PairedComparison, PairedTest, compare_paired
 
 COMPLETE = "complete"
 MISSING = "missing"
@@ -73,7 +76,8 @@ class BoardRow:
     cost: float | None
     versus_next: PairedComparison | None
     """Against the next model down, on the items both answered, Holm-adjusted; None for the
-    last."""
+    last. The test only (`ci_low`, `ci_high` None): no renderer of the board shows the
+    difference's interval, and its bootstrap was most of the time of a board of 500 models."""
 
     @property
     def differs_from_next(self) -> bool:
@@ -121,12 +125,15 @@ def build_leaderboard(
         return (-scored, -(mean if mean is not None else -1.0), model)
 
     order = sorted(by_model, key=key)
-    scores = {
-        m: {f"{t}:{item}": v for t, r in by_model[m].items() for item, v in r.scores.items()}
-        for m in order
-    }
     test = PairedTest(confidence=confidence, seed=seed)
-    versus = ranked_comparisons(scores, order, pairs="adjacent", test=test)
+    pairable = {m: _pairable(by_model[m]) for m in order}
+    versus = holm_adjusted(
+        [
+            compare_paired(*_shared(by_model[a], by_model[b], pairable[a], pairable[b]),
+                           names=(a, b), test=test, interval=False)
+            for a, b in pairwise(order)
+        ]
+    )  # fmt: skip
     rows = []
     for rank, model in enumerate(order, start=1):
         cells = by_model[model]
@@ -147,6 +154,74 @@ def build_leaderboard(
     return Leaderboard(tasks, tuple(rows), confidence)
 
 
+class ItemScores(Mapping[str, float]):
+    """A model's per-item scores on a run's items, one byte each (the run's board cells):
+    `marks[i]` is 1 (right), 0 (wrong) or any other value (not scored) for `ids[i]`. Read as
+    the mapping `TaskResult.scores` is, in the order of `ids`; models of one run share its
+    `ids`, and two such are paired without a lookup per item."""
+
+    def __init__(self, items: Sequence[str], marks: bytes) -> None:
+        if len(items) != len(marks):
+            raise ValueError(f"{len(items)} items but {len(marks)} marks")
+        self.ids = items
+        self.marks = np.frombuffer(marks, dtype=np.uint8)
+        self._at: dict[str, int] | None = None
+
+    def _scored(self) -> dict[str, int]:
+        """Where each scored item is, in the order of `ids` (made when first asked)."""
+        if self._at is None:
+            scored: list[int] = np.flatnonzero(self.marks <= 1).tolist()
+            self._at = {self.ids[i]: i for i in scored}
+        return self._at
+
+    def __getitem__(self, item: str) -> float:
+        return float(self.marks[self._scored()[item]])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._scored())
+
+    def __len__(self) -> int:
+        return len(self._scored())
+
+
+Pairable = tuple[tuple[tuple[str, int], ...], np.ndarray] | None
+"""A model's tasks (each with the identity of its items' list) and all its marks end to end,
+when every task's scores are `ItemScores`: two models with the same tasks on the same items'
+lists are paired in one step."""
+
+
+def _pairable(cells: Mapping[str, TaskResult]) -> Pairable:
+    scores = [(t, r.scores) for t, r in cells.items()]
+    if not scores or not all(isinstance(x, ItemScores) for _, x in scores):
+        return None
+    marks = [x for _, x in scores if isinstance(x, ItemScores)]
+    layout = tuple((t, id(x.ids)) for (t, _), x in zip(scores, marks, strict=True))
+    return layout, np.concatenate([x.marks for x in marks])
+
+
+def _shared(
+    a: Mapping[str, TaskResult], b: Mapping[str, TaskResult], pa: Pairable, pb: Pairable
+) -> tuple[list[float] | np.ndarray, list[float] | np.ndarray]:
+    """Model a's and model b's scores on the items both have, task by task (a's tasks in a's
+    order, each task's items in a's order)."""
+    if pa is not None and pb is not None and pa[0] == pb[0]:
+        both = (pa[1] <= 1) & (pb[1] <= 1)
+        return pa[1][both].astype(np.float64), pb[1][both].astype(np.float64)
+    left: list[np.ndarray] = []
+    right: list[np.ndarray] = []
+    for task, ours in a.items():
+        theirs = b.get(task)
+        if theirs is None:
+            continue
+        x, y = ours.scores, theirs.scores
+        common = [item for item in x if item in y]
+        left.append(np.array([x[i] for i in common], dtype=np.float64))
+        right.append(np.array([y[i] for i in common], dtype=np.float64))
+    if not left:
+        return [], []
+    return np.concatenate(left), np.concatenate(right)
+
+
 def _cell(task: str, r: TaskResult | None) -> BoardCell:
     if r is None:
         return BoardCell(task, "", MISSING, None, None, None, 0, 0)
@@ -154,9 +229,7 @@ def _cell(task: str, r: TaskResult | None) -> BoardCell:
     return BoardCell(task, r.run_id, r.state, o.accuracy, o.ci_low, o.ci_high, o.n, r.n_items)
 
 
-def _mean(
-    cells: Sequence[TaskResult], z: float
-) -> tuple[float | None, float | None, float | None]:
+def _mean(cells: Sequence[TaskResult], z: float) -> tuple[float | None, float | None, float | None]:
     """The mean of the tasks' accuracies and its interval (tasks independent)."""
     known = [c.overall for c in cells if c.overall.accuracy is not None]
     if not known:
@@ -181,8 +254,12 @@ def _row_json(r: BoardRow) -> dict[str, Any]:
         "tasks_scored": r.tasks_scored,
         "tasks": {
             t: {
-                "state": c.state, "run_id": c.run_id or None, "accuracy": c.accuracy,
-                "ci_low": c.ci_low, "ci_high": c.ci_high, "n_scored": c.n_scored,
+                "state": c.state,
+                "run_id": c.run_id or None,
+                "accuracy": c.accuracy,
+                "ci_low": c.ci_low,
+                "ci_high": c.ci_high,
+                "n_scored": c.n_scored,
                 "n_items": c.n_items,
             }
             for t, c in r.cells.items()
@@ -193,7 +270,12 @@ def _row_json(r: BoardRow) -> dict[str, Any]:
         "versus_next": None
         if v is None
         else {
-            "model": v.b, "n": v.n, "difference": v.difference, "p": v.p_value,
-            "p_adjusted": v.p_adjusted, "significant": v.significant, "test": v.test,
+            "model": v.b,
+            "n": v.n,
+            "difference": v.difference,
+            "p": v.p_value,
+            "p_adjusted": v.p_adjusted,
+            "significant": v.significant,
+            "test": v.test,
         },
     }

@@ -112,14 +112,19 @@ def scored_cell(items: Sequence[GradedItem]) -> Cell:
     """The accuracy of the scored items, its interval clustered by sample when a sample has
     several scored replies."""
     scored = [item for item in items if item.score.outcome not in NOT_SCORED]
-    correct = sum(1 for item in scored if item.score.outcome == "correct")
-    clusters = [item.sample.id for item in scored]
-    if len(set(clusters)) == len(clusters):
-        return cell(correct, len(scored))
-    low, high = clustered_wilson_interval(
-        [item.score.outcome == "correct" for item in scored], clusters
+    return rights_cell(
+        [item.score.outcome == "correct" for item in scored], [item.sample.id for item in scored]
     )
-    return Cell(n=len(scored), correct=correct, accuracy=correct / len(scored), ci_low=low,
+
+
+def rights_cell(rights: Sequence[bool], clusters: Sequence[str]) -> Cell:
+    """The accuracy of scored replies (`rights`: each right or not) with its interval,
+    clustered by `clusters` (each reply's sample id) when a sample has several."""
+    correct = sum(rights)
+    if len(set(clusters)) == len(clusters):
+        return cell(correct, len(rights))
+    low, high = clustered_wilson_interval(rights, clusters)
+    return Cell(n=len(rights), correct=correct, accuracy=correct / len(rights), ci_low=low,
                 ci_high=high)  # fmt: skip
 
 

@@ -65,7 +65,13 @@ def ranked_comparisons(
                 test=test,
             )
         )
+    return holm_adjusted(results)
+
+
+def holm_adjusted(results: Sequence[PairedComparison]) -> list[PairedComparison]:
+    """The comparisons with their Holm-adjusted p-values, as one family; a family of one is
+    left unadjusted."""
     if len(results) < 2:
-        return results  # a family of one needs no correction
+        return list(results)  # a family of one needs no correction
     adjusted = holm([c.p_value for c in results])
     return [with_adjusted_p(c, p) for c, p in zip(results, adjusted, strict=True)]

@@ -237,8 +237,11 @@ def compare_paired(
     *,
     names: tuple[str, str] = ("A", "B"),
     test: PairedTest = DEFAULT_TEST,
+    interval: bool = True,
 ) -> PairedComparison:
-    """Compare per-item scores a[i] and b[i] (same item i) — see the module docstring."""
+    """Compare per-item scores a[i] and b[i] (same item i) — see the module docstring;
+    `interval` False: the test alone (`ci_low`, `ci_high` None), where no one reads the
+    interval and its bootstrap would cost most of the time."""
     import numpy as np
 
     left, right = as_array(a), as_array(b)
@@ -262,10 +265,11 @@ def compare_paired(
         else:
             p_value = sign_flip_p(d, resamples=test.resamples, seed=test.seed)
             method = "paired sign-flip permutation"
-        interval = paired_bootstrap_difference(
-            left, right, confidence=test.confidence, resamples=test.resamples, seed=test.seed
-        )
-        low, high = interval.low, interval.high
+        if interval:
+            drawn = paired_bootstrap_difference(
+                left, right, confidence=test.confidence, resamples=test.resamples, seed=test.seed
+            )
+            low, high = drawn.low, drawn.high
     return PairedComparison(
         a=names[0],
         b=names[1],

@@ -157,6 +157,13 @@ def list_runs(store: Transactions) -> list[RunSummaryRow]:
     return [_SUMMARY_ROW(r) for r in rows]
 
 
+def run_ids(store: Transactions) -> list[str]:
+    """Every run's id, newest first, as `list_runs` orders them, without counting anything."""
+    with store.transaction("list runs", write=False) as db:
+        rows = db.execute("SELECT id FROM runs ORDER BY created_at DESC, rowid DESC").fetchall()
+    return [str(r[0]) for r in rows]
+
+
 _SUMMARY_ROW = row_reader(
     RunSummaryRow,
     run_id=lambda r: str(r["id"]),

@@ -345,6 +345,60 @@ def _m11_viewer_indexes(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX records_by_sample ON records (run_id, sample_id, model, epoch)")
 
 
+def _m12_board_cells(conn: sqlite3.Connection) -> None:
+    """The leaderboard's cells of each run (issue 29): per model its counts, accuracy and
+    interval, tokens, and its per-item right/wrong as one byte per item (`store/board_cells.py`),
+    so a board of 500 models × 10 tasks reads 5,000 small rows instead of a million answers.
+    `board_runs` says a run's cells are there (and for which grader version); triggers drop it
+    (and its cells, by the cascade) whenever the run's records, grades, grader version, samples
+    or plan change, so cells never outlive what they were computed from."""
+    conn.execute(
+        """
+        CREATE TABLE board_runs (
+            run_id         TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+            grader_version TEXT,            -- NULL: never graded
+            items          TEXT NOT NULL,   -- JSON list of "sample#epoch", in records order
+            recipe         INTEGER NOT NULL, -- how they were computed (a newer proctor's differ)
+            computed_at    TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute(
+        """
+        CREATE TABLE board_cells (
+            run_id           TEXT NOT NULL REFERENCES board_runs (run_id) ON DELETE CASCADE,
+            model            TEXT NOT NULL,
+            n_items          INTEGER NOT NULL,
+            n_scored         INTEGER NOT NULL,
+            correct          INTEGER NOT NULL,
+            accuracy         REAL,
+            ci_low           REAL,
+            ci_high          REAL,
+            not_asked        INTEGER NOT NULL,
+            failed           INTEGER NOT NULL,
+            prompt_tokens    INTEGER NOT NULL,  -- asked live (not reused, not batched)
+            completion_tokens INTEGER NOT NULL,
+            batch_prompt_tokens INTEGER NOT NULL,
+            batch_completion_tokens INTEGER NOT NULL,
+            marks            BLOB NOT NULL,     -- per item of board_runs.items: 0, 1, 255
+            PRIMARY KEY (run_id, model)
+        )
+        """
+    )
+    for table in ("records", "scores", "gradings", "samples"):
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            row = "OLD" if event == "DELETE" else "NEW"
+            conn.execute(
+                f"CREATE TRIGGER board_{table}_{event.lower()} AFTER {event} ON {table}"
+                f" WHEN EXISTS (SELECT 1 FROM board_runs WHERE run_id = {row}.run_id)"
+                f" BEGIN DELETE FROM board_runs WHERE run_id = {row}.run_id; END"
+            )
+    conn.execute(
+        "CREATE TRIGGER board_runs_plan AFTER UPDATE OF models, dataset_size, config ON runs"
+        " BEGIN DELETE FROM board_runs WHERE run_id = NEW.id; END"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_initial,
     _m2_judgements,
@@ -357,6 +411,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m9_human_verdicts,
     _m10_eval_sets,
     _m11_viewer_indexes,
+    _m12_board_cells,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

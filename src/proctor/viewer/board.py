@@ -40,8 +40,9 @@ def leaderboard_page(
     if reading is None:
         return waiting_html(
             "leaderboard",
-            "The leaderboard is being read: it reads every answer of every run it ranks, once "
-            "for each state of the results folder. This page reloads itself until it is ready.",
+            "The leaderboard is being read: the first time a run is ranked, its cells are "
+            "computed from every answer it has (then stored, and read from there). This page "
+            "reloads itself until it is ready.",
             REFRESH_S,
         )
 

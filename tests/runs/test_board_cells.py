@@ -1,0 +1,167 @@
+"""`runs/board_cells.py`: a run's leaderboard cells are what the report's own statistics make
+of its stored answers (`summarize`, `completeness`, `ledger`); a re-grade makes them again; and
+a board whose cells are stored reads no answer (the store's side: tests/store/
+test_board_cells.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from proctor.runs.board_cells import RECIPE, run_cells
+from proctor.runs.grade import stored_items
+from proctor.runs.leaderboard import read_leaderboard
+from proctor.stats.completeness import completeness
+from proctor.stats.cost import PriceTable, ledger
+from proctor.stats.metrics import NOT_SCORED, summarize
+from proctor.store import RunStore
+from proctor.store import board_cells as cells_table
+from proctor.store.board_cells import NO_MARK, RIGHT, WRONG
+from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
+
+RUN = "20261201-010101-arithmetic-cells"
+MODELS = ("m/plain", "m/epochs", "m/failing", "m/never")
+"""One answer each; two epochs (clustered intervals); failed calls, calls never made, unscored
+and ungraded answers, reused and batched ones; a model with nothing stored."""
+
+
+def _record(model: str, sample: str, epoch: int = 0, **kw: object) -> Record:
+    fields: dict[str, object] = dict(
+        run_id=RUN, model=model, sample_id=sample, status="ok", text="Final answer: 1",
+        finish_reason="stop", usage=Usage(30, 9), latency_s=0.1, attempts=1,
+        prompt_variant="B", lang="en", epoch=epoch,
+    )  # fmt: skip
+    fields.update(kw)
+    return Record(**fields)  # type: ignore[arg-type]
+
+
+def make_store(root: Path) -> None:
+    samples = [Sample(id=f"s{i}", input=f"{i}", target=str(i)) for i in range(8)]
+    info = RunInfo(
+        run_id=RUN, task="arithmetic", models=MODELS, dataset_hash="sha256:x", dataset_size=8,
+        generator_version="t", prompt_variant="B", lang="en",
+        created_at="2026-12-01T01:01:01+00:00", params=GenerationParams(), seed=None,
+    )  # fmt: skip
+    records: list[Record] = []
+    scores: list[tuple[str, str, int, Score]] = []
+
+    def grade(r: Record, outcome: str) -> None:
+        scores.append((r.model, r.sample_id, r.epoch, Score(outcome, "t", "")))  # type: ignore[arg-type]
+
+    for i, s in enumerate(samples):
+        reused, batch = "old-run" if i == 2 else "", "b1" if i in (3, 4) else ""
+        usage = Usage(None if i == 5 else 30, 9)
+        r = _record("m/plain", s.id, cached_from=reused, batch_id=batch, usage=usage)
+        records.append(r)
+        grade(r, ("correct", "wrong", "unscored", "correct")[i % 4])
+        for epoch in (0, 1):
+            r = _record("m/epochs", s.id, epoch)
+            records.append(r)
+            grade(r, "correct" if (i + epoch) % 3 else "wrong")
+        if i < 6:  # two answers never stored: incomplete
+            failed = i in (1, 2)
+            r = _record(
+                "m/failing", s.id, status="call_failed" if failed else "ok",
+                error="CircuitOpen: breaker open" if i == 2 else "Transient: refused" if failed
+                else "",
+            )  # fmt: skip
+            records.append(r)
+            if i != 4:  # one answer stored but never graded
+                grade(r, "call_failed" if failed else "correct")
+    with RunStore.open(root) as store:
+        store.create_run(info, samples, "fp", {})
+        store.add_records(records)
+        store.save_scores(RUN, scores, "arithmetic/2")
+        store.set_status(RUN, "complete")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    make_store(tmp_path / "results")
+    return tmp_path / "results"
+
+
+def test_cells_are_what_the_reports_statistics_make_of_the_answers(root: Path) -> None:
+    prices = PriceTable({})
+    with RunStore.open(root) as store:
+        cells = run_cells(store, RUN)
+        items = stored_items(store, RUN)
+    metrics = {m.model: m for m in summarize(items, MODELS, tiers=None).models}
+    states = {m.model: m for m in completeness(items, MODELS, 8).models}
+    spent = {x.model: x for x in ledger(items, prices, list(MODELS))}
+    assert cells.grader_version == "arithmetic/2" and set(cells.models) == set(MODELS)
+    for model in MODELS:
+        got, m, state = cells.models[model], metrics[model], states[model]
+        assert got.n_items == m.n_items and got.overall == m.overall
+        assert (got.not_asked, got.failed) == (state.not_asked, state.failed)
+        live_and_batched = got.prompt_tokens + got.batch_prompt_tokens
+        assert live_and_batched == spent[model].prompt_tokens
+        assert got.completion_tokens + got.batch_completion_tokens == (
+            spent[model].completion_tokens
+        )
+        expected = {
+            f"{i.sample.id}#{i.record.epoch}": RIGHT if i.score.outcome == "correct" else WRONG
+            for i in items
+            if i.record.model == model and i.score.outcome not in NOT_SCORED
+        }
+        marks = {k: v for k, v in zip(cells.items, got.marks, strict=True) if v != NO_MARK}
+        assert marks == expected
+    # what the fixture is made of, so that the comparisons above compare something
+    assert metrics["m/epochs"].n_scored == 16 and cells.models["m/never"].n_items == 0
+    assert cells.models["m/failing"].not_asked == 1 and cells.models["m/failing"].failed == 1
+    assert cells.models["m/plain"].batch_prompt_tokens == 60
+    assert cells.models["m/plain"].prompt_tokens == 30 * 4  # one reused, one unknown
+    assert metrics["m/plain"].n_scored == 6
+
+
+def test_a_regrade_drops_the_cells_and_the_new_ones_have_the_new_grades(root: Path) -> None:
+    with RunStore.open(root) as store:
+        before = run_cells(store, RUN)
+        store.add_scores(RUN, [("m/plain", "s1", 0, Score("correct", "t", ""))])  # was wrong
+        assert cells_table.read(store, RUN, RECIPE) is None
+        after = run_cells(store, RUN)
+    assert after.models["m/plain"].overall.correct == before.models["m/plain"].overall.correct + 1
+    assert after.models["m/epochs"] == before.models["m/epochs"]
+
+
+READERS_OF_EVERY_ANSWER = (
+    "records", "answer_pages", "answer_windows", "answer_page", "count_records", "ungraded",
+    "graded_items", "graded_item_stream", "scores", "failed",
+)  # fmt: skip
+
+
+def test_a_board_whose_cells_are_stored_reads_no_answer(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Structural, not timed: once the cells are stored, every reader of a run's answers or
+    grades (the store's, and the cells' own reading of the answers) raises, and the board is
+    still read, the same as before."""
+    first = read_leaderboard(root)  # computes and stores the cells
+    for name in READERS_OF_EVERY_ANSWER:
+        monkeypatch.setattr(RunStore, name, _refuse(name))
+    monkeypatch.setattr(cells_table, "_marks", _refuse("the cells' reading of the answers"))
+    again = read_leaderboard(root)
+    assert again.board.to_json() == first.board.to_json() and again.notes == first.notes
+    assert {r.model for r in again.board.rows} == set(MODELS)
+
+
+def test_a_board_without_cells_reads_the_answers_only_for_its_cells(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with RunStore.open(root) as store:
+        before = [x.model for x in summarize(stored_items(store, RUN), MODELS).models]
+    for name in READERS_OF_EVERY_ANSWER:
+        monkeypatch.setattr(RunStore, name, _refuse(name))
+    board = read_leaderboard(root).board  # the cells' own reading only
+    assert sorted(r.model for r in board.rows) == sorted(before)
+    with RunStore.open(root) as store:
+        assert cells_table.missing(store, [RUN], RECIPE) == []
+
+
+def _refuse(name: str) -> Callable[..., object]:
+    def refused(*_: object, **__: object) -> object:
+        raise AssertionError(f"the board read every answer ({name})")
+
+    return refused
