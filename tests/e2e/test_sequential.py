@@ -30,6 +30,7 @@ def test_a_clearly_better_model_is_decided_early(tmp_path: Path) -> None:
         with RunStore.open(tmp_path / "r") as store:
             (run,) = store.list_runs()
         _stopped_by_design(tmp_path / "r", run.run_id, out)
+        _on_the_board(tmp_path / "r", run.run_id)
         # stopped early, the run resumes as any run: the rest is asked, nothing twice
         again, more = cli("run", "--resume", run.run_id, "-r", tmp_path / "r")
         assert again == 0, more
@@ -62,6 +63,22 @@ def _stopped_by_design(results: Path, run_id: str, out: str) -> None:
     assert code == 0, said
     assert f"run {run_id} stopped early by design" in said and "is incomplete" not in said
     assert f"proctor run --resume {run_id}" in said
+
+
+def _on_the_board(results: Path, run_id: str) -> None:
+    """The leaderboard says the same as the run's files: stopped early by design (marked "~"
+    and explained in the legend), not incomplete; its numbers are the report's."""
+    code, said = cli("leaderboard", run_id, "--json", "-r", results)
+    assert code == 0, said
+    doc = json.loads((results / "runs" / run_id / "results.json").read_text("utf-8"))
+    for row in json.loads(said)["models"]:
+        (cell,) = row["tasks"].values()
+        assert cell["state"] == "stopped early by design", cell
+        (mine,) = [m for m in doc["models"] if m["model"] == row["model"]]
+        assert (cell["accuracy"], cell["n_items"]) == (mine["accuracy"], mine["n_items"])
+    code, said = cli("leaderboard", run_id, "-r", results)
+    assert code == 0, said
+    assert "~ stopped early by design" in said and "*" not in said.split("vs next")[0]
 
 
 def test_a_near_tie_stays_inconclusive_and_asks_everything(tmp_path: Path) -> None:

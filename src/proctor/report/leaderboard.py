@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from proctor.report.text import names_line, short_names
-from proctor.stats.leaderboard import COMPLETE, MISSING, BoardCell, BoardRow, Leaderboard
+from proctor.stats.leaderboard import (
+    COMPLETE,
+    MISSING,
+    STOPPED_EARLY,
+    BoardCell,
+    BoardRow,
+    Leaderboard,
+)
 from proctor.stats.paired import format_p
 
 WIDTH = 80
@@ -32,7 +39,9 @@ def cell_text(cell: BoardCell) -> str:
     run has it."""
     if cell.state == MISSING:
         return "missing"
-    mark = {COMPLETE: "", "incomplete": "*", "calls failed": "!"}.get(cell.state, "?")
+    mark = {COMPLETE: "", "incomplete": "*", "calls failed": "!", STOPPED_EARLY: "~"}.get(
+        cell.state, "?"
+    )
     return _pct(cell.accuracy) + mark
 
 
@@ -104,7 +113,8 @@ def terminal_lines(
 def legend(board: Leaderboard) -> list[str]:
     return [
         "vs next: > differs significantly from the next model down, ≈ does not (paired on",
-        "the items both answered, Holm-adjusted). * incomplete run, ! calls failed",
+        "the items both answered, Holm-adjusted). * incomplete run, ! calls failed,",
+        "~ stopped early by design (a sequential test decided; the rest not asked)",
     ]
 
 

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.runs.board_cells import RECIPE, run_cells
+from proctor.runs.stopped import stopped_early
 from proctor.runs.turn_kinds import turn_kind
 from proctor.stats.cost import PriceTable, spent_cost
 from proctor.stats.leaderboard import (
     COMPLETE,
+    STOPPED_EARLY,
     ItemScores,
     Leaderboard,
     TaskResult,
@@ -115,7 +117,8 @@ class _Candidate:
     """For choosing among runs: "incomplete" (answers missing), "calls failed", "complete"."""
     shown: str
     """On the board: "incomplete" (answers missing or calls never made), "calls failed",
-    "complete" (the run report's completeness)."""
+    STOPPED_EARLY (a sequential run whose test decided), "complete" (the run report's
+    completeness)."""
     cells: ModelCells
     items: tuple[str, ...]
 
@@ -163,30 +166,35 @@ def _candidates(
         cells = run_cells(store, run_id)
         epochs = store.run_config(run_id).get("epochs", 1)
         expected = info.dataset_size * (epochs if isinstance(epochs, int) else 1)
+        stopped = bool(stopped_early(store, run_id))
         for model in kept:
             m = cells.models[model]
             out.append(
                 _Candidate(run_id, info.task, model, info.created_at, cells.grader_version or "",
-                           _state(m, expected), _shown(m, expected), m, cells.items)
+                           _state(m, expected, stopped), _shown(m, expected, stopped), m,
+                           cells.items)
             )  # fmt: skip
     if turns:
         notes.append(f"{turns} dialogue or workflow run(s) left off: they have no answers to rank")
     return out
 
 
-def _state(m: ModelCells, expected: int) -> str:
+def _state(m: ModelCells, expected: int, stopped: bool) -> str:
     """Per model, the run's state as the choice among runs reads it: what is stored and what
-    failed (a call never made counts as failed here)."""
-    if m.n_items < expected:
+    failed (a call never made counts as failed here). A run `stopped` early by design is done:
+    what it did not ask was not needed."""
+    if m.n_items < expected and not stopped:
         return "incomplete"
     return "calls failed" if m.failed or m.not_asked else COMPLETE
 
 
-def _shown(m: ModelCells, expected: int) -> str:
-    """The cell's state as the run's report has it (`completeness`)."""
+def _shown(m: ModelCells, expected: int, stopped: bool) -> str:
+    """The cell's state as the run's report has it (`completeness`; `with_stop`)."""
+    if m.failed:
+        return "calls failed" if m.n_items >= expected and not m.not_asked else "incomplete"
     if m.n_items < expected or m.not_asked:
-        return "incomplete"
-    return "calls failed" if m.failed else COMPLETE
+        return STOPPED_EARLY if stopped and not m.not_asked else "incomplete"
+    return COMPLETE
 
 
 def _newest(candidates: Sequence[_Candidate]) -> list[_Candidate]:

@@ -26,6 +26,9 @@ from proctor.stats.paired import PairedComparison, PairedTest, compare_paired
 
 COMPLETE = "complete"
 MISSING = "missing"
+STOPPED_EARLY = "stopped early by design"
+"""A sequential run's state once its test decided (`proctor.runs.stopped`): the items left
+were not asked on purpose. Its run succeeded; its cell is over the items asked."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ class TaskResult:
     created_at: str
     grader_version: str
     state: str
-    """"complete", "incomplete" or "calls failed" (the run's state for this model)."""
+    """"complete", "incomplete", "calls failed" or STOPPED_EARLY (the run's state for this
+    model)."""
     n_items: int
     overall: Cell
     """Its accuracy on the scored items, with the interval (`ModelMetrics.overall`)."""
@@ -54,7 +58,8 @@ class BoardCell:
     task: str
     run_id: str
     state: str
-    """"complete", "incomplete", "calls failed", or "missing" (no run has it)."""
+    """"complete", "incomplete", "calls failed", STOPPED_EARLY, or "missing" (no run has
+    it)."""
     accuracy: float | None
     ci_low: float | None
     ci_high: float | None
