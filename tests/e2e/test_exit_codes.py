@@ -25,6 +25,7 @@ from proctor.runs.state import (
 )
 from proctor.store import RunStore
 from proctor.types import Record
+from support.store_watch import stop_when
 from support.stub import StubConfig, run_stub
 
 from .conftest import CliResult, child_env, proctor_cmd
@@ -129,16 +130,7 @@ def test_ctrl_c_is_130_with_what_was_stored_and_the_command_that_resumes(tmp_pat
                         "--concurrency", "1"),
             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        try:
-            deadline = time.monotonic() + 60
-            while _stored(tmp_path) < 3 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            child.send_signal(signal.SIGINT)
-            out, err = child.communicate(timeout=60)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait(10)
+        out, err = stop_when(child, lambda: _stored(tmp_path) >= 3, signal.SIGINT, wait_s=60)
     assert child.returncode == EXIT_INTERRUPTED, err
     run_id = only_run(tmp_path)
     with RunStore.open(tmp_path) as store:

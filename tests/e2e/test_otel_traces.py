@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pytest
 
 from support.otlp import Received, Receiver, receive_traces
 from support.replayed_run import proctor
+from support.store_watch import stop_when
 from support.stub import StubConfig, run_stub
 from support.stub.scripted import Scripted, run_scripted
 
@@ -311,16 +311,7 @@ def test_a_stopped_run_sends_the_spans_of_what_it_stored_and_keeps_its_exit_code
                         "--concurrency", "2", "--otel-endpoint", receiver.url),
             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        try:
-            log = results / "runs"
-            while child.poll() is None and len(stored_lines(log)) < 4:
-                time.sleep(0.05)
-            child.send_signal(signal.SIGINT)
-            out, err = child.communicate(timeout=60)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait(10)
+        out, err = stop_when(child, lambda: len(stored_lines(results / "runs")) >= 4, signal.SIGINT)
     assert child.returncode == 130, out + err
     assert "Traceback" not in out + err and "traces" not in err
     stored = {(x["sample_id"], x["epoch"]) for x in stored_lines(results / "runs")}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import signal
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from proctor.prompts.arithmetic import build_prompt
 from proctor.runs.state import EXIT_HANGUP, EXIT_TERMINATED
 from proctor.store import RunStore
 from proctor.tasks.registry import get_task, load_for_run
+from support.store_watch import stop_when
 from support.stub import StubConfig, prompt_key, run_stub
 
 from .conftest import child_env, proctor_cmd
@@ -52,16 +52,7 @@ def test_a_stop_signal_is_ctrl_c_with_its_own_exit_code_and_resume_finishes(
                         "--concurrency", "2"),
             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        try:
-            deadline = time.monotonic() + 120
-            while len(stored_ids(results)) < 4 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            child.send_signal(signum)
-            out, err = child.communicate(timeout=60)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait(10)
+        out, err = stop_when(child, lambda: len(stored_ids(results)) >= 4, signum)
         assert child.returncode == code, (child.returncode, out + err)
         with RunStore.open(results) as store:
             (run,) = store.list_runs()
@@ -103,15 +94,6 @@ def test_sighup_ignored_at_start_as_nohup_does_stays_ignored(tmp_path: Path) -> 
             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=as_nohup,
         )  # fmt: skip
-        try:
-            deadline = time.monotonic() + 120
-            while len(stored_ids(results)) < 2 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            child.send_signal(signal.SIGHUP)
-            out, err = child.communicate(timeout=120)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait(10)
+        out, err = stop_when(child, lambda: len(stored_ids(results)) >= 2, signal.SIGHUP, end_s=120)
     assert child.returncode == 0, out + err
     assert len(stored_ids(results)) == 12 and "interrupted" not in err

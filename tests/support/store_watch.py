@@ -46,3 +46,26 @@ def signal_when(
             pytest.fail(f"not {what} after {timeout_s:g} s:\n{log.read_text()}")
         time.sleep(0.01)
     os.killpg(proc.pid, sig)
+
+
+def stop_when(
+    child: subprocess.Popen[str],
+    ready: Callable[[], bool],
+    sig: signal.Signals,
+    *,
+    wait_s: float = 120,
+    end_s: float = 60,
+) -> tuple[str, str]:
+    """Sends `sig` to `child` once `ready()` (or once it ended, or `wait_s` passed: the test's
+    assertions then say what went wrong), and returns its (stdout, stderr) when it ends; killed
+    if it has not ended `end_s` later."""
+    try:
+        deadline = time.monotonic() + wait_s
+        while child.poll() is None and not ready() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.send_signal(sig)  # nothing when it already ended
+        return child.communicate(timeout=end_s)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
