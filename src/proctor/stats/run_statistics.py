@@ -239,7 +239,6 @@ def build_statistics(
     expected_per_model: int | None = None,
     prompts: Callable[[Sample], str | None] | None = None,
     judge_verdicts: Sequence[JudgeVerdict] = (),
-    task_metric_values: Mapping[str, Mapping[str, float]] | None = None,
     gate_requirements: Sequence[str] = (),
     confidence_pairs: Mapping[str, Sequence[tuple[float, bool]]] | None = None,
     calculator_pairs: Sequence[tuple[str, str]] = (),
@@ -261,8 +260,8 @@ def build_statistics(
     the parts they give, which a parameters object would only wrap. `grade_by_human`: the kinds
     counted by people's verdicts where they exist. `extras`: the task's own metrics and
     confidences, each made from one model's answers at a time as the answers are read (so a
-    stream covers them); `task_metric_values` and `confidence_pairs` are the same made before,
-    for a caller that has them."""
+    stream covers them); `confidence_pairs`: confidences given already made, per model (a
+    report test's own), instead of the task's."""
     items, human = _by_people(items, human_verdicts, grade_by_human)
     top_epoch = max_epoch(items)
     expected = expected_per_model
@@ -301,9 +300,7 @@ def build_statistics(
         repeats=repeats,
         consistency=_consistency(folded, names) if repeats else None,
         judges=_judges(judge_verdicts, folded.kinds),
-        task_metrics=_task_metrics(
-            task_metric_values if task_metric_values is not None else folded.task_metrics()
-        ),
+        task_metrics=_task_metrics(folded.task_metrics()),
         gate=GateReport(folded.gate_rows(info.models)) if gate else None,
         calibration=_calibration(confidence_pairs)
         if confidence_pairs is not None
