@@ -27,8 +27,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
             code, out = cli("run", "arithmetic", "--n", "60", "-m", stub.model, "--cache", "off",
                             "-r", results)  # fmt: skip
             assert code == 0, out
-        with RunStore.open(results) as store:
-            ids.append(max(r.run_id for r in store.list_runs()))
+        with RunStore.open(results) as store:  # the one run not seen before: two runs of
+            # one second sort by their ids' random tails, so the largest id may be the first
+            (new,) = {r.run_id for r in store.list_runs()} - set(ids)
+            ids.append(new)
     return results, ids[0], ids[1]
 
 

@@ -11,7 +11,7 @@ board itself is built once in `proctor.stats.leaderboard`, and every renderer re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,7 +74,8 @@ def read_leaderboard(
     with RunStore.open(results_dir) as store:
         run_ids, tasks, models = _chosen(store, refs, notes)
         candidates = _candidates(store, run_ids, where, notes)
-    chosen = _newest(candidates)
+        stored_order = runs_table.run_ids(store)
+    chosen = _newest(candidates, {run_id: i for i, run_id in enumerate(stored_order)})
     older = len(candidates) - len(chosen)
     if older:
         notes.append(
@@ -197,22 +198,25 @@ def _shown(m: ModelCells, expected: int, stopped: bool) -> str:
     return COMPLETE
 
 
-def _newest(candidates: Sequence[_Candidate]) -> list[_Candidate]:
-    """Per (model, task, grader version): the newest complete, else the newest."""
+def _newest(candidates: Sequence[_Candidate], age: Mapping[str, int]) -> list[_Candidate]:
+    """Per (model, task, grader version): the newest complete, else the newest. `age` is each
+    run's place in the store's newest-first order (0 the newest): the time a run was made is
+    kept to the second, so two runs of one second are told apart by the order they were
+    stored in, not by their ids' random tails."""
     best: dict[tuple[str, str, str], _Candidate] = {}
     for c in candidates:
         key = (c.model, c.task, c.grader_version)
         held = best.get(key)
-        if held is None or _better(c, held):
+        if held is None or _better(c, held, age):
             best[key] = c
     return sorted(best.values(), key=lambda c: (c.run_id, c.task, c.model, c.grader_version))
 
 
-def _better(c: _Candidate, held: _Candidate) -> bool:
+def _better(c: _Candidate, held: _Candidate, age: Mapping[str, int]) -> bool:
     ours, theirs = c.state == COMPLETE, held.state == COMPLETE
     if ours != theirs:
         return ours
-    return (c.created_at, c.run_id) > (held.created_at, held.run_id)
+    return age[c.run_id] < age[held.run_id]
 
 
 def _result(c: _Candidate, prices: PriceTable) -> TaskResult:
