@@ -75,6 +75,27 @@ def test_a_prompt_file_that_cannot_be_asked_is_refused_before_anything(
     assert not results.exists(), "nothing is written, nothing asked"
 
 
+@pytest.mark.parametrize(
+    ("front", "says"),
+    [
+        ("system: x\ngrade_as: B\nfoo: y\n", "bad.txt:4: unknown front matter key 'foo'"),
+        ("system: |\n  You are careful.\n  Say {{ lang }\n", "bad.txt:4: template error"),
+        ("system: >\n  You are careful.\n\n  {{ answer }}\n", "bad.txt:5: unknown name 'answer'"),
+        ("system: |\n  a\ngrade_as: 'B\n", "bad.txt:4: bad front matter: found unexpected end"),
+        ("system: |\n  a\n\tb\n", "bad.txt:4: bad front matter: found character '\\t'"),
+    ],
+)
+def test_a_front_matter_error_names_the_file_and_its_line(
+    tmp_path: Path, cli: Any, front: str, says: str
+) -> None:
+    bad = _write(tmp_path, "bad.txt", f"---\n{front}---\n{{{{ question }}}}\n")
+    results = tmp_path / "r"
+    done = cli("run", "arithmetic", "--prompt", str(bad), "-m", "fake/const:1", "-r", str(results))
+    assert done.code == 2, done.output
+    assert f"{tmp_path}/{says}" in _said(done)
+    assert not results.exists(), "nothing is written, nothing asked"
+
+
 def test_the_same_file_twice_is_refused_like_a_repeated_variant(
     tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -52,6 +52,62 @@ def test_what_cannot_be_a_prompt_file_is_refused_naming_file_and_line(
         read_prompt_file(_file(tmp_path, text))
 
 
+# Each front matter error names the line it is on, whatever shape the YAML has: a block scalar's
+# text starts on the line below its key (`|` keeps its lines, `>` folds them), YAML marks an
+# unclosed quote or bracket on the last line at the closing '---', a key may be quoted.
+FRONT_MATTER_LINES = [
+    ("---\nsystem: a: b\n---\n{{ question }}\n", 2, "bad front matter: mapping values"),
+    ("---\nsystem: |\n  You are careful.\n  Say {{ lang }\n---\n{{ question }}\n", 4,
+     "template error"),
+    ("---\nsystem: |\n  You are careful.\n  Say {{ target }}\n---\n{{ question }}\n", 4,
+     "unknown name 'target'"),
+    ("---\nsystem: >\n  You are careful.\n  Say {{ lang }\n---\n{{ question }}\n", 4,
+     "template error"),
+    ("---\nsystem: >\n  You are careful.\n\n  Say {{ answer }}\n---\n{{ question }}\n", 5,
+     "unknown name 'answer'"),
+    ("---\nsystem: >-\n  One\n  two\n  {% if lang %}x\n---\n{{ question }}\n", 5,
+     "template error"),
+    ("---\nsystem: |\n  a\n  b\ngrade_as: 3\n---\n{{ question }}\n", 5, "grade_as must be text"),
+    ("---\nsystem: |\n  a\nfoo: |\n  b\n---\n{{ question }}\n", 4, "unknown front matter key"),
+    ("---\nsystem: x\ngrade_as: 'unterminated\n---\n{{ question }}\n", 3,
+     "bad front matter: found unexpected end of stream"),
+    ("---\nsystem: |\n  a\ngrade_as: [B\n\n---\n{{ question }}\n", 4, "bad front matter"),
+    ("---\nsystem: x\ngrade_as: B\nfoo: [\n---\n{{ question }}\n", 4, "bad front matter"),
+    ("---\nsystem:\tx\n---\n{{ question }}\n", 2, "bad front matter: found character '\\t'"),
+    ("---\nsystem: |\n  a\n\tb\n---\n{{ question }}\n", 4, "bad front matter"),
+    ('---\n"system": |\n  Say {{ target }}\n---\n{{ question }}\nsystem: x\n', 3,
+     "unknown name 'target'"),
+    ("---\nsystem: |\n  a\n  b\n---\nFirst.\n{{ target }}\n", 7, "unknown name 'target'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "line", "says"), FRONT_MATTER_LINES)
+def test_a_front_matter_error_names_its_own_line(
+    tmp_path: Path, text: str, line: int, says: str
+) -> None:
+    with pytest.raises(ConfigError) as raised:
+        read_prompt_file(_file(tmp_path, text))
+    assert str(raised.value).startswith(f"{tmp_path / 'p.txt'}:{line}: "), str(raised.value)
+    assert says in str(raised.value)
+
+
+def test_a_block_scalar_system_part_and_an_empty_front_matter_read_as_written(
+    tmp_path: Path,
+) -> None:
+    literal = "---\nsystem: |\n  You are careful.\n  Answer in {{ lang }}.\n---\n{{ question }}\n"
+    found = read_prompt_file(_file(tmp_path, literal))
+    assert found.system == "You are careful.\nAnswer in {{ lang }}.\n"
+    assert found.user_line == 6
+    messages = render_messages(found, {"question": "1+1", "lang": "en"})
+    assert [m.content for m in messages] == ["You are careful.\nAnswer in en.", "1+1"]
+    folded = literal.replace("|", ">")
+    assert read_prompt_file(_file(tmp_path, folded)).system == (
+        "You are careful. Answer in {{ lang }}.\n"
+    )
+    empty = read_prompt_file(_file(tmp_path, "---\n---\n{{ question }}\n"))
+    assert (empty.system, empty.user, empty.user_line) == ("", "{{ question }}\n", 3)
+
+
 def test_bytes_that_are_not_utf8_are_refused_with_their_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"p.txt:2: not UTF-8 text"):
         read_prompt_file(_file(tmp_path, b"Solve.\n\xff{{ question }}\n"))

@@ -113,9 +113,7 @@ def read_prompt_file(path: Path) -> PromptFile:
     grade_as = front.get("grade_as")
     if not user.strip():
         raise ConfigError(f"{path}:{user_line}: no user message after the front matter")
-    for part, first_line in ((system, _line_of_key(text, "system")), (user, user_line)):
-        if part:
-            check_template(path, part, first_line)
+    check_template(path, user, user_line)
     return PromptFile(
         path=str(path.resolve()), sha256=hashlib.sha256(data).hexdigest(), text=text,
         system=system, user=user, user_line=user_line,
@@ -131,52 +129,106 @@ def _split(path: Path, text: str) -> tuple[dict[str, Any], str, int]:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == _FENCE), None)
     if end is None:
         raise ConfigError(f"{path}:1: the front matter's '---' is never closed by another '---'")
-    yaml = importlib.import_module("yaml")  # a dependency of proctor; untyped
-    try:
-        front = yaml.safe_load("".join(lines[1:end])) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = 2 + (mark.line if mark is not None else 0)
-        raise ConfigError(f"{path}:{line}: bad front matter: {_first_line(e)}") from None
-    if not isinstance(front, dict):
-        raise ConfigError(f"{path}:2: the front matter must be 'key: value' lines")
-    for key, value in front.items():
-        line = _line_of_key(text, str(key))
+    front, nodes = _front_matter(path, lines[1:end])
+    for key, (key_node, _) in nodes.items():
+        line = _FRONT_LINE + key_node.start_mark.line
         if key not in FRONT_KEYS:
             raise ConfigError(
                 f"{path}:{line}: unknown front matter key {key!r}: use {' or '.join(FRONT_KEYS)}"
             )
-        if not isinstance(value, str):
+        if not isinstance(front.get(key), str):
             raise ConfigError(f"{path}:{line}: {key} must be text")
+    system = nodes["system"][1] if "system" in nodes else None
+    if system is not None and front["system"]:
+        # A template error in the system part is placed in its text as written (a block
+        # scalar's lines start below its key; a folded one is no longer its lines).
+        written = "".join(lines[1:end])[system.start_mark.index : system.end_mark.index]
+        check_template(path, front["system"], _FRONT_LINE + system.start_mark.line, written)
     return front, "".join(lines[end + 1 :]), end + 2
 
 
-def _line_of_key(text: str, key: str) -> int:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith(f"{key}:"):
-            return number
-    return 1
+_FRONT_LINE = 2
+"""The file's line of the front matter's first line (the one after the opening '---')."""
+
+
+def _front_matter(path: Path, lines: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The front matter's values, and each key's (key node, value node) by the key as
+    written: YAML's marks say where each is. ConfigError naming the line of a YAML error."""
+    yaml = importlib.import_module("yaml")  # a dependency of proctor; untyped
+    loader = yaml.SafeLoader("".join(lines))
+    try:
+        node = loader.get_single_node()
+        front = loader.construct_document(node) if node is not None else {}
+    except yaml.YAMLError as e:
+        line = _FRONT_LINE + _error_line(e, lines)
+        raise ConfigError(f"{path}:{line}: bad front matter: {_yaml_problem(e)}") from None
+    finally:
+        loader.dispose()
+    if node is None:
+        return {}, {}
+    if not isinstance(front, dict) or not isinstance(node, yaml.MappingNode):
+        raise ConfigError(f"{path}:{_FRONT_LINE}: the front matter must be 'key: value' lines")
+    return front, {_key_name(k): (k, v) for k, v in node.value}
+
+
+def _key_name(node: Any) -> str:
+    """A front matter key as written (a key that is not one word names no key)."""
+    return node.value if isinstance(node.value, str) else "?"
+
+
+def _error_line(error: Exception, lines: list[str]) -> int:
+    """The front matter's line (0-based) a YAML error is about. At the end of the text (an
+    unclosed quote or bracket on the last line) YAML marks the line after it, the closing
+    '---': the line where what is unclosed starts (the error's context), else the last written
+    line, is the one to name."""
+    mark = getattr(error, "problem_mark", None)
+    line = 0 if mark is None else int(mark.line)
+    if line < len(lines) and lines[line].strip():
+        return line
+    context = getattr(error, "context_mark", None)
+    if context is not None and context.line < line:
+        line = int(context.line)
+    while line > 0 and (line >= len(lines) or not lines[line].strip()):
+        line -= 1
+    return line
+
+
+def _yaml_problem(error: Exception) -> str:
+    problem, context = getattr(error, "problem", None), getattr(error, "context", None)
+    if not problem:
+        return _first_line(error)
+    return f"{problem} ({context})" if context else str(problem)
 
 
 def _first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
-def check_template(path: Path, source: str, first_line: int) -> None:
-    """Refuse a template with a syntax error or a name not in `NAMES`, naming the line."""
+def check_template(path: Path, source: str, first_line: int, written: str | None = None) -> None:
+    """Refuse a template with a syntax error or a name not in `NAMES`, naming the line.
+    `written` is the template as the file writes it from `first_line` on, when that is not
+    `source` itself (a YAML value: its block indicator, indentation, folded lines)."""
     from jinja2 import TemplateSyntaxError, meta
 
     env = _environment()
+    shown = source if written is None else written
     try:
         parsed = env.parse(source)
     except TemplateSyntaxError as e:
-        line = first_line + (e.lineno or 1) - 1
+        lineno = e.lineno or 1
+        if written is not None:
+            try:  # the same error in the text as written says its line there
+                env.parse(written)
+                lineno = 1
+            except TemplateSyntaxError as there:
+                lineno = there.lineno or 1
+        line = first_line + lineno - 1
         raise ConfigError(f"{path}:{line}: template error: {e.message}") from None
     unknown = sorted(meta.find_undeclared_variables(parsed) - set(NAMES))
     if unknown:
         name = unknown[0]  # its line: the first tag that names it (the text may say it too)
-        found = re.search(rf"(?:\{{\{{|\{{%)[^}}]*?\b{re.escape(name)}\b", source)
-        offset = source[: found.start()].count("\n") if found else 0
+        found = re.search(rf"(?:\{{\{{|\{{%)[^}}]*?\b{re.escape(name)}\b", shown)
+        offset = shown[: found.start()].count("\n") if found else 0
         raise ConfigError(
             f"{path}:{first_line + offset}: unknown name {name!r} in the template: a prompt "
             f"file may name {', '.join(NAMES)} (never the answer)"
