@@ -207,6 +207,77 @@ def test_a_task_variant_and_a_file_mix_and_a_retry_asks_the_stored_text(
     assert set(variants.values()) == {"A", "B"}
 
 
+def test_two_files_and_two_tasks_are_each_tasks_two_variants(tmp_path: Path, cli: Any) -> None:
+    # Each prompt file applies to every task, as one file with several tasks does: a set of two
+    # runs, each of one variant per file, each item asked with each file's own text once.
+    concise = _write(tmp_path, "concise.txt", CONCISE)
+    steps = _write(tmp_path, "steps.txt", STEPS)
+    results = tmp_path / "results"
+    bad = _write(tmp_path, "bad.txt", "{{ target }}\n")
+    refused = cli("run", "arithmetic", "gsm8k", "--prompt", str(concise), "--prompt", str(bad),
+                  "-m", "fake/const:1", "-r", str(results))  # fmt: skip
+    assert refused.code == 2 and "bad.txt:1: unknown name 'target'" in _said(refused)
+    assert not results.exists(), "every task's files are read before anything is asked"
+    with run_stub(StubConfig(seed=3, correct_rate=0.6)) as stub:
+        done = cli("run", "arithmetic", "gsm8k", "--limit", "3", "--prompt", str(concise),
+                   "--prompt", str(steps), "-m", stub.model, "-r", str(results))  # fmt: skip
+        stats = stub.stats()
+    assert done.code == 0, done.output
+    assert "2 of 2 tasks complete" in _said(done)
+    keys = [_key("concise.txt", CONCISE), _key("steps.txt", STEPS)]
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        runs = db.execute("SELECT id, task, models FROM runs ORDER BY task").fetchall()
+        questions = {
+            run_id: [json.loads(d)["input"] for (d,) in db.execute(
+                "SELECT data FROM samples WHERE run_id = ? ORDER BY position", (run_id,))]
+            for run_id, _, _ in runs
+        }  # fmt: skip
+        statuses = {r for (r,) in db.execute("SELECT DISTINCT status FROM records")}
+    assert [task for _, task, _ in runs] == ["arithmetic", "gsm8k"]
+    for _, _, stored in runs:
+        assert json.loads(stored) == [f"{stub.model}#prompt={k}" for k in keys]
+    assert statuses == {"ok"}
+    steps_user = STEPS.split("---\n")[-1]
+    asked = [
+        prompt_key(template.replace("{{ question }}", q).rstrip("\n"))
+        for qs in questions.values()
+        for q in qs
+        for template in (CONCISE, steps_user)
+    ]
+    assert sorted(len(qs) for qs in questions.values()) == [3, 3]
+    assert stats.by_prompt == dict.fromkeys(asked, 1), "each file's text, each item, once"
+
+
+def test_a_matrix_a_set_would_not_use_is_refused_saying_what_to_do(
+    tmp_path: Path, cli: Any
+) -> None:
+    (tmp_path / "prompts").mkdir()
+    concise = _write(tmp_path / "prompts", "concise.txt", CONCISE)
+    steps = _write(tmp_path / "prompts", "steps.txt", STEPS)
+    matrix = ("--prompt", str(concise), "--prompt", str(steps))
+    config, results = _write(tmp_path, "evals.toml", SET_FILE), tmp_path / "results"
+    done = cli("run", "--config", str(config), *matrix, "-r", str(results))
+    assert done.code == 2, done.output
+    assert "--config writes each task's matrix (prompt = [...]" in _said(done)
+    assert "drop the repeated --prompt, --lang or --temperature" in _said(done)
+    assert not results.exists()
+
+    first = cli("run", "arithmetic", "gsm8k", "--limit", "2", "-m", "fake/const:1",
+                "-r", str(results))  # fmt: skip
+    assert first.code == 0, first.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((set_id,),) = db.execute("SELECT id FROM eval_sets").fetchall()
+    for flag in ("--resume", "--retry-errors"):
+        done = cli("run", flag, set_id, *matrix, "-r", str(results))
+        assert done.code == 2, done.output
+        assert (
+            f"{flag} {set_id} asks the set with the matrix it was started with: drop the "
+            "repeated --prompt, --lang or --temperature"
+        ) in _said(done)
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        assert db.execute("SELECT count(*) FROM runs").fetchone() == (2,), "nothing new asked"
+
+
 SET_FILE = """\
 models = ["fake/const:1", "fake/const:2"]
 limit = 4

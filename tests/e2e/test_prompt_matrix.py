@@ -84,8 +84,7 @@ def test_two_prompts_by_two_models_are_four_paired_variants(tmp_path: Path) -> N
         (("--temperature", "0", "--temperature", "2.5"), "temperature 2.5 is out of range"),
         (("--prompt", "A", "--prompt", "a"), "--prompt names the same value twice"),
         (("--prompt", "A", "--prompt", "C"), "unknown prompt variant 'C'"),
-        (("--prompt", "A", "--prompt", "B", "gsm8k"), "is one task's: name one task"),
-        (("--temperature", "0", "--temperature", "1", "gsm8k"), "is one task's: name one task"),
+        (("--prompt", "A", "--prompt", "B", "gsm8k"), "unknown prompt variant 'A' for task gsm8k"),
     ],
 )
 def test_a_repeat_that_cannot_be_a_matrix_is_refused(
@@ -95,3 +94,20 @@ def test_a_repeat_that_cannot_be_a_matrix_is_refused(
     assert done.returncode == 2, done.stdout + done.stderr
     assert says in done.stdout + done.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_a_matrix_of_several_tasks_is_each_tasks_own(tmp_path: Path) -> None:
+    # Several tasks take the matrix as they take one prompt, language or temperature: each
+    # task's run has a variant per combination.
+    results = tmp_path / "r"
+    done = _proctor("run", "arithmetic", "gsm8k", "--limit", "2", "--temperature", "0",
+                    "--temperature", "1", "-m", "fake/const:1", "-r", str(results))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        runs = db.execute("SELECT task, models FROM runs ORDER BY task").fetchall()
+        counts = db.execute("SELECT model, count(*) FROM records GROUP BY run_id, model").fetchall()
+    variants = [f"fake/const:1#temperature={t}" for t in ("0.0", "1.0")]
+    assert [(task, json.loads(models)) for task, models in runs] == [
+        ("arithmetic", variants), ("gsm8k", variants)
+    ]  # fmt: skip
+    assert sorted(counts) == sorted((v, 2) for v in variants for _ in range(2))

@@ -300,14 +300,10 @@ def run(
     if len(named) > 1 or set_ref is not None or config is not None:
         from proctor.cli.run_set import set_command
 
-        if matrix:
-            raise typer.BadParameter(
-                "a matrix (several --prompt, --lang or --temperature) is one task's: name one "
-                "task, or write the set in a --config file (lists of prompt, lang, temperature)"
-            )
         set_command(named, model, paper, asking, calling, results_dir, set_ref,
                    retry_errors is not None, chosen, prices, sandbox_limits, estimate,
-                   judge=judge, suite=suite, config=config, price_table=price_table)  # fmt: skip
+                   judge=judge, suite=suite, config=config, price_table=price_table,
+                   matrix=matrix)  # fmt: skip
         return
     if judge_model is not None and not estimate:
         # a judge without a key must not fail after the run

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from proctor.cli.progress import RunProgress
     from proctor.executors.base import Executor
-    from proctor.runs.plan import Asking, Calling, Paper
+    from proctor.runs.plan import Asking, Calling, Matrix, Paper
     from proctor.runs.sets import SetOutcome, SetPlan
     from proctor.stats.cost import PriceTable
 
@@ -206,21 +206,27 @@ def set_command(
     suite: Path | None,
     config: Path | None = None,
     price_table: PriceTable,
+    matrix: Matrix | None = None,
 ) -> None:
     """`proctor run TASK TASK …` or `--resume SET`: the set's plan, estimated or asked. (Its
     parameters are the options of `proctor run` a set takes, hence their number; `price_table`
-    is `prices` as `proctor run` read it, before any call.)"""
+    is `prices` as `proctor run` read it, before any call.) A `matrix` (several --prompt, --lang
+    or --temperature) is each task's: every prompt file, language and temperature makes a
+    variant of every task's run, as one of each does."""
     from proctor.cli.options import terminal
     from proctor.cli.report import with_sandbox_limits
     from proctor.cli.run_support import print_estimate
+    from proctor.runs.plan import Matrix
     from proctor.runs.sets import SetPlan, SetTask, run_plans
     from proctor.tasks.registry import get_task
 
     for flag, given in (("--dataset", paper.dataset), ("--suite", suite), ("--judge", judge)):
         if given is not None:
             raise typer.BadParameter(f"{flag} takes one task: a set of several cannot use it")
+    matrix = matrix or Matrix()
+    _refuse_unused_matrix(matrix, config, set_ref, retry_errors)
     plan = SetPlan(
-        tasks=tuple(SetTask(t, paper, asking) for t in tasks),
+        tasks=tuple(SetTask(t, paper, asking, matrix) for t in tasks),
         models=tuple(models or ["local"]),
         results_dir=results_dir,
         calling=calling,
@@ -237,6 +243,26 @@ def set_command(
         return
     run_set(plan, resume=set_ref, retry_errors=retry_errors, executor=chosen,
             prices=prices, sandbox_limits=sandbox_limits)  # fmt: skip
+
+
+def _refuse_unused_matrix(
+    matrix: Matrix, config: Path | None, set_ref: str | None, retry_errors: bool
+) -> None:
+    """A matrix the set would not use is refused, never dropped: a set file writes its own, a
+    stored set is asked as it was planned."""
+    if not matrix:
+        return
+    repeated = "drop the repeated --prompt, --lang or --temperature"
+    if config is not None:
+        raise typer.BadParameter(
+            f"--config writes each task's matrix (prompt = [...], lang = [...], temperature = "
+            f"[...] in the set file): {repeated}"
+        )
+    if set_ref is not None:
+        flag = "--retry-errors" if retry_errors else "--resume"
+        raise typer.BadParameter(
+            f"{flag} {set_ref} asks the set with the matrix it was started with: {repeated}"
+        )
 
 
 def _from_file(
