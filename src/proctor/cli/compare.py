@@ -31,8 +31,6 @@ from proctor.runs.state import EXIT_OK
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from proctor.stats.margin import MarginDecision
-
 
 def compare_cmd(
     run_a: Annotated[
@@ -97,15 +95,12 @@ def compare_cmd(
     from proctor.report.atomic import write_text_atomic
     from proctor.report.compare import comparison_markdown, render_comparison
     from proctor.runs.compare import CompareAsk, compare_exit, compare_stored
-    from proctor.stats.margin import parse_points
-    from proctor.stats.paired import PairedTest
 
     _check_options(confidence, alpha, power, detect, resamples, show)
-    share = None if detect is None else detect / 100.0
     ask = CompareAsk(
-        run_a, run_b, results_dir, models,
-        PairedTest(confidence, alpha, power, share, resamples, seed), imported, grader,
-        None if margin is None else parse_points(margin),
+        run_a, run_b, results_dir, models, confidence=confidence, alpha=alpha, power=power,
+        detect=detect, resamples=resamples, seed=seed, imported=imported, grader=grader,
+        margin=margin,
     )  # fmt: skip
     comparison = compare_stored(ask)
     console = SafeConsole()
@@ -115,13 +110,13 @@ def compare_cmd(
         console.print(f"wrote {markdown}")
     code = compare_exit(comparison, allow_inconclusive=allow_inconclusive)
     if comparison.margin is not None:
-        _print_margin_exit(console, comparison.margin, code)
+        _print_margin_exit(console, comparison.margin.verdict, code)
     if code != EXIT_OK:
         raise typer.Exit(code)
 
 
-def _print_margin_exit(console: Console, decision: MarginDecision, code: int) -> None:
-    if decision.verdict == "INCONCLUSIVE":
+def _print_margin_exit(console: Console, verdict: str, code: int) -> None:
+    if verdict == "INCONCLUSIVE":
         how = "exit 0 (--allow-inconclusive)" if code == EXIT_OK else f"exit {code}"
         console.print(f"[yellow]inconclusive:[/] not enough evidence to decide; {how}")
 

@@ -17,6 +17,7 @@ from proctor.errors import ConfigError, ProctorError
 from proctor.runs.grade import stored_items
 from proctor.runs.state import EXIT_CHECK_FAILED, EXIT_INCONCLUSIVE, EXIT_OK
 from proctor.stats.comparison import RunComparison, Side, compare_runs, side_labels
+from proctor.stats.margin import parse_points
 from proctor.stats.paired import DEFAULT_TEST, PairedTest
 from proctor.store import RunStore
 from proctor.types import GradedItem, RunInfo
@@ -24,20 +25,36 @@ from proctor.types import GradedItem, RunInfo
 
 @dataclass(frozen=True)
 class CompareAsk:
-    """What `proctor compare` was asked (shares, not points: `detect` and `margin`)."""
+    """What `proctor compare` was asked, as its options give it: `detect` in points, `margin`
+    as written ("1pp"); the test and the margin's share are made here (`test`, `margin_share`)."""
 
     run_a: str
     run_b: str | None
     results_dir: Path
     models: tuple[str, str] | None = None
-    test: PairedTest = DEFAULT_TEST
+    confidence: float = DEFAULT_TEST.confidence
+    alpha: float = DEFAULT_TEST.alpha
+    power: float = DEFAULT_TEST.power
+    detect: float | None = None
+    resamples: int = DEFAULT_TEST.resamples
+    seed: int = DEFAULT_TEST.seed
     imported: bool = False
     grader: str | None = None
-    margin: float | None = None
+    margin: str | None = None
+
+    @property
+    def test(self) -> PairedTest:
+        share = None if self.detect is None else self.detect / 100.0
+        return PairedTest(self.confidence, self.alpha, self.power, share, self.resamples, self.seed)
+
+    def margin_share(self) -> float | None:
+        """The margin as a share (0.01 for "1pp"); ConfigError when it is not points."""
+        return None if self.margin is None else parse_points(self.margin)
 
 
 def compare_stored(ask: CompareAsk) -> RunComparison:
     """The comparison `ask` names; ProctorError when the runs share no item or a name is wrong."""
+    margin = ask.margin_share()  # a bad margin is refused before any run is read
     if ask.imported and (ask.run_b is not None or ask.models is not None):
         raise ConfigError("--imported compares the two graders of one run: name one run")
     info_a, items_a = _load(ask.run_a, ask.results_dir)
@@ -66,7 +83,7 @@ def compare_stored(ask: CompareAsk) -> RunComparison:
         Side(label_a, model_a, info_a),
         Side(label_b, model_b, info_b),
         test=ask.test,
-        margin=ask.margin,
+        margin=margin,
     )
     if comparison.common_ids == 0:
         raise ProctorError("the two runs have no sample id in common: nothing to compare")
