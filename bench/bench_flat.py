@@ -34,8 +34,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-import bench_leaderboard
-from common import PROCTOR, child_env, watched
+# imported after the sys.path lines above, which let them be found when this runs as a script
+import bench_leaderboard  # noqa: E402
+from common import PROCTOR, child_env, watched  # noqa: E402
 
 RUN = "20261201-000001-arithmetic-flat"
 TARGETS = {"peak_mb": 300, "first_paint_s": 1.0}

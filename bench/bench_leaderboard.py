@@ -20,10 +20,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import PROCTOR, child_env, watched
+# imported after the sys.path lines above, which let them be found when this runs as a script
+from common import PROCTOR, child_env, watched  # noqa: E402
 
-from proctor.store import RunStore
-from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
+from proctor.store import RunStore  # noqa: E402
+from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage  # noqa: E402
 
 TARGETS = {"peak_mb": 300}
 

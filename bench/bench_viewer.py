@@ -24,10 +24,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bench_startup import BEFORE, export
-from common import PROCTOR, child_env, headless_chromium
+# imported after the sys.path lines above, which let them be found when this runs as a script
+from bench_startup import BEFORE, export  # noqa: E402
+from common import PROCTOR, child_env, headless_chromium  # noqa: E402
 
-from support.big_store import make_big_store
+from support.big_store import make_big_store  # noqa: E402
 
 BIG, WIDE = "20261201-000001-arithmetic-big100k", "20261201-000002-arithmetic-wide50"
 TARGETS = {"first_paint_s": 1.0, "peak_mb": 300}

@@ -33,8 +33,9 @@ try:  # the scripted server lives in the tests' support since issue 28
 except ImportError:  # a checkout from before: it shipped in the wheel
     from proctor.stub.scripted import Scripted, run_scripted  # type: ignore[no-redef]
 
-from proctor.tasks.registry import get_task, load_for_run
-from proctor.types import Sample
+# imported after the sys.path lines above, which let them be found when this runs as a script
+from proctor.tasks.registry import get_task, load_for_run  # noqa: E402
+from proctor.types import Sample  # noqa: E402
 
 PROCTOR = str(ROOT / ".venv" / "bin" / "proctor")
 
