@@ -85,6 +85,8 @@ def test_two_prompts_by_two_models_are_four_paired_variants(tmp_path: Path) -> N
         (("--prompt", "A", "--prompt", "a"), "--prompt names the same value twice"),
         (("--prompt", "A", "--prompt", "C"), "unknown prompt variant 'C'"),
         (("--prompt", "A", "--prompt", "B", "gsm8k"), "unknown prompt variant 'A' for task gsm8k"),
+        (("--lang", "en", "--lang", "zh", "gsm8k"), "task gsm8k (prompt zero-shot, lang zh): this "
+         "benchmark's prompts are in English only, not 'zh'"),
     ],
 )
 def test_a_repeat_that_cannot_be_a_matrix_is_refused(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from proctor._util.untrusted import repair_text
-from proctor._util.variants import variant_model
+from proctor._util.variants import split_variant, variant_model
 from proctor.calling.cache_key import CachePolicy
 from proctor.calling.caller import CallStats
 from proctor.calling.rate_limit import RateLimits
@@ -294,12 +294,11 @@ def matrix_plan(
         max_tokens=matrix_max_tokens(task, matrix.prompts, asking.max_tokens, bool(files)),
     )  # fmt: skip
     plan = build_plan(task, asked, paper, asking, results_dir)
-    if files:
-        from proctor.prompts.arithmetic import check_lang
-        from proctor.tasks.prompting import check_renders
+    from proctor.tasks.prompting import check_asks
 
-        langs: list[str] = [check_lang(la) for la in matrix.langs] or [plan.lang]
-        check_renders(task, files, langs, plan.samples)
+    variants = (split_variant(m) for m in plan.models)
+    check_asks(task, files, ((p or plan.variant, la or plan.lang) for _, p, la in variants),
+               plan.samples)  # fmt: skip
     return replace(plan, calling=calling, prompt_files=files)
 
 

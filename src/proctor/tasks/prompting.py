@@ -5,7 +5,7 @@ the run, its estimate and the response cache's keys see the same messages."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from proctor.tasks.base import Task
 from proctor.types import Prompt, Sample
 
 RENDER_CHECKED = 1000
-"""Items each prompt file is rendered for before a run asks anything (`check_renders`)."""
+"""Items each prompt file is rendered for before a run asks anything (`check_asks`)."""
 
 PromptFiles = Mapping[str, PromptFile]
 """A run's prompt files by their key (`PromptFile.key`, the `prompt=` of a variant's model)."""
@@ -86,13 +86,21 @@ def asked_prompt(task: Task, files: PromptFiles, prompt: str, lang: str, sample:
     return Prompt(render_messages(found, names), variant, lang)
 
 
-def check_renders(
-    task: Task, files: PromptFiles, langs: Sequence[str], samples: Sequence[Sample]
+def check_asks(
+    task: Task, files: PromptFiles, asked: Iterable[tuple[str, str]], samples: Sequence[Sample]
 ) -> None:
-    """Render each prompt file for the paper's first `RENDER_CHECKED` items in each language
-    before anything is asked: a template that fails on an item's values (a filter on an empty
-    field, `{{ 1 / 0 }}`) is refused now, naming its file, not in the middle of a run."""
-    for key in files:
-        for lang in langs:
+    """Build each (prompt, language) of `asked` before anything is asked, so what cannot be
+    asked is refused now, not in the middle of a run or of a set: a task's own variant for the
+    paper's first item (a benchmark in English only refuses 'zh'), a prompt file (its key) for
+    the first `RENDER_CHECKED` items (a template can fail on one item's values: a filter on an
+    empty field, `{{ 1 / 0 }}`), each naming its file."""
+    for prompt, lang in dict.fromkeys(asked):
+        if prompt in files:
             for sample in samples[:RENDER_CHECKED]:
-                asked_prompt(task, files, key, lang, sample)
+                asked_prompt(task, files, prompt, lang, sample)
+            continue
+        try:
+            for sample in samples[:1]:
+                asked_prompt(task, files, prompt, lang, sample)
+        except ConfigError as e:  # a set asks several tasks: say which
+            raise ConfigError(f"task {task.name} (prompt {prompt}, lang {lang}): {e}") from None
