@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Protocol, runtime_checkable
 
+from proctor.stats import taxonomy
 from proctor.stats.calibration import CalibrationSummary, CalibrationTally
 from proctor.stats.completeness import CompletenessTally, ModelCompleteness
 from proctor.stats.cost import LedgerTally, ModelLedger, PriceTable
@@ -416,6 +417,7 @@ def fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged
             tally.add(item)
         answered.append(tally.parts(again))
         del group, again
+    taxonomy.forget()
     found = {p.model: p for p in answered}
     parts = [found.get(m) or model_parts(m, [], settings, index) for m in models]
     parts += [p for p in answered if p.model not in set(models)]
