@@ -165,6 +165,43 @@ def test_a_walk_keeps_at_most_one_models_answers_alive() -> None:
     assert stream.most_alive <= largest + 2 < len(held) / 2
 
 
+def test_a_walk_without_repeats_or_extras_holds_no_models_answers() -> None:
+    """One reply per item, no task metrics, confidences or gate: each statistic is counted as
+    the answers are read, so a walk keeps an answer or two alive, not a model's list, and
+    its statistics equal those of the same answers held (and of a shuffled list)."""
+    held = answers(1)
+    stream = Stream(held)
+    gc.collect()
+    streamed = build_statistics(_info(), stream, TaskView("arithmetic", tiers=TIERS),
+                                calculator_pairs=[("m/a", "m/a+calculator")])  # fmt: skip
+    assert stream.most_alive <= 2
+    kept = build_statistics(_info(), held, TaskView("arithmetic", tiers=TIERS),
+                            calculator_pairs=[("m/a", "m/a+calculator")])  # fmt: skip
+    assert replace(streamed, items=()) == replace(kept, items=())
+    assert kept.calculator and kept.taxonomy and kept.truncation and kept.paired
+    assert kept.completeness.calls_failed and kept.cost
+
+
+def test_two_scored_replies_to_a_sample_without_repeats_read_the_model_again() -> None:
+    """A run whose stored answers name one sample twice at epoch 0 (no repeats): the metrics'
+    intervals are clustered by sample, from the model's answers read again, as held."""
+    held = answers(1)
+    twice = [replace(i, sample=replace(i.sample, id="s000")) if i.sample.id == "s001" else i
+             for i in held]  # fmt: skip
+    read_again: list[str] = []
+
+    class Counted(Stream):
+        def of_model(self, model: str) -> Iterator[GradedItem]:
+            read_again.append(model)
+            return super().of_model(model)
+
+    streamed = build_statistics(_info(), Counted(twice), TaskView("arithmetic", tiers=TIERS))
+    kept = build_statistics(_info(), twice, TaskView("arithmetic", tiers=TIERS))
+    assert replace(streamed, items=()) == replace(kept, items=())
+    # m/a+calculator and m/b answered s000 and s001 (scored) too; m/a's s000 is a failed call
+    assert read_again == ["m/a+calculator", "m/b"]
+
+
 def test_a_stream_split_by_model_is_refused() -> None:
     held = answers(1)
     shuffled = held[5:] + held[:5]  # m/a's first answers come again at the end

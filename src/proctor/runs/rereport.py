@@ -22,10 +22,13 @@ from proctor.store import RunStore
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
 
-STREAM_ABOVE = 200_000
-"""Answers above which a report streams from the store instead of holding them: held, 200,000
-answers take ~250 MB; streamed, any size stays flat (1,000,000 answers: 157 MB peak) but each
-file written reads the store again."""
+STREAM_ABOVE = 20_000
+"""Answers above which a report streams from the store instead of holding them. Held, a run
+costs ~2.3 KB an answer (`proctor score` of 20,000: 135 MB peak; of 100,000: 324 MB); streamed,
+no model's answers are held (each statistic is counted as they are read, `ModelTally`), so the
+peak stays level (100,000: 137 MB; 20,000: 114 MB), but each file written reads the store
+again (four walks instead of one: 100,000 took 41-66 s streamed against 32 s held on the 2-core
+box, 20,000 10.7 s against 6.9 s; bench/PROFILE.md "(e) again, 2026-12-02 (2)")."""
 
 
 @dataclass(frozen=True)
