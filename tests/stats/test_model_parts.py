@@ -24,7 +24,13 @@ from proctor.stats.model_parts import (
     by_model,
     in_model_order,
 )
-from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
+from proctor.stats.run_statistics import (
+    JudgeVerdict,
+    RunStatistics,
+    TaskView,
+    build_statistics,
+    failures,
+)
 from proctor.stats.scores import item_scores
 from proctor.stats.tiers import TIERS
 from proctor.tasks.gsm8k import lmeval_metrics
@@ -200,6 +206,32 @@ def test_two_scored_replies_to_a_sample_without_repeats_read_the_model_again() -
     assert replace(streamed, items=()) == replace(kept, items=())
     # m/a+calculator and m/b answered s000 and s001 (scored) too; m/a's s000 is a failed call
     assert read_again == ["m/a+calculator", "m/b"]
+
+
+def test_failure_examples_read_each_model_only_as_far_as_they_need() -> None:
+    """`failures` (summary.md's examples): the same answers from a stream as from the list,
+    each model's stream left as soon as it has its examples (an item or two alive)."""
+    held = answers(3)
+    expected: dict[str, list[GradedItem]] = {}
+    for item in held:
+        if item.score.outcome in ("wrong", "no_answer"):  # those in `answers` that count against
+            expected.setdefault(item.record.model, [])
+            if len(expected[item.record.model]) < 4:
+                expected[item.record.model].append(item)
+    handed: list[str] = []
+
+    class Counted(Stream):
+        def of_model(self, model: str) -> Iterator[GradedItem]:
+            for item in super().of_model(model):
+                handed.append(model)
+                yield item
+
+    streamed = build_statistics(_info(), Counted(held), TaskView("arithmetic", tiers=TIERS))
+    kept = build_statistics(_info(), held, TaskView("arithmetic", tiers=TIERS))
+    handed.clear()
+    assert failures(streamed, 4) == failures(kept, 4) == {m: tuple(e) for m, e in expected.items()}
+    assert sorted(set(handed)) == sorted(expected) and len(handed) < len(held) / 4
+    assert set(failures(kept, 0)) == set(expected) and not any(failures(kept, 0).values())
 
 
 def test_a_stream_split_by_model_is_refused() -> None:
