@@ -239,6 +239,9 @@ def test_a_stream_split_by_model_is_refused() -> None:
     shuffled = held[5:] + held[:5]  # m/a's first answers come again at the end
     with pytest.raises(ValueError, match="m/a are not together"):
         list(by_model(Stream(shuffled)))
+    # counted as read (no Extras, one reply an item): refused all the same
+    with pytest.raises(ValueError, match="m/a are not together"):
+        build_statistics(_info(), Stream(shuffled), TaskView("arithmetic", tiers=TIERS))
 
 
 def test_in_model_order_is_the_order_of_models_then_of_appearance() -> None:
