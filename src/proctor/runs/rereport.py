@@ -30,7 +30,7 @@ written reads the store again, model by model: side by side on the 2-core box, `
 of (e)'s 1 model × 100,000 answers peaks at 140 MB streamed against 324 MB held, in about the
 same time (38-40 s against 30-39 s, the taxonomy being most of it), while `proctor report` of
 (f)'s 50 models × 2,000 items takes 22 s streamed against 5.6 s held (89 MB against 176 MB):
-(f) is held (113 MB by `held_mb`), (e) streams (260 MB). bench/PROFILE.md, "(e) again,
+(f) is held (110 MB by `held_mb`), (e) streams (254 MB). bench/PROFILE.md, "(e) again,
 2026-12-02 (2)"."""
 
 ANSWER_KB = 1.1
