@@ -261,11 +261,13 @@ def render(r: dict[str, Any]) -> str:
               f"flat: {_ok(flat < 1.5)} (100k / 1k = {flat:.2f}×). Answers no longer add to it "
               "(RSS stays level while 100,000 are asked and stored); what grows is the paper "
               "itself: the plan holds every Sample (~0.65 KB each at 100k) and the to-do list. "
-              "Re-grading streams in pages (flat). A report holds one model's answers at a "
-              "time (every statistic, a task's own metrics, its confidences and a suite's gate "
-              "are made model by model: `proctor.stats.model_parts`) and rebuilds a prompt only "
-              "when it shows it; this run has one model, so `proctor score` holds its 100,000 "
-              "answers at once (~2 KB each as decoded): that is what still grows with the run.",
+              "Re-grading streams in pages (flat). A report holds a run's answers only when "
+              "that takes under 128 MB (`rereport.held_mb`: 1,000 and 10,000 here are held, ~2.3 KB an "
+              "answer with its own sample); a larger one streams them from the store, and its "
+              "statistics are counted as the answers are read (`proctor.stats.model_parts."
+              "ModelTally`: no model's answers held; repeats, a task's own metrics, its "
+              "confidences and a suite's gate hold one model's at a time) and emptied memos "
+              "after them; a prompt is rebuilt only when shown.",
               "- \"run s\" stores every answer in the response cache too (`Calling`'s default, "
               "as `proctor run` does; 2026-12-02 at load ~4.4, 10,000 samples: 7.9 s with it, "
               "4.0 s with `cache=\"off\"`, measured side by side).",

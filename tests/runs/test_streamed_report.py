@@ -94,7 +94,11 @@ def test_a_run_that_fits_holds_its_answers_once_and_a_large_one_streams(
     make_big_store(root, 40, ("m/a", "m/b"), RUN)
     reported = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
     assert isinstance(reported.stats.items, tuple)  # 80 answers: read once, held
-    monkeypatch.setattr(rereport, "STREAM_ABOVE", 79)
+    # what decides is the memory held, samples included: bench (e)'s one model's 100,000
+    # answers to as many samples stream; (f)'s 50 models × 2,000 samples (as many answers) fit
+    assert rereport.held_mb(100_000, 2_000) <= rereport.STREAM_ABOVE
+    assert rereport.held_mb(100_000, 100_000) > rereport.STREAM_ABOVE
+    monkeypatch.setattr(rereport, "STREAM_ABOVE", rereport.held_mb(80, 40) * 0.99)
     again = report_run(root, RUN, None, lambda name, limits: get_task(name), regrade=False)
     assert isinstance(again.stats.items, StoredItems)
 

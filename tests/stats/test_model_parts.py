@@ -24,7 +24,13 @@ from proctor.stats.model_parts import (
     by_model,
     in_model_order,
 )
-from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
+from proctor.stats.run_statistics import (
+    JudgeVerdict,
+    RunStatistics,
+    TaskView,
+    build_statistics,
+    failures,
+)
 from proctor.stats.scores import item_scores
 from proctor.stats.tiers import TIERS
 from proctor.tasks.gsm8k import lmeval_metrics
@@ -165,11 +171,77 @@ def test_a_walk_keeps_at_most_one_models_answers_alive() -> None:
     assert stream.most_alive <= largest + 2 < len(held) / 2
 
 
+def test_a_walk_without_repeats_or_extras_holds_no_models_answers() -> None:
+    """One reply per item, no task metrics, confidences or gate: each statistic is counted as
+    the answers are read, so a walk keeps an answer or two alive, not a model's list, and
+    its statistics equal those of the same answers held (and of a shuffled list)."""
+    held = answers(1)
+    stream = Stream(held)
+    gc.collect()
+    streamed = build_statistics(_info(), stream, TaskView("arithmetic", tiers=TIERS),
+                                calculator_pairs=[("m/a", "m/a+calculator")])  # fmt: skip
+    assert stream.most_alive <= 2
+    kept = build_statistics(_info(), held, TaskView("arithmetic", tiers=TIERS),
+                            calculator_pairs=[("m/a", "m/a+calculator")])  # fmt: skip
+    assert replace(streamed, items=()) == replace(kept, items=())
+    assert kept.calculator and kept.taxonomy and kept.truncation and kept.paired
+    assert kept.completeness.calls_failed and kept.cost
+
+
+def test_two_scored_replies_to_a_sample_without_repeats_read_the_model_again() -> None:
+    """A run whose stored answers name one sample twice at epoch 0 (no repeats): the metrics'
+    intervals are clustered by sample, from the model's answers read again, as held."""
+    held = answers(1)
+    twice = [replace(i, sample=replace(i.sample, id="s000")) if i.sample.id == "s001" else i
+             for i in held]  # fmt: skip
+    read_again: list[str] = []
+
+    class Counted(Stream):
+        def of_model(self, model: str) -> Iterator[GradedItem]:
+            read_again.append(model)
+            return super().of_model(model)
+
+    streamed = build_statistics(_info(), Counted(twice), TaskView("arithmetic", tiers=TIERS))
+    kept = build_statistics(_info(), twice, TaskView("arithmetic", tiers=TIERS))
+    assert replace(streamed, items=()) == replace(kept, items=())
+    # m/a+calculator and m/b answered s000 and s001 (scored) too; m/a's s000 is a failed call
+    assert read_again == ["m/a+calculator", "m/b"]
+
+
+def test_failure_examples_read_each_model_only_as_far_as_they_need() -> None:
+    """`failures` (summary.md's examples): the same answers from a stream as from the list,
+    each model's stream left as soon as it has its examples (an item or two alive)."""
+    held = answers(3)
+    expected: dict[str, list[GradedItem]] = {}
+    for item in held:
+        if item.score.outcome in ("wrong", "no_answer"):  # those in `answers` that count against
+            expected.setdefault(item.record.model, [])
+            if len(expected[item.record.model]) < 4:
+                expected[item.record.model].append(item)
+    handed: list[str] = []
+
+    class Counted(Stream):
+        def of_model(self, model: str) -> Iterator[GradedItem]:
+            for item in super().of_model(model):
+                handed.append(model)
+                yield item
+
+    streamed = build_statistics(_info(), Counted(held), TaskView("arithmetic", tiers=TIERS))
+    kept = build_statistics(_info(), held, TaskView("arithmetic", tiers=TIERS))
+    handed.clear()
+    assert failures(streamed, 4) == failures(kept, 4) == {m: tuple(e) for m, e in expected.items()}
+    assert sorted(set(handed)) == sorted(expected) and len(handed) < len(held) / 4
+    assert set(failures(kept, 0)) == set(expected) and not any(failures(kept, 0).values())
+
+
 def test_a_stream_split_by_model_is_refused() -> None:
     held = answers(1)
     shuffled = held[5:] + held[:5]  # m/a's first answers come again at the end
     with pytest.raises(ValueError, match="m/a are not together"):
         list(by_model(Stream(shuffled)))
+    # counted as read (no Extras, one reply an item): refused all the same
+    with pytest.raises(ValueError, match="m/a are not together"):
+        build_statistics(_info(), Stream(shuffled), TaskView("arithmetic", tiers=TIERS))
 
 
 def test_in_model_order_is_the_order_of_models_then_of_appearance() -> None:

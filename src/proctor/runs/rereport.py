@@ -22,10 +22,27 @@ from proctor.store import RunStore
 from proctor.tasks.base import Task
 from proctor.tasks.registry import get_task
 
-STREAM_ABOVE = 200_000
-"""Answers above which a report streams from the store instead of holding them: held, 200,000
-answers take ~250 MB; streamed, any size stays flat (1,000,000 answers: 157 MB peak) but each
-file written reads the store again."""
+STREAM_ABOVE = 128
+"""MB: a report streams its answers from the store (`StoredItems`) instead of holding them when
+holding them would take more than this (`held_mb`). Streamed, no model's answers are held (each
+statistic is counted as they are read, `ModelTally`), so the peak stays level, but each file
+written reads the store again, model by model: side by side on the 2-core box, `proctor score`
+of (e)'s 1 model × 100,000 answers peaks at 140 MB streamed against 324 MB held, in about the
+same time (38-40 s against 30-39 s, the taxonomy being most of it), while `proctor report` of
+(f)'s 50 models × 2,000 items takes 22 s streamed against 5.6 s held (89 MB against 176 MB):
+(f) is held (110 MB by `held_mb`), (e) streams (254 MB). bench/PROFILE.md, "(e) again,
+2026-12-02 (2)"."""
+
+ANSWER_KB = 1.1
+"""An answer held, as decoded: its record and its grade (measured on (f): 116 MB for 100,000)."""
+SAMPLE_KB = 1.5
+"""A sample of the paper held: decoded once, shared by every model's answers to it (measured
+on (e), one answer a sample: 264 MB for 100,000 of each)."""
+
+
+def held_mb(answers: int, samples: int) -> float:
+    """About what holding `answers` to a paper of `samples` takes, in MB."""
+    return (answers * ANSWER_KB + samples * SAMPLE_KB) / 1024
 
 
 @dataclass(frozen=True)
@@ -96,9 +113,10 @@ def report_run(
         task = task_for(info.task, stored)
         if regrade:
             grade_run(store, run_id, task, keep_items=False, workers=None)
-        # a large run streams (bounded memory, ~3x the CPU: each file reads the store again);
-        # one that fits holds its answers once, as fast as before
-        stream = sum(store.count_records(run_id).values()) > STREAM_ABOVE
+        # a run too large to hold streams (bounded memory, but each file reads the store
+        # again); one that fits holds its answers once
+        answers = sum(store.count_records(run_id).values())
+        stream = held_mb(answers, info.dataset_size) > STREAM_ABOVE
         stats = run_statistics(
             store, run_id, task, prices=table, grade_by_human=grade_by_human, stream=stream
         )

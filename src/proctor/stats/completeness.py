@@ -67,27 +67,49 @@ def completeness(
     items: Iterable[GradedItem], models: Sequence[str], expected: Mapping[str, int] | int
 ) -> Completeness:
     """The completeness of a run's graded items (one per stored record)."""
-    per: dict[str, list[GradedItem]] = {m: [] for m in models}
+    per: dict[str, CompletenessTally] = {m: CompletenessTally() for m in models}
     for item in items:
-        per.setdefault(item.record.model, []).append(item)
-    out: list[ModelCompleteness] = []
-    for model, group in per.items():
-        failed = [i.record for i in group if i.record.status == "call_failed"]
-        not_asked = [r for r in failed if r.error.startswith(NOT_ASKED + ":")]
-        real = [r for r in failed if not r.error.startswith(NOT_ASKED + ":")]
-        cause = _cause(real[0].error) if real else ""
-        out.append(
-            ModelCompleteness(
-                model=model,
-                expected=expected if isinstance(expected, int) else expected.get(model, 0),
-                stored=len(group),
-                not_asked=len(not_asked),
-                failed=len(real),
-                first_cause=cause,
-                first_cause_calls=sum(1 for r in real if _cause(r.error) == cause),
-            )
+        tally = per.get(item.record.model) or per.setdefault(item.record.model, CompletenessTally())
+        tally.add(item)
+    return Completeness(
+        tuple(
+            tally.result(model, expected if isinstance(expected, int) else expected.get(model, 0))
+            for model, tally in per.items()
         )
-    return Completeness(tuple(out))
+    )
+
+
+class CompletenessTally:
+    """One model's `ModelCompleteness`, counted one answer at a time."""
+
+    def __init__(self) -> None:
+        self.stored = self.not_asked = self.failed = self.first_cause_calls = 0
+        self.first_cause = ""
+
+    def add(self, item: GradedItem) -> None:
+        record = item.record
+        self.stored += 1
+        if record.status != "call_failed":
+            return
+        if record.error.startswith(NOT_ASKED + ":"):
+            self.not_asked += 1
+            return
+        cause = _cause(record.error)
+        if not self.failed:
+            self.first_cause = cause
+        self.failed += 1
+        self.first_cause_calls += cause == self.first_cause
+
+    def result(self, model: str, expected: int) -> ModelCompleteness:
+        return ModelCompleteness(
+            model=model,
+            expected=expected,
+            stored=self.stored,
+            not_asked=self.not_asked,
+            failed=self.failed,
+            first_cause=self.first_cause,
+            first_cause_calls=self.first_cause_calls,
+        )
 
 
 def _cause(error: str) -> str:

@@ -148,20 +148,33 @@ def ledger(
     items: Sequence[GradedItem], table: PriceTable, models: Sequence[str] = ()
 ) -> list[ModelLedger]:
     """Per model (in `models` order, then first appearance), spent and saved tokens and money."""
-    # asked live (n, prompt, completion) | reused from the cache | asked in batches
-    tallies: dict[str, list[int]] = {m: [0] * 9 for m in models}
-    sources: dict[str, dict[str, None]] = {m: {} for m in models}
+    tallies: dict[str, LedgerTally] = {m: LedgerTally() for m in models}
     for item in items:
-        r = item.record
-        t = tallies.setdefault(r.model, [0] * 9)
+        model = item.record.model
+        (tallies.get(model) or tallies.setdefault(model, LedgerTally())).add(item)
+    return [t.result(m, table) for m, t in tallies.items()]
+
+
+class LedgerTally:
+    """One model's `ModelLedger`, counted one answer at a time."""
+
+    def __init__(self) -> None:
+        # asked live (n, prompt, completion) | reused from the cache | asked in batches
+        self.t = [0] * 9
+        self.sources: dict[str, None] = {}
+
+    def add(self, item: GradedItem) -> None:
+        r, t = item.record, self.t
         at = 3 if r.cached_from else 6 if r.batch_id else 0
         t[at] += 1
         t[at + 1] += r.usage.prompt_tokens or 0  # an unknown count: the sums are lower bounds
         t[at + 2] += r.usage.completion_tokens or 0
         if r.cached_from:
-            sources.setdefault(r.model, {})[r.cached_from] = None
-    return [
-        ModelLedger(
+            self.sources[r.cached_from] = None
+
+    def result(self, m: str, table: PriceTable) -> ModelLedger:
+        t = self.t
+        return ModelLedger(
             model=m,
             asked=t[0] + t[6],
             prompt_tokens=t[1] + t[7],
@@ -173,10 +186,8 @@ def ledger(
             reused_completion_tokens=t[5],
             saved=table.cost(m, t[4], t[5], batch=t[6] > 0),
             saved_at_batch_price=t[6] > 0,
-            sources=tuple(sources.get(m, {})),
+            sources=tuple(self.sources),
         )
-        for m, t in tallies.items()
-    ]
 
 
 def spent_cost(

@@ -13,6 +13,7 @@ else it is "?" and `tier_label` says why.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -154,74 +155,99 @@ def _model_metrics(
     model: str, items: Sequence[GradedItem], tiers: Sequence[Tier] | None
 ) -> ModelMetrics:
     # One pass over the model's items (a 50 × 2,000 run had a dozen passes each).
-    outcomes: dict[Outcome, int] = dict.fromkeys(OUTCOMES, 0)
-    scored_ids: list[str] = []
-    correct = formatted = prompt_tokens = completion_tokens = retries = unknown_usage = 0
-    returned: list[float] = []
-    by_category: dict[str, list[int]] = {}  # value → [scored, correct]
-    by_difficulty: dict[str, list[int]] = {}
+    tally = MetricsTally()
     for item in items:
+        tally.add(item)
+    return tally.metrics(model, tiers, lambda: items)
+
+
+class MetricsTally:
+    """One model's `ModelMetrics` counted one answer at a time (`add`), so that its answers need
+    not be held: counts per outcome, category and difficulty, tokens, latencies (8 bytes each),
+    the scored samples met. Only when a sample has several scored replies are the answers read
+    again (`metrics`' `again`), for the intervals clustered by sample."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[Outcome, int] = dict.fromkeys(OUTCOMES, 0)
+        self.n_items = self.n_scored = self.correct = self.formatted = 0
+        self.prompt_tokens = self.completion_tokens = self.retries = self.unknown_usage = 0
+        self.scored_ids: set[str] = set()
+        self.returned = array("d")
+        self.by_category: dict[str, list[int]] = {}  # value → [scored, correct]
+        self.by_difficulty: dict[str, list[int]] = {}
+
+    def add(self, item: GradedItem) -> None:
         score, record, sample = item.score, item.record, item.sample
         outcome = score.outcome
-        outcomes[outcome] += 1
-        category = by_category.get(sample.category) or by_category.setdefault(
+        self.n_items += 1
+        self.outcomes[outcome] += 1
+        category = self.by_category.get(sample.category) or self.by_category.setdefault(
             sample.category, [0, 0]
         )
-        difficulty = by_difficulty.get(sample.difficulty) or by_difficulty.setdefault(
+        difficulty = self.by_difficulty.get(sample.difficulty) or self.by_difficulty.setdefault(
             sample.difficulty, [0, 0]
         )
         if outcome not in NOT_SCORED:
-            scored_ids.append(sample.id)
+            self.n_scored += 1
+            self.scored_ids.add(sample.id)
             category[0] += 1
             difficulty[0] += 1
             if outcome == "correct":
-                correct += 1
+                self.correct += 1
                 category[1] += 1
                 difficulty[1] += 1
             if score.format_ok:
-                formatted += 1
+                self.formatted += 1
         usage = record.usage
         if record.status == "ok":
-            returned.append(record.latency_s)
+            self.returned.append(record.latency_s)
             if not usage.known:
-                unknown_usage += 1
-        prompt_tokens += usage.prompt_tokens or 0
-        completion_tokens += usage.completion_tokens or 0
-        retries += max(record.attempts - 1, 0)
-    n_scored = len(scored_ids)
-    if len(set(scored_ids)) == n_scored:  # one scored reply per sample: plain Wilson cells
-        overall = cell(correct, n_scored)
-        categories = {value: cell(c, n) for value, (n, c) in by_category.items()}
-        difficulties = {value: cell(c, n) for value, (n, c) in by_difficulty.items()}
-        difficulties = {
-            value: difficulties[value]
-            for value in [*(v for v in DIFFICULTY_ORDER if v in difficulties), *difficulties]
-        }
-    else:  # several replies to a sample: intervals clustered by sample
-        overall = scored_cell(items)
-        categories = _by(items, lambda item: item.sample.category, ())
-        difficulties = _by(items, lambda item: item.sample.difficulty, DIFFICULTY_ORDER)
-    tier, tier_label = tier_of(overall, tiers)
-    return ModelMetrics(
-        model=model,
-        n_items=len(items),
-        n_scored=n_scored,
-        correct=correct,
-        accuracy=overall.accuracy,
-        ci_low=overall.ci_low,
-        ci_high=overall.ci_high,
-        by_category=categories,
-        by_difficulty=difficulties,
-        outcomes=outcomes,
-        format_compliance=formatted / n_scored if n_scored else None,
-        tier=tier,
-        tier_label=tier_label,
-        mean_latency_s=sum(returned) / len(returned) if returned else None,
-        total_prompt_tokens=prompt_tokens,
-        total_completion_tokens=completion_tokens,
-        retries=retries,
-        unknown_usage=unknown_usage,
-    )
+                self.unknown_usage += 1
+        self.prompt_tokens += usage.prompt_tokens or 0
+        self.completion_tokens += usage.completion_tokens or 0
+        self.retries += max(record.attempts - 1, 0)
+
+    def metrics(
+        self, model: str, tiers: Sequence[Tier] | None, again: Callable[[], Sequence[GradedItem]]
+    ) -> ModelMetrics:
+        """The metrics of the answers added; `again`: those answers again, asked for only when
+        a sample has several scored replies."""
+        n_scored = self.n_scored
+        if len(self.scored_ids) == n_scored:  # one scored reply per sample: plain Wilson cells
+            overall = cell(self.correct, n_scored)
+            categories = {value: cell(c, n) for value, (n, c) in self.by_category.items()}
+            difficulties = {value: cell(c, n) for value, (n, c) in self.by_difficulty.items()}
+            difficulties = {
+                value: difficulties[value]
+                for value in [*(v for v in DIFFICULTY_ORDER if v in difficulties), *difficulties]
+            }
+        else:  # several replies to a sample: intervals clustered by sample
+            items = again()
+            overall = scored_cell(items)
+            categories = _by(items, lambda item: item.sample.category, ())
+            difficulties = _by(items, lambda item: item.sample.difficulty, DIFFICULTY_ORDER)
+        tier, tier_label = tier_of(overall, tiers)
+        returned = self.returned
+        return ModelMetrics(
+            model=model,
+            n_items=self.n_items,
+            n_scored=n_scored,
+            correct=self.correct,
+            accuracy=overall.accuracy,
+            ci_low=overall.ci_low,
+            ci_high=overall.ci_high,
+            by_category=categories,
+            by_difficulty=difficulties,
+            outcomes=self.outcomes,
+            format_compliance=self.formatted / n_scored if n_scored else None,
+            tier=tier,
+            tier_label=tier_label,
+            mean_latency_s=sum(returned) / len(returned) if returned else None,
+            total_prompt_tokens=self.prompt_tokens,
+            total_completion_tokens=self.completion_tokens,
+            retries=self.retries,
+            unknown_usage=self.unknown_usage,
+        )
 
 
 def _by(

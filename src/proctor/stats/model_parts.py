@@ -1,13 +1,17 @@
 """A run's answers read one model at a time, each model's statistics made from its own answers
 alone: how `build_statistics` reads a run of a million answers without holding them.
 
-    answers (a list, or a stream in model order) ──► by_model ──► model_parts ──► ModelParts
-                                                                   (one model's answers in memory)
+    answers (a list, or a stream in model order) ──► ModelTally.add, one answer at a time
+                                                      ──► ModelTally.parts ──► ModelParts
 
 Every per-model statistic of a report (accuracy and its cells, completeness, tokens and cost,
-cut-off replies, the error taxonomy, repeated replies, the calculator's twin) depends on that
-model's answers only, so it is made by the same function as before on them, and the answers are
-dropped before the next model's are read. What pairs models (paired comparisons) keeps only
+cut-off replies, the error taxonomy, per-item scores, the calculator's twin) depends on that
+model's answers only and is counted as they are read (each statistic's own tally, which its
+list-based function uses too), so a streamed model's answers are never held. What is made from
+a model's list (repeated replies, a task's metrics and confidences, a suite's gate: the Extras;
+`PartsSettings.holds_answers`) holds that one model's answers, dropped before the next model's
+are read; so do intervals clustered by sample when a run without repeats has two scored replies
+to one sample (read again from the stream). What pairs models (paired comparisons) keeps only
 each model's per-item score, as compact arrays (`ItemScores`).
 """
 
@@ -15,20 +19,21 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import groupby
 from typing import Protocol, runtime_checkable
 
+from proctor.stats import taxonomy
 from proctor.stats.calibration import CalibrationSummary, CalibrationTally
-from proctor.stats.completeness import ModelCompleteness, completeness
-from proctor.stats.cost import ModelLedger, PriceTable, ledger
+from proctor.stats.completeness import CompletenessTally, ModelCompleteness
+from proctor.stats.cost import LedgerTally, ModelLedger, PriceTable
 from proctor.stats.gates import GateRow, JudgeScores, Requirement, gate_rows, model_rows
-from proctor.stats.metrics import ModelMetrics, summarize
+from proctor.stats.metrics import NOT_SCORED, MetricsTally, ModelMetrics
 from proctor.stats.repeats import Estimate, RepeatMetrics, repeat_metrics
-from proctor.stats.scores import item_scores
-from proctor.stats.taxonomy import taxonomy_counts
+from proctor.stats.taxonomy import TaxonomyTally
 from proctor.stats.tiers import Tier
-from proctor.stats.truncation import CapHits, model_cap_hits
+from proctor.stats.truncation import CapHits, CapTally
 from proctor.types import GradedItem
 
 
@@ -134,10 +139,24 @@ class ItemScores(Mapping[str, float]):
     where the model has none). 12 bytes an item instead of a dict entry and a float object."""
 
     def __init__(self, scores: Mapping[str, float], index: SampleIndex) -> None:
+        order = array("q", (index.of(sid) for sid in scores))
+        self._set(index, order, zip(order, scores.values(), strict=True))
+
+    @classmethod
+    def counted(cls, tally: ScoresTally) -> ItemScores:
+        """The scores a `ScoresTally` counted: as `item_scores` of the same answers gives."""
+        made = cls.__new__(cls)
+        right, n = tally.right, tally.n
+        made._set(tally.index, tally.order, ((k, right[k] / n[k]) for k in tally.order))
+        return made
+
+    def _set(
+        self, index: SampleIndex, order: array[int], values: Iterable[tuple[int, float]]
+    ) -> None:
         self._index = index
-        self._order = array("q", (index.of(sid) for sid in scores))
+        self._order = order
         self._values = array("d", [math.nan]) * len(index.ids)
-        for n, value in zip(self._order, scores.values(), strict=True):
+        for n, value in values:
             self._values[n] = value
 
     def __getitem__(self, sample_id: str) -> float:
@@ -156,6 +175,32 @@ class ItemScores(Mapping[str, float]):
 
     def __len__(self) -> int:
         return len(self._order)
+
+
+class ScoresTally:
+    """`item_scores` of one model counted one answer at a time, by the shared index's numbers
+    (`ItemScores.counted`): per sample met, its correct and scored replies."""
+
+    def __init__(self, index: SampleIndex) -> None:
+        self.index = index
+        self.order = array("q")
+        """The model's scored samples, in order of first appearance."""
+        self.right = array("q")
+        self.n = array("q")
+        """By the index's number: the sample's correct and scored replies of this model."""
+
+    def add(self, item: GradedItem) -> None:
+        if item.score.outcome in NOT_SCORED:
+            return
+        k = self.index.of(item.sample.id)
+        if k >= len(self.n):
+            more = array("q", bytes(8 * (k + 1 - len(self.n))))
+            self.n.extend(more)
+            self.right.extend(more)
+        if not self.n[k]:
+            self.order.append(k)
+        self.n[k] += 1
+        self.right[k] += item.score.outcome == "correct"
 
 
 PerModelMetrics = Callable[[Sequence[GradedItem]], Mapping[str, Mapping[str, float]]]
@@ -217,37 +262,86 @@ class PartsSettings:
     """A with-calculator model → its bare model (the pairs the run asked both of)."""
     extras: Extras = Extras()
 
+    @property
+    def holds_answers(self) -> bool:
+        """Whether each model's answers are held while its parts are made: for what is made
+        from its list (repeated replies, a task's metrics or confidences, a gate); else they
+        are counted as they are read (`ModelTally`) and dropped."""
+        x = self.extras
+        return self.repeats or x.metrics is not None or x.confidence is not None or bool(x.gate)
+
 
 def model_parts(
     model: str, items: Sequence[GradedItem], settings: PartsSettings, index: SampleIndex
 ) -> ModelParts:
     """The statistics of `model` from `items`, its answers (none: a model never answered)."""
-    s = settings
-    bare = s.bare_of.get(model)
-    calculator = None
-    if bare is not None:
-        renamed = [replace(i, record=replace(i.record, model=bare)) for i in items]
-        calculator = summarize(renamed, [bare], tiers=s.tiers).models[0]
-    repeats, stability = None, {}
-    if s.repeats and items:
-        repeats = repeat_metrics(items)[model]
-        stability = _stability(model, items)
-    x = s.extras
-    return ModelParts(
-        model=model,
-        metrics=summarize(items, [model], tiers=s.tiers).models[0],
-        completeness=completeness(items, [model], s.expected).models[0],
-        ledger=ledger(items, s.prices, [model])[0],
-        cap=model_cap_hits(model, items, s.max_tokens),
-        taxonomy=taxonomy_counts(items).get(model, {}),
-        scores=ItemScores(item_scores(items), index),
-        repeats=repeats,
-        stability=stability,
-        calculator=calculator,
-        task_metrics=x.metrics(items).get(model) if x.metrics is not None and items else None,
-        calibration=_calibration(x.confidence(items).get(model)) if x.confidence else None,
-        gate=model_rows(x.gate, model, items, x.judge) if x.gate else {},
-    )
+    tally = ModelTally(model, settings, index)
+    for item in items:
+        tally.add(item)
+    return tally.parts(lambda: items)
+
+
+class ModelTally:
+    """One model's parts counted one answer at a time, so that its answers need not be held:
+    its metrics, completeness, ledger, cut-off replies, error classes and per-item scores (and
+    the calculator's twin, the same counts under the bare model's name). What a walk cannot
+    count reads the answers again (`parts`' `again`): repeated replies and their stability,
+    the Extras (a task's metrics and confidences, a gate: functions of the model's list), and
+    the intervals clustered by sample when a sample has several scored replies."""
+
+    def __init__(self, model: str, settings: PartsSettings, index: SampleIndex) -> None:
+        self.model = model
+        self.settings = settings
+        self.metrics = MetricsTally()
+        self.completeness = CompletenessTally()
+        self.ledger = LedgerTally()
+        self.cap = CapTally()
+        self.taxonomy = TaxonomyTally()
+        self.scores = ScoresTally(index)
+
+    def add(self, item: GradedItem) -> None:
+        self.metrics.add(item)
+        self.completeness.add(item)
+        self.ledger.add(item)
+        self.cap.add(item)
+        self.taxonomy.add(item)
+        self.scores.add(item)
+
+    def parts(self, again: Callable[[], Sequence[GradedItem]]) -> ModelParts:
+        """The parts of the answers added; `again`: the same answers, as a list, asked for only
+        for what is not counted (`holds_answers`, or several scored replies to a sample)."""
+        s, model = self.settings, self.model
+        answered = self.metrics.n_items > 0
+        held: list[Sequence[GradedItem]] = []
+
+        def items() -> Sequence[GradedItem]:  # read at most once
+            if not held:
+                held.append(again())
+            return held[0]
+
+        metrics = self.metrics.metrics(model, s.tiers, items)
+        bare = s.bare_of.get(model)
+        repeats, stability = None, {}
+        if s.repeats and answered:
+            repeats = repeat_metrics(items())[model]
+            stability = _stability(model, items())
+        x = s.extras
+        return ModelParts(
+            model=model,
+            metrics=metrics,
+            completeness=self.completeness.result(model, s.expected),
+            ledger=self.ledger.result(model, s.prices),
+            cap=self.cap.result(model, s.max_tokens),
+            taxonomy=self.taxonomy.counts(),
+            scores=ItemScores.counted(self.scores),
+            repeats=repeats,
+            stability=stability,
+            calculator=replace(metrics, model=bare) if bare is not None else None,
+            task_metrics=x.metrics(items()).get(model) if x.metrics is not None and answered
+            else None,
+            calibration=_calibration(x.confidence(items()).get(model)) if x.confidence else None,
+            gate=model_rows(x.gate, model, items(), x.judge) if x.gate else {},
+        )  # fmt: skip
 
 
 def _calibration(pairs: Sequence[tuple[float, bool]] | None) -> CalibrationSummary | None:
@@ -307,20 +401,53 @@ class Folded:
 
 
 def fold(items: Items, models: Sequence[str], settings: PartsSettings, *, judged: bool) -> Folded:
-    """Each model's parts, its answers read and dropped before the next model's."""
+    """Each model's parts, its answers counted as they are read (or held, `holds_answers`) and
+    dropped before the next model's."""
     index = SampleIndex()
     kinds: dict[str, str] = {}
     categories: dict[str, None] = {}
     answered: list[ModelParts] = []
-    for model, group in by_model(items):
+    for model, group, again in _walks(items, settings.holds_answers):
+        tally = ModelTally(model, settings, index)
         for item in group:
             if item.sample.category:
                 categories[item.sample.category] = None
             if judged:
                 kinds[item.sample.id] = item.sample.category
-        answered.append(model_parts(model, group, settings, index))
-        del group
+            tally.add(item)
+        answered.append(tally.parts(again))
+        del group, again
+    taxonomy.forget()
     found = {p.model: p for p in answered}
     parts = [found.get(m) or model_parts(m, [], settings, index) for m in models]
     parts += [p for p in answered if p.model not in set(models)]
     return Folded(tuple(parts), tuple(answered), kinds, tuple(categories), settings)
+
+
+Walk = tuple[str, Iterable[GradedItem], Callable[[], Sequence[GradedItem]]]
+
+
+def _walks(items: Items, hold: bool) -> Iterator[Walk]:
+    """(model, its answers, its answers again as a list) in order of first appearance: held
+    answers and `hold` as `by_model` groups them; a stream's otherwise one model's after the
+    other as read, read again (`ItemStream.of_model`) only if a part asks for the list."""
+    if hold or not isinstance(items, ItemStream):
+        for model, group in by_model(items):
+            yield model, group, _given(group)
+            del group  # not held while the next model's answers are read
+        return
+    done: set[str] = set()
+    for model, read in groupby(items, key=lambda item: item.record.model):
+        if model in done:
+            raise ValueError(f"answers of {model} are not together: the stream is not in "
+                             "model order")  # fmt: skip
+        done.add(model)
+        yield model, read, _read_again(items, model)
+
+
+def _given(group: list[GradedItem]) -> Callable[[], Sequence[GradedItem]]:
+    return lambda: group
+
+
+def _read_again(stream: ItemStream, model: str) -> Callable[[], Sequence[GradedItem]]:
+    return lambda: list(stream.of_model(model))

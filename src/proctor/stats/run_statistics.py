@@ -12,7 +12,7 @@ with no tier scale no tiers, a run without repeated replies no pass@k.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
@@ -34,6 +34,7 @@ from proctor.stats.model_parts import (
     ItemStream,
     ModelParts,
     PartsSettings,
+    by_model,
     fold,
     max_epoch,
 )
@@ -466,12 +467,34 @@ def _calculator(
 
 
 def failures(stats: RunStatistics, per_model: int) -> Mapping[str, tuple[GradedItem, ...]]:
-    """Up to `per_model` answers per model that counted against it, in item order."""
-    by_model: dict[str, list[GradedItem]] = {}
-    for item in stats.items:
+    """Up to `per_model` answers per model that counted against it, in item order (the models
+    that have one). Each model's answers are read only as far as it takes (a stream's too)."""
+    items = stats.items
+    walks: Iterator[tuple[str, Iterator[GradedItem]]]
+    if isinstance(items, ItemStream):
+        walks = ((model, items.of_model(model)) for model in items.models)
+    else:
+        walks = ((model, iter(group)) for model, group in by_model(items))
+    found: dict[str, tuple[GradedItem, ...]] = {}
+    for model, walk in walks:
+        try:
+            kept = _against(walk, per_model)
+        finally:  # a stream's store is let go now, not when the walk is collected
+            getattr(walk, "close", lambda: None)()
+        if kept is not None:
+            found[model] = kept
+    return found
+
+
+def _against(answers: Iterator[GradedItem], most: int) -> tuple[GradedItem, ...] | None:
+    """The first `most` answers that counted against their model; None when none did."""
+    kept: list[GradedItem] = []
+    seen = False
+    for item in answers:
         if item.score.outcome in NOT_SCORED or item.score.outcome == "correct":
             continue
-        kept = by_model.setdefault(item.record.model, [])
-        if len(kept) < per_model:
-            kept.append(item)
-    return {model: tuple(kept) for model, kept in by_model.items()}
+        seen = True
+        if len(kept) >= most:
+            break
+        kept.append(item)
+    return tuple(kept) if seen else None

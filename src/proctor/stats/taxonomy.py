@@ -104,16 +104,36 @@ def taxonomy_counts(items: Iterable[GradedItem]) -> dict[str, dict[str, int]]:
     """Model → error class → count of wrong numeric answers; classes in `ERROR_CLASSES` order,
     only those that occur; models in order of first appearance (a model with no classified
     error gets an empty mapping)."""
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, TaxonomyTally] = {}
     for item in items:
-        per_model = counts.setdefault(item.record.model, {})
+        model = item.record.model
+        (counts.get(model) or counts.setdefault(model, TaxonomyTally())).add(item)
+    return {model: tally.counts() for model, tally in counts.items()}
+
+
+def forget() -> None:
+    """Empty the memos of questions, numbers and roundings (35-50 MB after 100,000 wrong
+    answers): they serve every model's answers to one paper, and are dropped once a report's
+    statistics are made (`model_parts.fold`) instead of staying full for the process."""
+    _question_of.cache_clear()
+    _number.cache_clear()
+    _rounded.cache_clear()
+
+
+class TaxonomyTally:
+    """One model's error classes (`taxonomy_counts`), counted one answer at a time."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, int] = {}
+
+    def add(self, item: GradedItem) -> None:
         name = classify_error(item.sample, item.score)
         if name is not None:
-            per_model[name] = per_model.get(name, 0) + 1
-    return {
-        model: {name: found[name] for name in ERROR_CLASSES if name in found}
-        for model, found in counts.items()
-    }
+            self.found[name] = self.found.get(name, 0) + 1
+
+    def counts(self) -> dict[str, int]:
+        """Error class → count, in `ERROR_CLASSES` order, only those that occur."""
+        return {name: self.found[name] for name in ERROR_CLASSES if name in self.found}
 
 
 # ---- the rules, in order ---------------------------------------------------------------------

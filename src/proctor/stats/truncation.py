@@ -109,16 +109,40 @@ def model_cap_hits(
 ) -> CapHits:
     """The row of one model, from its items alone (`cap_hits` shows the rows only when some
     model has a cut-off reply)."""
-    scored = [i for i in items if i.score.outcome not in NOT_SCORED]
-    capped = [i for i in scored if cut_off(i)]
-    used = [t for i in capped if (t := i.record.usage.completion_tokens)]
-    cap = max_tokens if max_tokens else (max(used) if used else None)
-    return CapHits(
-        model=model,
-        scored=len(scored),
-        capped=len(capped),
-        correct=sum(i.score.outcome == "correct" for i in scored),
-        capped_correct=sum(i.score.outcome == "correct" for i in capped),
-        cap=cap,
-        threshold=threshold,
-    )
+    tally = CapTally()
+    for item in items:
+        tally.add(item)
+    return tally.result(model, max_tokens, threshold)
+
+
+class CapTally:
+    """One model's `CapHits`, counted one answer at a time."""
+
+    def __init__(self) -> None:
+        self.scored = self.capped = self.correct = self.capped_correct = 0
+        self.most_used: int | None = None
+        """The most completion tokens a cut-off reply used (of those with a count)."""
+
+    def add(self, item: GradedItem) -> None:
+        if item.score.outcome in NOT_SCORED:
+            return
+        right = item.score.outcome == "correct"
+        self.scored += 1
+        self.correct += right
+        if cut_off(item):
+            self.capped += 1
+            self.capped_correct += right
+            used = item.record.usage.completion_tokens
+            if used and (self.most_used is None or used > self.most_used):
+                self.most_used = used
+
+    def result(self, model: str, max_tokens: int | None, threshold: float = THRESHOLD) -> CapHits:
+        return CapHits(
+            model=model,
+            scored=self.scored,
+            capped=self.capped,
+            correct=self.correct,
+            capped_correct=self.capped_correct,
+            cap=max_tokens if max_tokens else self.most_used,
+            threshold=threshold,
+        )
