@@ -1,7 +1,9 @@
 """`runs/board_cells.py`: a run's leaderboard cells are what the report's own statistics make
-of its stored answers (`summarize`, `completeness`, `ledger`); a re-grade makes them again; and
-a board whose cells are stored reads no answer (the store's side: tests/store/
-test_board_cells.py)."""
+of its stored answers (`summarize`, `completeness`, `ledger`); a report stores them made from
+its statistics, the very rows computed from the answers, without reading the answers again
+(unless other grades than the stored ones count, or another writer changed the store since);
+a re-grade makes them again; and a board whose cells are stored reads no answer (the store's
+side: tests/store/test_board_cells.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from proctor.stats.metrics import NOT_SCORED, summarize
 from proctor.store import RunStore
 from proctor.store import board_cells as cells_table
 from proctor.store.board_cells import NO_MARK, RIGHT, WRONG
+from proctor.store.human_verdicts import HumanVerdict, reply_hash
 from proctor.tasks.registry import get_task
 from proctor.types import GenerationParams, Record, RunInfo, Sample, Score, Usage
 
@@ -230,6 +233,29 @@ def test_cells_of_statistics_read_before_another_writer_changed_the_store_are_no
         cells = cells_table.read(store, RUN, RECIPE)
     plain = {m.model: m for m in stats.metrics.models}["m/plain"]
     assert cells is not None and cells.models["m/plain"].overall.correct == plain.correct + 1
+
+
+def test_a_report_counted_by_peoples_verdicts_stores_the_cells_of_the_stored_grades(
+    root: Path,
+) -> None:
+    """The leaderboard ranks by the stored grades: a report that counts people's verdicts
+    instead (`--grade-by-human`) has other numbers, so its cells are the stored grades', computed
+    from the answers, not its own."""
+    verdict = HumanVerdict(RUN, "m/plain", "s1", 0, "ann", "correct", "", reply_hash(
+        "Final answer: 1"), False, "2026-12-01T10:00:00+00:00")  # the rules said wrong
+    with RunStore.open(root) as store:
+        store.add_human_verdicts(RUN, [verdict])
+        stats = run_statistics(store, RUN, get_task("arithmetic"), grade_by_human=("*",))
+        write_report(store, stats)
+        cells = cells_table.read(store, RUN, RECIPE)
+    from_report = _rows(root)
+    _drop_cells(root)
+    with RunStore.open(root) as store:
+        run_cells(store, RUN)
+    assert from_report == _rows(root)
+    assert stats.human is not None and stats.human.counted == 1
+    plain = {m.model: m for m in stats.metrics.models}["m/plain"]
+    assert cells is not None and cells.models["m/plain"].overall.correct == plain.correct - 1
 
 
 def _refuse(name: str) -> Callable[..., object]:
