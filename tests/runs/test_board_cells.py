@@ -7,6 +7,7 @@ side: tests/store/test_board_cells.py)."""
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -217,6 +218,64 @@ def test_the_reports_cells_are_those_computed_from_its_answers_byte_for_byte(
     assert {r[1] for r in from_answers[1:]} == set(MODELS)
     marks = {str(r[1]): bytes(r[-1]) for r in from_answers[1:]}  # type: ignore[arg-type]
     assert set(marks["m/never"]) == {NO_MARK} and {RIGHT, WRONG} <= set(marks["m/epochs"])
+
+
+def make_random_store(root: Path, seed: int) -> None:
+    """A store of chance: models, samples and epochs in number, every outcome, answers
+    missing, failed, never asked, never graded, reused, batched, token counts unknown."""
+    rng = random.Random(seed)
+    n, epochs = rng.randint(1, 9), rng.randint(1, 3)
+    models = tuple(f"m/{i}" for i in range(rng.randint(1, 4)))
+    samples = [Sample(id=f"s#{i}", input=f"{i}", target=str(i)) for i in range(n)]
+    info = RunInfo(
+        run_id=RUN, task="arithmetic", models=models, dataset_hash="sha256:x", dataset_size=n,
+        generator_version="t", prompt_variant="B", lang="en",
+        created_at="2026-12-01T01:01:01+00:00", params=GenerationParams(), seed=None,
+    )  # fmt: skip
+    records: list[Record] = []
+    scores: list[tuple[str, str, int, Score]] = []
+    outcomes = ("correct", "wrong", "no_answer", "truncated", "refused", "unscored")
+    for model in models:
+        for s in samples:
+            for epoch in range(epochs):
+                if rng.random() < 0.15:
+                    continue  # never stored
+                failed = rng.random() < 0.2
+                r = _record(
+                    model, s.id, epoch, status="call_failed" if failed else "ok",
+                    error=rng.choice(("CircuitOpen: breaker open", "Transient: x")) if failed
+                    else "", cached_from=rng.choice(("", "", "old")),
+                    batch_id=rng.choice(("", "b")), usage=Usage(
+                        rng.choice((None, rng.randint(0, 99))), rng.choice((None, 7))),
+                )  # fmt: skip
+                records.append(r)
+                if rng.random() < 0.9:  # else never graded
+                    outcome = "call_failed" if failed else rng.choice(outcomes)
+                    scores.append((model, s.id, epoch, Score(outcome, "t", "")))  # type: ignore[arg-type]
+    with RunStore.open(root) as store:
+        store.create_run(info, samples, "fp", {})
+        store.add_records(records)
+        store.save_scores(RUN, scores, "arithmetic/2")
+        store.set_status(RUN, "complete")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_reports_cells_are_the_computed_ones_for_stores_of_chance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Sample ids with "#" in them too (the items are "sample#epoch")."""
+    for stream in (False, True):
+        root = tmp_path / f"results-{stream}"
+        make_random_store(root, seed)
+        with RunStore.open(root) as store, monkeypatch.context() as refused:
+            stats = run_statistics(store, RUN, get_task("arithmetic"), stream=stream)
+            refused.setattr(cells_table, "_marks", _refuse("the cells' reading of the answers"))
+            write_report(store, stats)
+        from_statistics = _rows(root)
+        _drop_cells(root)
+        with RunStore.open(root) as store:
+            run_cells(store, RUN)
+        assert from_statistics == _rows(root) and from_statistics
 
 
 def test_cells_of_statistics_read_before_another_writer_changed_the_store_are_not_stored(
