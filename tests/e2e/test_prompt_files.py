@@ -278,6 +278,44 @@ def test_a_matrix_a_set_would_not_use_is_refused_saying_what_to_do(
         assert db.execute("SELECT count(*) FROM runs").fetchone() == (2,), "nothing new asked"
 
 
+def test_a_set_with_a_relative_prompt_file_is_resumed_from_another_folder(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The set is made in folder a with `--prompt concise.txt`; its retry and resume run from
+    # folder b still find that file (and still refuse it once its text changed).
+    here, there, results = tmp_path / "a", tmp_path / "b", tmp_path / "results"
+    here.mkdir()
+    there.mkdir()
+    prompt = _write(here, "concise.txt", CONCISE)
+    # every request fails once: the first session leaves every call failed
+    config = StubConfig(fault_rate=1.0, faults=("500",), max_faults_per_body=1)
+    with run_stub(config) as stub:
+        monkeypatch.chdir(here)
+        failed = cli("run", "arithmetic", "gsm8k", "--limit", "2", "--prompt", "concise.txt",
+                     "-m", stub.model, "--max-attempts", "1", "-r", str(results))  # fmt: skip
+        assert failed.code == 4, failed.output
+        with closing(sqlite3.connect(results / "proctor.db")) as db:
+            ((set_id,),) = db.execute("SELECT id FROM eval_sets").fetchall()
+        monkeypatch.chdir(there)
+        retried = cli("run", "--retry-errors", set_id, "-r", str(results))
+        assert retried.code == 0, retried.output
+        assert "2 of 2 tasks complete" in _said(retried)
+        stats = stub.stats()
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        questions = [json.loads(d)["input"] for (d,) in db.execute("SELECT data FROM samples")]
+        models = {json.loads(m)[0] for (m,) in db.execute("SELECT models FROM runs")}
+        statuses = {r for (r,) in db.execute("SELECT DISTINCT status FROM records")}
+    assert models == {f"{stub.model}#prompt={_key('concise.txt', CONCISE)}"}
+    assert statuses == {"ok"}
+    asked = [prompt_key(CONCISE.replace("{{ question }}", q).rstrip("\n")) for q in questions]
+    assert len(asked) == 4 and stats.by_prompt == dict.fromkeys(asked, 2)
+
+    prompt.write_text(CONCISE.replace("only", "alone"), encoding="utf-8")
+    done = cli("run", "--resume", set_id, "-r", str(results))
+    assert done.code == 2, done.output
+    assert f"prompt file {prompt} changed since the run started" in _said(done)
+
+
 SET_FILE = """\
 models = ["fake/const:1", "fake/const:2"]
 limit = 4

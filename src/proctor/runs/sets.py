@@ -146,6 +146,34 @@ def run_plans(plan: SetPlan) -> tuple[RunPlan, ...]:
     )
 
 
+def anchored(plan: SetPlan) -> SetPlan:
+    """The set with each prompt file and dataset it names by its absolute path, as the store
+    keeps it: `--resume SET` from another folder finds the files a relative path named where
+    the set began. A task's own prompt variant stays its name; a path that names nothing is
+    left as typed (reading it refuses it in words)."""
+    from proctor.tasks.prompting import is_variant
+
+    def where(path: Path) -> Path:
+        found = path.expanduser()
+        return found.resolve() if found.exists() else path
+
+    def one(t: SetTask) -> SetTask:
+        task = plan.task_of(t.task)
+
+        def prompt(value: str) -> str:
+            return value if is_variant(task, value) else str(where(Path(value)))
+
+        dataset, first = t.paper.dataset, t.asking.prompt
+        return replace(
+            t,
+            paper=replace(t.paper, dataset=None if dataset is None else where(dataset)),
+            asking=replace(t.asking, prompt=None if first is None else prompt(first)),
+            matrix=replace(t.matrix, prompts=tuple(prompt(p) for p in t.matrix.prompts)),
+        )
+
+    return replace(plan, tasks=tuple(one(t) for t in plan.tasks))
+
+
 def set_fingerprint(plans: Sequence[RunPlan]) -> str:
     """Same tasks, papers, models and prompts → same set: the same command finds it."""
     key = json.dumps([fingerprint(p) for p in plans])
@@ -203,6 +231,8 @@ async def execute_set(
         with RunStore.open(plan.results_dir) as store:
             set_id = _require_set(store, resume)
             plan = plan_of_stored_set(store, set_id, plan)
+    else:
+        plan = anchored(plan)
     check_set(plan)
     plans = run_plans(plan)
     await _check_askable(plans[0], executor)  # before anything is written
