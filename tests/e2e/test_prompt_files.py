@@ -326,6 +326,34 @@ prompt = ["prompts/concise.txt", "prompts/steps.txt"]
 """
 
 
+@pytest.mark.parametrize(
+    ("option", "key"),
+    [
+        (("--prompt", "prompts/concise.txt"), "prompt"),
+        (("--prompt", "B"), "prompt"),
+        (("--max-tokens", "64"), "max_tokens"),
+        (("--limit", "1"), "limit"),
+        (("--n", "3"), "n"),
+        (("--seed", "7"), "seed"),
+    ],
+)
+def test_a_single_option_the_set_file_writes_is_refused_beside_config(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch, option: tuple[str, str], key: str
+) -> None:
+    # One --prompt (or reply cap, paper size, seed) beside --config was dropped in silence:
+    # the set file sets each task's, so the command says where to write it instead.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts").mkdir()
+    _write(tmp_path / "prompts", "concise.txt", CONCISE)
+    _write(tmp_path / "prompts", "steps.txt", STEPS)
+    config, results = _write(tmp_path, "evals.toml", SET_FILE), tmp_path / "results"
+    done = cli("run", "--config", str(config), *option, "-r", str(results))
+    assert done.code == 2, done.output
+    assert f"--config writes each task's {key} in the set file ({key} = ...)" in _said(done)
+    assert f"drop {option[0]}" in _said(done)
+    assert not results.exists(), "nothing is written, nothing asked"
+
+
 def test_a_set_file_with_prompt_files_relative_to_it(tmp_path: Path, cli: Any) -> None:
     (tmp_path / "prompts").mkdir()
     _write(tmp_path / "prompts", "concise.txt", CONCISE)
