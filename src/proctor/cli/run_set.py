@@ -32,9 +32,9 @@ if TYPE_CHECKING:
 
     from proctor.cli.progress import RunProgress
     from proctor.executors.base import Executor
+    from proctor.runs.costs import PriceTable
     from proctor.runs.plan import Asking, Calling, Matrix, Paper
     from proctor.runs.sets import SetOutcome, SetPlan
-    from proctor.stats.cost import PriceTable
 
 
 class SetProgress(Closing):
