@@ -377,6 +377,28 @@ def test_a_set_file_with_prompt_files_relative_to_it(tmp_path: Path, cli: Any) -
     assert not (tmp_path / "other").exists()
 
 
+def test_a_set_file_named_relatively_is_resumed_from_another_folder(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a" / "prompts").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    _write(tmp_path / "a" / "prompts", "concise.txt", CONCISE)
+    _write(tmp_path / "a" / "prompts", "steps.txt", STEPS)
+    _write(tmp_path / "a", "evals.toml", SET_FILE)
+    results = tmp_path / "results"
+    monkeypatch.chdir(tmp_path / "a")
+    first = cli("run", "--config", "evals.toml", "-r", str(results))
+    assert first.code == 0, first.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((set_id,),) = db.execute("SELECT id FROM eval_sets").fetchall()
+    monkeypatch.chdir(tmp_path / "b")
+    again = cli("run", "--resume", set_id, "-r", str(results))
+    assert again.code == 0, again.output
+    assert f"resumed set {set_id}" in _said(again)
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        assert db.execute("SELECT count(*) FROM runs").fetchone() == (1,), "nothing new asked"
+
+
 def test_the_viewer_names_each_file_variant_and_shows_the_prompt_it_sent(
     tmp_path: Path, cli: Any
 ) -> None:
