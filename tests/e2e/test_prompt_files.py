@@ -399,6 +399,36 @@ def test_a_set_file_named_relatively_is_resumed_from_another_folder(
         assert db.execute("SELECT count(*) FROM runs").fetchone() == (1,), "nothing new asked"
 
 
+def test_a_set_stored_with_a_relative_prompt_path_finds_the_file_its_runs_read(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A set stored before sets kept absolute paths holds `concise.txt` as typed; its runs keep
+    # the file's absolute path, so a resume from another folder still finds it.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    prompt = _write(tmp_path / "a", "concise.txt", CONCISE)
+    results = tmp_path / "results"
+    monkeypatch.chdir(tmp_path / "a")
+    first = cli("run", "arithmetic", "gsm8k", "--limit", "2", "--prompt", "concise.txt",
+                "-m", "fake/const:1", "-r", str(results))  # fmt: skip
+    assert first.code == 0, first.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db, db:
+        ((set_id, plan),) = db.execute("SELECT id, plan FROM eval_sets").fetchall()
+        assert str(prompt) in plan
+        old = plan.replace(json.dumps(str(prompt))[1:-1], "concise.txt")
+        db.execute("UPDATE eval_sets SET plan = ?", (old,))
+    monkeypatch.chdir(tmp_path / "b")
+    again = cli("run", "--resume", set_id, "-r", str(results))
+    assert again.code == 0, again.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        assert db.execute("SELECT count(*) FROM runs").fetchone() == (2,), "nothing new asked"
+
+    prompt.write_text(CONCISE.replace("only", "alone"), encoding="utf-8")
+    changed = cli("run", "--resume", set_id, "-r", str(results))
+    assert changed.code == 2, changed.output
+    assert f"prompt file {prompt} changed since the run started" in _said(changed)
+
+
 def test_the_viewer_names_each_file_variant_and_shows_the_prompt_it_sent(
     tmp_path: Path, cli: Any
 ) -> None:
