@@ -79,6 +79,16 @@ def wait_ready(driver: Any, timeout: float = 15.0) -> None:
     )
 
 
+def wait_text(driver: Any, element_id: str, expected: str, timeout: float = 15.0) -> None:
+    """Until the element `element_id` reads `expected`, on a page that may reload meanwhile (the
+    progress page reloads itself): the text is read in one script, so an element replaced by a
+    reload between finding it and reading it (a stale element) is never read."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    script = "const e = document.getElementById(arguments[0]); return e ? e.innerText : null"
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(script, element_id) == expected)
+
+
 def severe_logs(driver: Any) -> list[str]:
     """Console errors since the last call (CSP violations and script errors show up here)."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -16,7 +16,7 @@ from proctor.store import RunStore
 from proctor.tasks.arithmetic import TASK
 from proctor.types import Record, Usage
 from proctor.viewer import ViewerServer
-from support.browser import pwned, screenshot, severe_logs
+from support.browser import pwned, screenshot, severe_logs, wait_text
 
 from .conftest import MODELS, SAMPLES, N, Results, correct_count, make_results, serve
 
@@ -139,7 +139,6 @@ def test_live_progress_reads_the_store_as_it_fills(
     browser: Any, graded: Results, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     root = tmp_path / "results"
     with RunStore.open(graded.path) as source:
@@ -176,15 +175,11 @@ def test_live_progress_reads_the_store_as_it_fills(
         assert driver.find_element(By.ID, "run-done").text == f"12 of {2 * N}"
         assert driver.find_element(By.ID, "run-status").text == "running"
         add(range(6, N))
-        WebDriverWait(driver, 15).until(
-            lambda d: d.find_element(By.ID, "run-done").text == f"{2 * N} of {2 * N}"
-        )
+        wait_text(driver, "run-done", f"{2 * N} of {2 * N}")  # the page reloads meanwhile
         with RunStore.open(root) as store:
             grade_run(store, run_id, TASK)
             store.set_status(run_id, "complete")
-        WebDriverWait(driver, 15).until(
-            lambda d: d.find_element(By.ID, "run-status").text == "complete"
-        )
+        wait_text(driver, "run-status", "complete")
         accuracy = driver.find_element(
             By.CSS_SELECTOR, "tr[data-model='fake/steady'] td.accuracy"
         ).text
