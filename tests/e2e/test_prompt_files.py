@@ -278,6 +278,44 @@ def test_a_matrix_a_set_would_not_use_is_refused_saying_what_to_do(
         assert db.execute("SELECT count(*) FROM runs").fetchone() == (2,), "nothing new asked"
 
 
+def test_a_set_with_a_relative_prompt_file_is_resumed_from_another_folder(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The set is made in folder a with `--prompt concise.txt`; its retry and resume run from
+    # folder b still find that file (and still refuse it once its text changed).
+    here, there, results = tmp_path / "a", tmp_path / "b", tmp_path / "results"
+    here.mkdir()
+    there.mkdir()
+    prompt = _write(here, "concise.txt", CONCISE)
+    # every request fails once: the first session leaves every call failed
+    config = StubConfig(fault_rate=1.0, faults=("500",), max_faults_per_body=1)
+    with run_stub(config) as stub:
+        monkeypatch.chdir(here)
+        failed = cli("run", "arithmetic", "gsm8k", "--limit", "2", "--prompt", "concise.txt",
+                     "-m", stub.model, "--max-attempts", "1", "-r", str(results))  # fmt: skip
+        assert failed.code == 4, failed.output
+        with closing(sqlite3.connect(results / "proctor.db")) as db:
+            ((set_id,),) = db.execute("SELECT id FROM eval_sets").fetchall()
+        monkeypatch.chdir(there)
+        retried = cli("run", "--retry-errors", set_id, "-r", str(results))
+        assert retried.code == 0, retried.output
+        assert "2 of 2 tasks complete" in _said(retried)
+        stats = stub.stats()
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        questions = [json.loads(d)["input"] for (d,) in db.execute("SELECT data FROM samples")]
+        models = {json.loads(m)[0] for (m,) in db.execute("SELECT models FROM runs")}
+        statuses = {r for (r,) in db.execute("SELECT DISTINCT status FROM records")}
+    assert models == {f"{stub.model}#prompt={_key('concise.txt', CONCISE)}"}
+    assert statuses == {"ok"}
+    asked = [prompt_key(CONCISE.replace("{{ question }}", q).rstrip("\n")) for q in questions]
+    assert len(asked) == 4 and stats.by_prompt == dict.fromkeys(asked, 2)
+
+    prompt.write_text(CONCISE.replace("only", "alone"), encoding="utf-8")
+    done = cli("run", "--resume", set_id, "-r", str(results))
+    assert done.code == 2, done.output
+    assert f"prompt file {prompt} changed since the run started" in _said(done)
+
+
 SET_FILE = """\
 models = ["fake/const:1", "fake/const:2"]
 limit = 4
@@ -286,6 +324,34 @@ limit = 4
 task = "arithmetic"
 prompt = ["prompts/concise.txt", "prompts/steps.txt"]
 """
+
+
+@pytest.mark.parametrize(
+    ("option", "key"),
+    [
+        (("--prompt", "prompts/concise.txt"), "prompt"),
+        (("--prompt", "B"), "prompt"),
+        (("--max-tokens", "64"), "max_tokens"),
+        (("--limit", "1"), "limit"),
+        (("--n", "3"), "n"),
+        (("--seed", "7"), "seed"),
+    ],
+)
+def test_a_single_option_the_set_file_writes_is_refused_beside_config(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch, option: tuple[str, str], key: str
+) -> None:
+    # One --prompt (or reply cap, paper size, seed) beside --config was dropped in silence:
+    # the set file sets each task's, so the command says where to write it instead.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts").mkdir()
+    _write(tmp_path / "prompts", "concise.txt", CONCISE)
+    _write(tmp_path / "prompts", "steps.txt", STEPS)
+    config, results = _write(tmp_path, "evals.toml", SET_FILE), tmp_path / "results"
+    done = cli("run", "--config", str(config), *option, "-r", str(results))
+    assert done.code == 2, done.output
+    assert f"--config writes each task's {key} in the set file ({key} = ...)" in _said(done)
+    assert f"drop {option[0]}" in _said(done)
+    assert not results.exists(), "nothing is written, nothing asked"
 
 
 def test_a_set_file_with_prompt_files_relative_to_it(tmp_path: Path, cli: Any) -> None:
@@ -309,6 +375,58 @@ def test_a_set_file_with_prompt_files_relative_to_it(tmp_path: Path, cli: Any) -
         assert done.code == 2, done.output
         assert "steps.txt:6: unknown name 'target'" in _said(done)
     assert not (tmp_path / "other").exists()
+
+
+def test_a_set_file_named_relatively_is_resumed_from_another_folder(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a" / "prompts").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    _write(tmp_path / "a" / "prompts", "concise.txt", CONCISE)
+    _write(tmp_path / "a" / "prompts", "steps.txt", STEPS)
+    _write(tmp_path / "a", "evals.toml", SET_FILE)
+    results = tmp_path / "results"
+    monkeypatch.chdir(tmp_path / "a")
+    first = cli("run", "--config", "evals.toml", "-r", str(results))
+    assert first.code == 0, first.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        ((set_id,),) = db.execute("SELECT id FROM eval_sets").fetchall()
+    monkeypatch.chdir(tmp_path / "b")
+    again = cli("run", "--resume", set_id, "-r", str(results))
+    assert again.code == 0, again.output
+    assert f"resumed set {set_id}" in _said(again)
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        assert db.execute("SELECT count(*) FROM runs").fetchone() == (1,), "nothing new asked"
+
+
+def test_a_set_stored_with_a_relative_prompt_path_finds_the_file_its_runs_read(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A set stored before sets kept absolute paths holds `concise.txt` as typed; its runs keep
+    # the file's absolute path, so a resume from another folder still finds it.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    prompt = _write(tmp_path / "a", "concise.txt", CONCISE)
+    results = tmp_path / "results"
+    monkeypatch.chdir(tmp_path / "a")
+    first = cli("run", "arithmetic", "gsm8k", "--limit", "2", "--prompt", "concise.txt",
+                "-m", "fake/const:1", "-r", str(results))  # fmt: skip
+    assert first.code == 0, first.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db, db:
+        ((set_id, plan),) = db.execute("SELECT id, plan FROM eval_sets").fetchall()
+        assert str(prompt) in plan
+        old = plan.replace(json.dumps(str(prompt))[1:-1], "concise.txt")
+        db.execute("UPDATE eval_sets SET plan = ?", (old,))
+    monkeypatch.chdir(tmp_path / "b")
+    again = cli("run", "--resume", set_id, "-r", str(results))
+    assert again.code == 0, again.output
+    with closing(sqlite3.connect(results / "proctor.db")) as db:
+        assert db.execute("SELECT count(*) FROM runs").fetchone() == (2,), "nothing new asked"
+
+    prompt.write_text(CONCISE.replace("only", "alone"), encoding="utf-8")
+    changed = cli("run", "--resume", set_id, "-r", str(results))
+    assert changed.code == 2, changed.output
+    assert f"prompt file {prompt} changed since the run started" in _said(changed)
 
 
 def test_the_viewer_names_each_file_variant_and_shows_the_prompt_it_sent(

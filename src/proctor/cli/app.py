@@ -249,8 +249,8 @@ def run(
         refuse_unusable,
     )
     from proctor.prompts.arithmetic import check_lang
+    from proctor.runs.costs import read_prices
     from proctor.runs.plan import Asking, Calling, Matrix, Paper, matrix_plan
-    from proctor.stats.cost import load_price_table
     from proctor.tasks.registry import get_task
     from proctor.telemetry.settings import trace_settings
 
@@ -271,7 +271,7 @@ def run(
     if ref is None and task is None and dataset is None and config is None:
         raise typer.BadParameter("name a task (e.g. arithmetic), --dataset FILE or --resume RUN")
     check_counts(max_attempts, max_reply_bytes, samples)
-    price_table = load_price_table(prices)  # a bad price table is refused before any call
+    price_table = read_prices(prices)  # a bad price table is refused before any call
     from proctor.calling.rate_limit import RateLimits
     from proctor.calling.retry import RetryPolicy
     from proctor.cli.cache import check_policy

@@ -38,7 +38,7 @@ from proctor.runs.state import EXIT_OK
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from proctor.stats.gates import GateRow
+    from proctor.runs.gate_items import GateRow
 
 _JUDGE_METRICS = ("judge_mean", "judge_unscored")
 

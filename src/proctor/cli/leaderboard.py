@@ -40,15 +40,15 @@ def leaderboard_cmd(
     version; what is missing or incomplete is shown, never skipped."""
     from proctor.report.leaderboard import markdown, terminal_lines
     from proctor.runs.board_files import board_json
+    from proctor.runs.costs import read_prices
     from proctor.runs.leaderboard import BoardFilter, read_leaderboard
-    from proctor.stats.cost import load_price_table
 
     if as_json and as_markdown:
         raise typer.BadParameter("use either --json or --markdown")
     if not (results_dir / "proctor.db").exists():
         raise ProctorError(f"no run store in {results_dir} (use --results-dir)")
     where = BoardFilter(tuple(task or ()), tuple(model or ()), since, until)
-    reading = read_leaderboard(results_dir, refs or (), where, load_price_table(prices))
+    reading = read_leaderboard(results_dir, refs or (), where, read_prices(prices))
     if html is not None:
         from proctor.runs.board_files import write_board_html
 

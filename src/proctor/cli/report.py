@@ -25,9 +25,8 @@ from proctor.errors import StoreError
 if TYPE_CHECKING:  # annotations only: the statistics are `proctor.runs.rereport`'s
     from rich.console import Console
 
+    from proctor.runs.gate import Completeness, GateReport
     from proctor.runs.rereport import Reported
-    from proctor.stats.completeness import Completeness
-    from proctor.stats.run_statistics import GateReport
     from proctor.tasks.base import Task
 
 

@@ -32,9 +32,9 @@ if TYPE_CHECKING:
 
     from proctor.cli.progress import RunProgress
     from proctor.executors.base import Executor
+    from proctor.runs.costs import PriceTable
     from proctor.runs.plan import Asking, Calling, Matrix, Paper
     from proctor.runs.sets import SetOutcome, SetPlan
-    from proctor.stats.cost import PriceTable
 
 
 class SetProgress(Closing):
@@ -233,6 +233,7 @@ def set_command(
         task_of=lambda name: with_sandbox_limits(get_task(name), sandbox_limits),
     )
     if config is not None:
+        _refuse_beside_file(paper, asking)
         plan = _from_file(plan, config, tasks, models, asking)
     if estimate:
         if set_ref is not None:
@@ -263,6 +264,21 @@ def _refuse_unused_matrix(
         raise typer.BadParameter(
             f"{flag} {set_ref} asks the set with the matrix it was started with: {repeated}"
         )
+
+
+def _refuse_beside_file(paper: Paper, asking: Asking) -> None:
+    """One prompt, reply cap, paper size or seed beside --config is refused, never dropped: the
+    set file writes each task's (a language or temperature given here is the file's default)."""
+    given = (
+        ("--prompt", "prompt", asking.prompt), ("--max-tokens", "max_tokens", asking.max_tokens),
+        ("--n", "n", paper.n), ("--limit", "limit", paper.limit), ("--seed", "seed", paper.seed),
+    )  # fmt: skip
+    for flag, key, value in given:
+        if value is not None:
+            raise typer.BadParameter(
+                f"--config writes each task's {key} in the set file ({key} = ...): put it "
+                f"there, at the top or in a [[tasks]] table, and drop {flag}"
+            )
 
 
 def _from_file(

@@ -16,8 +16,7 @@ from proctor.errors import StoreError
 from proctor.runs.state import state_exit
 
 if TYPE_CHECKING:  # kept out of `proctor --help`'s imports; annotations only
-    from proctor.stats.completeness import Completeness
-    from proctor.stats.run_statistics import GateReport
+    from proctor.runs.gate import Completeness, GateReport
 
 
 def say_store_failed(

@@ -11,18 +11,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from proctor._util.variants import split_variant
-from proctor.calling.rate_limit import estimate_tokens
 from proctor.cli.console import plain
 from proctor.cli.keys import key_from
-from proctor.runs.ask import reusable, run_keys
 from proctor.runs.plan import ModelReport, RunOutcome, RunPlan
-from proctor.stats.cost import PriceTable
-from proctor.tasks.prompting import asked_prompt
 
 if TYPE_CHECKING:
     from proctor.calling.batching import BatchPolicy
     from proctor.executors.base import Executor
+    from proctor.runs.costs import PriceTable
     from proctor.runs.sizing import Sizing
 
 
@@ -30,52 +26,35 @@ def print_estimate(
     plan: RunPlan, prices: PriceTable, console: Console, *, check_set: bool = True
 ) -> None:
     """Calls, tokens and cost before any model is called, and the variable each model's key
-    comes from (refused here as it would be at the start). Completion tokens are counted at
-    max_tokens, so tokens and cost are upper bounds. Answers the results folder's response
-    cache holds are not counted as calls (they would be reused, for nothing); with --batch the
-    cost is at the batch price."""
-    keys = run_keys(plan, {}, check_set=check_set)
-    cached = reusable(plan, keys)
-    def tokens(model: str) -> dict[str, int]:  # a prompt matrix's variant has its own prompt
-        _, prompt, lang = split_variant(model)
-        asked = (plan.task, plan.prompt_files, prompt or plan.variant, lang or plan.lang)
-        return {
-            s.id: sum(estimate_tokens(m.content) for m in asked_prompt(*asked, s).messages)
-            for s in plan.samples
-        }
-    batch = plan.calling.batch is not None
+    comes from (refused here as it would be at the start): `proctor.runs.costs.estimate`.
+    Completion tokens are counted at max_tokens, so tokens and cost are upper bounds. Answers
+    the results folder's response cache holds are not counted as calls (they would be reused,
+    for nothing); with --batch the cost is at the batch price."""
+    from proctor.runs.costs import estimate
+
+    found = estimate(plan, prices, check_set=check_set)
     title = f"Estimate: {plan.task.name}, {len(plan.samples)} samples × {plan.calling.epochs}"
-    table = Table(title=title + (" (in batches, at the batch price)" if batch else ""))
+    table = Table(title=title + (" (in batches, at the batch price)" if found.batch else ""))
     columns = ("model", "calls", "prompt tokens (est.)", "completion tokens (max)", "cost (max)")
     for col in columns:
         table.add_column(col, justify="right" if col != "model" else "left")
     table.add_column("from the cache", justify="right")
     table.add_column("key from")
-    total: float | None = 0.0
-    all_calls = all_reused = 0
-    for model in plan.models:
-        per_sample = tokens(model)
-        hits = cached.get(model, set())
-        epochs = range(plan.calling.epochs)
-        left = [sid for sid in per_sample for e in epochs if (sid, e) not in hits]
-        calls, prompt_tokens = len(left), sum(per_sample[sid] for sid in left)
-        completion_tokens = calls * plan.params.max_tokens
-        cost = prices.cost(model, prompt_tokens, completion_tokens, batch=batch)
-        total = None if cost is None or total is None else total + cost
-        all_calls, all_reused = all_calls + calls, all_reused + len(hits)
+    for m in found.models:
         table.add_row(
-            Text(model),
-            f"{calls:,}",
-            f"{prompt_tokens:,}",
-            f"{completion_tokens:,}",
-            "no price" if cost is None else f"${cost:,.4f}",
-            f"{len(hits):,}",
-            key_from(keys.get(model)),
+            Text(m.model),
+            f"{m.calls:,}",
+            f"{m.prompt_tokens:,}",
+            f"{m.completion_tokens:,}",
+            "no price" if m.cost is None else f"${m.cost:,.4f}",
+            f"{m.cached:,}",
+            key_from(m.key),
         )
     console.print(table)
     spent = "unknown (a model has no price; add it with --prices FILE)"
-    if total is not None:
-        spent = f"at most ${total:,.4f}"
+    if found.cost is not None:
+        spent = f"at most ${found.cost:,.4f}"
+    all_calls, all_reused = sum(m.calls for m in found.models), sum(m.cached for m in found.models)
     reused = f" ({all_reused:,} answers from the response cache)" if all_reused else ""
     console.print(f"{all_calls:,} calls in all{reused}; cost {spent}. Nothing was called.")
 
@@ -85,12 +64,13 @@ def print_sizing(
 ) -> None:
     """With `--detect`: the items it needs, then what asking them costs per model (list and
     batch prices); nothing without it."""
-    if detect is None:
-        return
+    from proctor.runs.gate import read_margin
     from proctor.runs.sizing import sizing
-    from proctor.stats.margin import parse_points
 
-    _print_sizing(sizing(plan, parse_points(detect, "--detect"), prices, baseline), console)
+    points = read_margin(detect, "--detect")
+    if points is None:
+        return
+    _print_sizing(sizing(plan, points, prices, baseline), console)
 
 
 def _print_sizing(sized: Sizing, console: Console) -> None:

@@ -29,15 +29,14 @@ def ask_sequential(
     from rich.text import Text
 
     from proctor.cli.run_support import say_warnings
+    from proctor.runs.gate import read_margin
     from proctor.runs.rereport import report_run
     from proctor.runs.sequential import run_sequential
-    from proctor.stats.margin import parse_points
 
-    if margin is None:
+    points = read_margin(margin)
+    if points is None:
         raise typer.BadParameter("--sequential needs --margin, e.g. --margin 1pp")
-    done = asyncio.run(
-        run_sequential(plan, parse_points(margin), batch=batch, seed=seed, resume=resume)
-    )
+    done = asyncio.run(run_sequential(plan, points, batch=batch, seed=seed, resume=resume))
     say_warnings([done.run])
     style = {"INFERIOR": "bold red", "INCONCLUSIVE": "bold yellow"}.get(done.verdict, "bold green")
     console.print(Text(f"run {done.run.run_id}"))

@@ -1,11 +1,15 @@
 """A run's leaderboard cells (`proctor.store.board_cells`): read when they are stored, else
-computed from its stored answers and stored, so that a leaderboard reads a few numbers per model
-and task instead of every answer again.
+made and stored, so that a leaderboard reads a few numbers per model and task instead of every
+answer again.
 
-The numbers are the report's own: the accuracy and its interval by `rights_cell` (what
-`summarize` gives a model), the counts `completeness` makes, the tokens `ledger` sums; each
-answer is read without its reply, one run at a time, in one transaction with the writing of the
-cells (`board_cells.computed`).
+The numbers are the report's own. When a report is written (`report_cells`) they are taken from
+its statistics, which counted them as the answers were read (the metrics' accuracy and
+interval, completeness, the ledger's tokens, the marks: `ModelParts`), so the answers are not
+read a second time. A folder whose cells are not there (an older proctor's, a generated store)
+has them computed from its stored answers (`run_cells`): the accuracy and its interval by
+`rights_cell` (what `summarize` gives a model), the counts `completeness` makes, the tokens
+`ledger` sums; each answer read without its reply, one run at a time, in one transaction with
+the writing of the cells (`board_cells.computed`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from operator import attrgetter
 
 from proctor.stats.completeness import NOT_ASKED
 from proctor.stats.metrics import NOT_SCORED, rights_cell
+from proctor.stats.run_statistics import RunStatistics
 from proctor.store import RunStore
 from proctor.store import board_cells as cells_table
 from proctor.store.board_cells import NO_MARK, RIGHT, WRONG, AnswerMark, ModelCells, RunCells
@@ -34,6 +39,45 @@ def run_cells(store: RunStore, run_id: str) -> RunCells:
         return _compute(run_id, models, version, items, marks)
 
     return cells_table.computed(store, run_id, compute, RECIPE)
+
+
+def report_cells(store: RunStore, stats: RunStatistics) -> RunCells:
+    """The run's cells: as stored, else made from its report's statistics and stored; computed
+    from its answers (`run_cells`) only when the statistics cannot give them: their grades are
+    not the stored ones (kinds counted by people's verdicts), or another writer changed the
+    store after they were read (`board_cells.made`)."""
+    run_id = stats.info.run_id
+    by_people = stats.human is not None and stats.human.counted > 0
+    if stats.store_version is None or by_people:
+        return run_cells(store, run_id)
+
+    def make(version: str | None, items: tuple[str, ...]) -> RunCells | None:
+        if version != stats.grader_version:
+            return None
+        return statistics_cells(stats, version, items)
+
+    cells = cells_table.made(store, run_id, make, RECIPE, stats.store_version)
+    return cells if cells is not None else run_cells(store, run_id)
+
+
+def statistics_cells(stats: RunStatistics, version: str | None, items: Sequence[str]) -> RunCells:
+    """The cells of every model of a report's statistics (`stats.marks`' models): the same as
+    `_compute` makes of the answers they were made from. `items`: the run's ("sample#epoch")."""
+    pairs = [(sample, int(epoch)) for sample, _, epoch in (i.rpartition("#") for i in items)]
+    metrics = {m.model: m for m in stats.metrics.models}
+    states = {c.model: c for c in stats.completeness.models}
+    spent = {c.model: c for c in stats.cost}
+    cells: dict[str, ModelCells] = {}
+    for model, marks in stats.marks.items():
+        m, state, x = metrics[model], states[model], spent[model]
+        cells[model] = ModelCells(
+            model=model, n_items=m.n_items, overall=m.overall, not_asked=state.not_asked,
+            failed=state.failed, prompt_tokens=x.prompt_tokens - x.batch_prompt_tokens,
+            completion_tokens=x.completion_tokens - x.batch_completion_tokens,
+            batch_prompt_tokens=x.batch_prompt_tokens,
+            batch_completion_tokens=x.batch_completion_tokens, marks=marks.row(pairs),
+        )  # fmt: skip
+    return RunCells(stats.info.run_id, version, tuple(items), cells)
 
 
 @dataclass

@@ -34,7 +34,8 @@ from proctor.runs.state import (
 )
 from proctor.runs.stored import open_existing
 from proctor.runs.turn_kinds import turn_kind
-from proctor.stats.completeness import Completeness, ModelCompleteness, completeness
+from proctor.stats.completeness import Completeness as Completeness
+from proctor.stats.completeness import ModelCompleteness, completeness
 from proctor.stats.evidence import RULES, Rule
 from proctor.stats.gates import (
     OPS,
@@ -48,7 +49,7 @@ from proctor.stats.gates import (
     parse_requirement,
 )
 from proctor.stats.margin import parse_points
-from proctor.stats.run_statistics import GateReport
+from proctor.stats.run_statistics import GateReport as GateReport
 from proctor.stats.truncation import THRESHOLD as TRUNCATION_THRESHOLD
 from proctor.stats.turn_scores import TurnScores
 from proctor.store import RunStore
@@ -134,10 +135,10 @@ def read_rule(text: str | None) -> Rule | None:
     return "point" if text == "point" else "bound"
 
 
-def read_margin(text: str | None) -> float | None:
-    """`--margin` as typed ("1pp"), as a share; None when not given; ConfigError when it is not
-    a number of points."""
-    return None if text is None else parse_points(text)
+def read_margin(text: str | None, what: str = "--margin") -> float | None:
+    """`--margin` (or the option `what`) as typed ("1pp"), as a share; None when not given;
+    ConfigError naming `what` when it is not a number of points."""
+    return None if text is None else parse_points(text, what)
 
 
 def gate_in(results_dir: Path, run_ref: str, ask: GateAsk) -> Gate:

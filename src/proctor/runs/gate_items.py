@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from proctor.stats.gates import GateRow, evaluate, parse_requirement
+from proctor.stats.gates import GateRow as GateRow
+from proctor.stats.gates import evaluate, parse_requirement
 from proctor.types import GradedItem
 
 

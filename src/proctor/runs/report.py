@@ -23,7 +23,7 @@ from proctor.prompts.files import PromptFile
 from proctor.providers.registry import bare_model, with_calculator
 from proctor.report.atomic import write_text_atomic
 from proctor.report.files import write_run_files
-from proctor.runs.board_cells import run_cells
+from proctor.runs.board_cells import report_cells
 from proctor.runs.collector import paused_collector
 from proctor.runs.grade import StoredItems, stored_items
 from proctor.runs.stopped import with_stop
@@ -35,6 +35,7 @@ from proctor.stats.reviews import GivenVerdict
 from proctor.stats.run_statistics import JudgeVerdict, RunStatistics, TaskView, build_statistics
 from proctor.stats.turn_scores import TurnScores, turn_scores_from_json
 from proctor.store import RunStore
+from proctor.store import board_cells as cells_table
 from proctor.store.run_store import Judgement
 from proctor.tasks.base import Task
 from proctor.tasks.prompting import asked_prompt
@@ -236,8 +237,10 @@ def run_statistics(
     again by each file written (`StoredItems`): how a report of any size is written; else
     they are held in `RunStatistics.items` (the viewer, `proctor.load_run`)."""
     with paused_collector():
+        version = cells_table.data_version(store)  # before the answers are read
         items: Items = StoredItems(store, run_id) if stream else stored_items(store, run_id)
         stats = _run_statistics(store, run_id, task, items, prices, tuple(grade_by_human))
+    stats = replace(stats, store_version=version)
     files = store.run_config(run_id).get("prompt_files")
     if isinstance(files, list) and files:
         stats = replace(stats, prompt_files=prompt_file_notes(files))
@@ -324,8 +327,8 @@ def store_turn_grade(store: RunStore, run_id: str, scores: TurnScores) -> None:
 def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:
     """Write the run's files (results.json, samples.csv, summary.md, report.html, and the
     task's own metrics in task_metrics.json when it has some) into its folder; their paths.
-    A run of answers has its leaderboard cells stored too (`proctor.runs.board_cells`), so a
-    board that ranks it reads them, not its answers again."""
+    A run of answers has its leaderboard cells stored too, made from `stats`
+    (`proctor.runs.board_cells`), so a board that ranks it reads them, not its answers again."""
     run_dir = store.run_dir(stats.info.run_id)
     with paused_collector():
         written = write_run_files(run_dir, stats)
@@ -338,5 +341,5 @@ def write_report(store: RunStore, stats: RunStatistics) -> list[Path]:
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         written.append(write_text_atomic(run_dir / "task_metrics.json", text))
     if turn_kind(stats.info.task) is None:
-        run_cells(store, stats.info.run_id)
+        report_cells(store, stats)
     return written

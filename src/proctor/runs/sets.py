@@ -146,6 +146,32 @@ def run_plans(plan: SetPlan) -> tuple[RunPlan, ...]:
     )
 
 
+def anchored(plan: SetPlan) -> SetPlan:
+    """The set with each prompt file and dataset it names by its absolute path, as the store
+    keeps it: `--resume SET` from another folder finds the files a relative path named where
+    the set began. A task's own prompt variant stays its name; a path that names nothing is
+    left as typed (reading it refuses it in words)."""
+    from proctor.tasks.prompting import is_variant
+
+    def where(path: Path) -> Path:
+        found = path.expanduser()
+        return found.resolve() if found.exists() else path
+
+    def one(t: SetTask) -> SetTask:
+        task = plan.task_of(t.task)
+
+        def prompt(value: str) -> str:
+            return value if is_variant(task, value) else str(where(Path(value)))
+
+        dataset = t.paper.dataset
+        return replace(
+            _with_prompts(t, prompt),
+            paper=replace(t.paper, dataset=None if dataset is None else where(dataset)),
+        )
+
+    return replace(plan, tasks=tuple(one(t) for t in plan.tasks))
+
+
 def set_fingerprint(plans: Sequence[RunPlan]) -> str:
     """Same tasks, papers, models and prompts → same set: the same command finds it."""
     key = json.dumps([fingerprint(p) for p in plans])
@@ -158,12 +184,46 @@ def plan_of_stored_set(store: RunStore, set_id: str, command: SetPlan) -> SetPla
     doc = stored.plan
     asking = command.tasks[0].asking if command.tasks else Asking()
     epochs = doc.get("epochs", 1)
+    runs = {m.position: m.run_id for m in stored.members if m.run_id}
+    tasks = (SetTask.from_json(t, asking) for t in doc["tasks"])
     return replace(
         command,
         name=stored.name,
         models=tuple(str(m) for m in doc["models"]),
-        tasks=tuple(SetTask.from_json(t, asking) for t in doc["tasks"]),
+        tasks=tuple(_found_prompts(store, t, runs.get(i)) for i, t in enumerate(tasks)),
         calling=replace(command.calling, epochs=epochs if isinstance(epochs, int) else 1),
+    )
+
+
+def _found_prompts(store: RunStore, task: SetTask, run_id: str | None) -> SetTask:
+    """A set stored before `anchored` holds its prompt paths as typed: a relative one that names
+    nothing here is the file the task's run read (the run keeps its absolute path), so the set
+    resumes from any folder. A path that exists here, or that no file of the run ends with, is
+    left as it is."""
+    from proctor.runs.plan import stored_prompt_files
+
+    if run_id is None:
+        return task
+    files = stored_prompt_files(store.run_config(run_id), check=False)
+    read = [Path(f.path) for f in files.values()]
+
+    def found(value: str) -> str:
+        parts = Path(value).parts
+        if Path(value).is_absolute() or Path(value).exists() or not parts:
+            return value
+        hits = [str(f) for f in read if f.parts[-len(parts) :] == parts]
+        return hits[0] if len(hits) == 1 else value
+
+    return _with_prompts(task, found)
+
+
+def _with_prompts(task: SetTask, how: Callable[[str], str]) -> SetTask:
+    """`task` with each prompt it names (its own and its matrix's) rewritten by `how`."""
+    first = task.asking.prompt
+    return replace(
+        task,
+        asking=replace(task.asking, prompt=None if first is None else how(first)),
+        matrix=replace(task.matrix, prompts=tuple(how(p) for p in task.matrix.prompts)),
     )
 
 
@@ -203,6 +263,8 @@ async def execute_set(
         with RunStore.open(plan.results_dir) as store:
             set_id = _require_set(store, resume)
             plan = plan_of_stored_set(store, set_id, plan)
+    else:
+        plan = anchored(plan)
     check_set(plan)
     plans = run_plans(plan)
     await _check_askable(plans[0], executor)  # before anything is written

@@ -142,6 +142,9 @@ class ModelLedger:
     saved_at_batch_price: bool
     sources: tuple[str, ...]
     """The runs the reused answers came from, first seen first."""
+    batch_prompt_tokens: int = 0
+    """Of `prompt_tokens`, those asked in batches (like `batch_completion_tokens`)."""
+    batch_completion_tokens: int = 0
 
 
 def ledger(
@@ -187,6 +190,8 @@ class LedgerTally:
             saved=table.cost(m, t[4], t[5], batch=t[6] > 0),
             saved_at_batch_price=t[6] > 0,
             sources=tuple(self.sources),
+            batch_prompt_tokens=t[7],
+            batch_completion_tokens=t[8],
         )
 
 

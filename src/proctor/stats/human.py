@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from proctor.stats.drift import Drift
+from proctor.stats.drift import Drift, drift
 from proctor.stats.reviews import GivenVerdict, HumanGrade
 from proctor.types import GradedItem, Score
+
+if TYPE_CHECKING:
+    from proctor.stats.model_parts import Items
 
 ALL_KINDS = "*"
 """In `grade_by`: every kind."""
@@ -137,3 +141,19 @@ def summarize_human(
             )
         )
     return HumanSummary(dict(grades), tuple(rows), tuple(grade_by), counted)
+
+
+def by_people(
+    items: Items, verdicts: Sequence[GivenVerdict], grade_by_human: Sequence[str]
+) -> tuple[Items, HumanSummary | None]:
+    """People's verdicts summarized beside the rules' grades; the items with the grades of the
+    kinds counted by people replaced by theirs (a run people reviewed: held)."""
+    grades = counting(verdicts)
+    human = summarize_human(items, grades, grade_by_human)
+    if human is not None:
+        agreements = drift(verdicts, {i.sample.id: i.sample.category for i in items})
+        human = replace(human, drift=None if agreements.empty else agreements)
+    if human is not None and grade_by_human:
+        items, counted = graded_by_human(items, grades, grade_by_human)
+        human = replace(human, counted=counted)
+    return items, human

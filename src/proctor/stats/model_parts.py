@@ -29,6 +29,7 @@ from proctor.stats.calibration import CalibrationSummary, CalibrationTally
 from proctor.stats.completeness import CompletenessTally, ModelCompleteness
 from proctor.stats.cost import LedgerTally, ModelLedger, PriceTable
 from proctor.stats.gates import GateRow, JudgeScores, Requirement, gate_rows, model_rows
+from proctor.stats.item_marks import ItemMarks, MarksTally
 from proctor.stats.metrics import NOT_SCORED, MetricsTally, ModelMetrics
 from proctor.stats.repeats import Estimate, RepeatMetrics, repeat_metrics
 from proctor.stats.taxonomy import TaxonomyTally
@@ -235,6 +236,8 @@ class ModelParts:
     cap: CapHits
     taxonomy: Mapping[str, int]
     scores: ItemScores
+    marks: ItemMarks
+    """Each scored reply right or wrong, by sample and epoch (the leaderboard's cells)."""
     repeats: RepeatMetrics | None
     """None when the run has one reply per item (`max_epoch` 0)."""
     stability: Mapping[str, Estimate]
@@ -283,9 +286,9 @@ def model_parts(
 
 class ModelTally:
     """One model's parts counted one answer at a time, so that its answers need not be held:
-    its metrics, completeness, ledger, cut-off replies, error classes and per-item scores (and
-    the calculator's twin, the same counts under the bare model's name). What a walk cannot
-    count reads the answers again (`parts`' `again`): repeated replies and their stability,
+    its metrics, completeness, ledger, cut-off replies, error classes, per-item scores and
+    marks (and the calculator's twin, the same counts under the bare model's name). What a walk
+    cannot count reads the answers again (`parts`' `again`): repeated replies and their stability,
     the Extras (a task's metrics and confidences, a gate: functions of the model's list), and
     the intervals clustered by sample when a sample has several scored replies."""
 
@@ -298,6 +301,7 @@ class ModelTally:
         self.cap = CapTally()
         self.taxonomy = TaxonomyTally()
         self.scores = ScoresTally(index)
+        self.marks = MarksTally(index)
 
     def add(self, item: GradedItem) -> None:
         self.metrics.add(item)
@@ -306,6 +310,7 @@ class ModelTally:
         self.cap.add(item)
         self.taxonomy.add(item)
         self.scores.add(item)
+        self.marks.add(item)
 
     def parts(self, again: Callable[[], Sequence[GradedItem]]) -> ModelParts:
         """The parts of the answers added; `again`: the same answers, as a list, asked for only
@@ -334,6 +339,7 @@ class ModelTally:
             cap=self.cap.result(model, s.max_tokens),
             taxonomy=self.taxonomy.counts(),
             scores=ItemScores.counted(self.scores),
+            marks=self.marks.marks(),
             repeats=repeats,
             stability=stability,
             calculator=replace(metrics, model=bare) if bare is not None else None,

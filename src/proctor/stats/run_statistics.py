@@ -18,14 +18,9 @@ from dataclasses import dataclass, field, replace
 from proctor.stats.calibration import CalibrationSummary, summarize_calibration
 from proctor.stats.completeness import Completeness
 from proctor.stats.cost import ModelLedger, PriceTable
-from proctor.stats.drift import drift
 from proctor.stats.gates import GateRow, JudgeScores, parse_requirement
-from proctor.stats.human import (
-    HumanSummary,
-    counting,
-    graded_by_human,
-    summarize_human,
-)
+from proctor.stats.human import HumanSummary, by_people
+from proctor.stats.item_marks import ItemMarks
 from proctor.stats.metrics import NOT_SCORED, Cell, ModelMetrics, RunMetrics, ranked, summarize
 from proctor.stats.model_parts import (
     Extras,
@@ -215,6 +210,13 @@ class RunStatistics:
     prompt_files: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """The run's prompt files by the key its variants name (`concise.txt@1a2b3c4d`): file
     name, full sha256, path and the variant that grades them; empty when none."""
+    marks: Mapping[str, ItemMarks] = field(default_factory=dict)
+    """Per model (the run's models, then others), each scored reply right or wrong by sample
+    and epoch: what the leaderboard's cells keep of each item (`proctor.runs.board_cells`)."""
+    store_version: int | None = None
+    """The store's data version when the answers were read (SQLite's `data_version`); None:
+    not read from a store. The cells made from these statistics are stored only while no
+    other writer has changed the store since (`proctor.store.board_cells.made`)."""
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -263,7 +265,7 @@ def build_statistics(
     confidences, each made from one model's answers at a time as the answers are read (so a
     stream covers them); `confidence_pairs`: confidences given already made, per model (a
     report test's own), instead of the task's."""
-    items, human = _by_people(items, human_verdicts, grade_by_human)
+    items, human = by_people(items, human_verdicts, grade_by_human)
     top_epoch = max_epoch(items)
     expected = expected_per_model
     if expected is None:
@@ -315,23 +317,8 @@ def build_statistics(
         suite=suite,
         turns=tuple(turns),
         human=human,
+        marks={p.model: p.marks for p in folded.parts},
     )
-
-
-def _by_people(
-    items: Items, verdicts: Sequence[GivenVerdict], grade_by_human: Sequence[str]
-) -> tuple[Items, HumanSummary | None]:
-    """People's verdicts summarized beside the rules' grades; the items with the grades of the
-    kinds counted by people replaced by theirs (a run people reviewed: held)."""
-    grades = counting(verdicts)
-    human = summarize_human(items, grades, grade_by_human)
-    if human is not None:
-        agreements = drift(verdicts, {i.sample.id: i.sample.category for i in items})
-        human = replace(human, drift=None if agreements.empty else agreements)
-    if human is not None and grade_by_human:
-        items, counted = graded_by_human(items, grades, grade_by_human)
-        human = replace(human, counted=counted)
-    return items, human
 
 
 def _slices(rows: Sequence[ModelMetrics]) -> tuple[Slice, ...]:

@@ -3,9 +3,10 @@
 A run's cells are one row per model: what the leaderboard shows of it (counts, accuracy and
 interval, tokens) and its per-item right/wrong, one byte per item of the run's item list
 (`board_runs.items`: "sample#epoch" of every sample in position order and every epoch stored):
-`RIGHT`, `WRONG`, or `NO_MARK` (not scored, or not answered). They are computed in the wiring
-(`proctor.runs.board_cells`) from the run's answers as `_marks` reads them (without their
-replies), and stored by `computed` in the same transaction. The schema's triggers drop a run's
+`RIGHT`, `WRONG`, or `NO_MARK` (not scored, or not answered). They are made in the wiring
+(`proctor.runs.board_cells`): from the report's statistics when a report is written (`made`),
+else from the run's answers as `_marks` reads them (without their replies), stored by
+`computed` in the same transaction. The schema's triggers drop a run's
 cells whenever its records, grades, grader version, samples or plan change: cells that are
 there are the run's as stored now.
 """
@@ -17,10 +18,11 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 
+from proctor.stats.item_marks import NO_MARK, RIGHT, WRONG
 from proctor.stats.metrics import Cell
 from proctor.store.tables import Transactions, now, require_run
 
-RIGHT, WRONG, NO_MARK = 1, 0, 255
+__all__ = ["NO_MARK", "RIGHT", "WRONG", "AnswerMark", "ModelCells", "RunCells"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,44 @@ def computed(
     come in within one model. Computed and written in one write transaction,
     so no answer or grade can change between the reading and the writing (the triggers would
     not see that change: its cells are not there yet)."""
+
+    def make(db: sqlite3.Connection, version: str | None, items: tuple[str, ...]) -> RunCells:
+        return compute(version, items, _marks(db, run_id))
+
+    cells = _stored(store, run_id, recipe, make, since=None)
+    assert cells is not None  # made without `since`: always
+    return cells
+
+
+def made(
+    store: Transactions,
+    run_id: str,
+    make: Callable[[str | None, tuple[str, ...]], RunCells | None],
+    recipe: int,
+    since: int,
+) -> RunCells | None:
+    """The run's cells as stored by `recipe`, else `make(grader version, its items)` (the same
+    items as `computed`'s) stored and returned, made from statistics read when the store's
+    `data_version` was `since`: only if no other writer has changed the store since (else its
+    answers or grades may have changed after they were read, and the triggers that drop stale
+    cells fired before these were there), and `make` gives cells. None: nothing stored."""
+    return _stored(store, run_id, recipe, lambda _, v, items: make(v, items), since=since)
+
+
+def data_version(store: Transactions) -> int:
+    """The store's SQLite `data_version` on this connection: it changes when another
+    connection commits (`made`)."""
+    with store.transaction("read the store's data version", write=False) as db:
+        return int(db.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _stored(
+    store: Transactions,
+    run_id: str,
+    recipe: int,
+    make: Callable[[sqlite3.Connection, str | None, tuple[str, ...]], RunCells | None],
+    since: int | None,
+) -> RunCells | None:
     cells = read(store, run_id, recipe)
     if cells is not None:
         return cells
@@ -145,11 +185,15 @@ def computed(
         cells = _read(db, run_id, recipe)  # another process may have computed them meanwhile
         if cells is not None:
             return cells
+        if since is not None and db.execute("PRAGMA data_version").fetchone()[0] != since:
+            return None
         version = db.execute(
             "SELECT grader_version FROM gradings WHERE run_id = ?", (run_id,)
         ).fetchone()
         grader = None if version is None else str(version[0])
-        cells = compute(grader, _items(db, run_id), _marks(db, run_id))
+        cells = make(db, grader, _items(db, run_id))
+        if cells is None:
+            return None
         db.execute("DELETE FROM board_runs WHERE run_id = ?", (run_id,))
         db.execute("DELETE FROM board_cells WHERE run_id = ?", (run_id,))
         db.execute(
