@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import shutil
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from common import PY, REPO, child_env
 sys.path.insert(0, str(REPO / "tests"))
 
 from proctor.tasks.registry import get_task, load_for_run
+from support.stub.report_scripts import numbers, structured
 from support.stub.scripted import Script, Scripted, run_scripted
 
 FILES = ("results.json", "samples.csv", "summary.md", "report.html", "task_metrics.json")
@@ -46,18 +46,6 @@ from proctor.cli.app import main
 sys.argv = ["proctor", "report", *sys.argv[2:]]
 main()
 """
-
-
-def _numbers(offset: int) -> Script:
-    """A gsm8k or suite reply: the item's number in one of several forms, or a wrong one."""
-    forms = ("Final answer: {t}", "The answer is {t}.", "{t}1", "#### {t}", "I cannot say.")
-
-    def answer(messages: list[dict[str, Any]]) -> Scripted:
-        asked = str(messages[-1]["content"])
-        form = forms[(zlib.crc32(asked.encode()) + offset) % len(forms)]
-        return Scripted(form.format(t=zlib.crc32(asked.encode()) % 50))
-
-    return answer
 
 
 def _arithmetic(offset: int) -> Script:
@@ -79,36 +67,14 @@ def _arithmetic(offset: int) -> Script:
     return answer
 
 
-def _structured(offset: int) -> Script:
-    """Replies in the structured protocol with a stated confidence: right, wrong or not JSON."""
-    by_question = {s.input: s for s in load_for_run(get_task("structured")).samples}
-
-    def answer(messages: list[dict[str, Any]]) -> Scripted:
-        asked = str(messages[-1]["content"])
-        sample = next(s for q, s in by_question.items() if asked.endswith(q))
-        pick = (zlib.crc32(sample.id.encode()) + offset) % 7
-        if pick == 6:
-            return Scripted("not json at all")
-        exact = json.loads(sample.metadata["data_point"])[0]
-        reply = {
-            "answer": sample.target if pick % 3 else "nothing like it",
-            "confidence_score": round(0.15 * pick + 0.05, 2),
-            "source_citation": [exact],
-            "valid_until": sample.metadata["question_time"],
-        }
-        return Scripted(json.dumps(reply, ensure_ascii=False))
-
-    return answer
-
-
 KINDS: dict[str, tuple[list[str], Callable[[int], Script]]] = {
     "arithmetic, 3 replies an item": (
         ["arithmetic", "--limit", "40", "--samples", "3", "--temperature", "0.7"], _arithmetic
     ),
     "arithmetic, a calculator twin": (["arithmetic", "--limit", "40"], _arithmetic),
-    "gsm8k": (["gsm8k", "--limit", "12"], _numbers),
-    "suite with a [gate]": (["--suite", str(EXAMPLES / "support-desk.csv")], _numbers),
-    "structured: confidences": (["structured", "--limit", "14"], _structured),
+    "gsm8k": (["gsm8k", "--limit", "12"], numbers),
+    "suite with a [gate]": (["--suite", str(EXAMPLES / "support-desk.csv")], numbers),
+    "structured: confidences": (["structured", "--limit", "14"], structured),
 }
 
 

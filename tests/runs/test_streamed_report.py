@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import io
 import json
-import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -26,9 +24,10 @@ from proctor.runs.report import run_statistics
 from proctor.runs.rereport import report_run
 from proctor.stats.run_statistics import RunStatistics
 from proctor.store import RunStore
-from proctor.tasks.registry import get_task, load_for_run
+from proctor.tasks.registry import get_task
 from support.big_store import make_big_store
-from support.stub.scripted import Script, Scripted, run_scripted
+from support.stub.report_scripts import numbers, structured
+from support.stub.scripted import Script, run_scripted
 
 RUN = "20261201-010101-arithmetic-big"
 
@@ -109,45 +108,6 @@ ENV = {"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _structured(offset: int) -> Script:
-    """Replies in the structured protocol, their confidence and answer varied per item (right,
-    wrong, invalid JSON), so that the calibration has several bins on both sides."""
-    by_question = {s.input: s for s in load_for_run(get_task("structured")).samples}
-
-    def answer(messages: list[dict[str, Any]]) -> Scripted:
-        asked = str(messages[-1]["content"])
-        sample = next(s for q, s in by_question.items() if asked.endswith(q))
-        pick = (zlib.crc32(sample.id.encode()) + offset) % 7
-        if pick == 6:
-            return Scripted("not json at all")
-        exact = json.loads(sample.metadata["data_point"])[0]
-        return Scripted(
-            json.dumps(
-                {
-                    "answer": sample.target if pick % 3 else "nothing like it",
-                    "confidence_score": round(0.15 * pick + 0.05, 2),
-                    "source_citation": [exact],
-                    "valid_until": sample.metadata["question_time"],
-                },
-                ensure_ascii=False,
-            )
-        )
-
-    return answer
-
-
-def _numbers(offset: int) -> Script:
-    """A gsm8k or suite reply: the item's number in one of several forms, or a wrong one."""
-    forms = ("Final answer: {t}", "The answer is {t}.", "{t}1", "#### {t}", "I cannot say.")
-
-    def answer(messages: list[dict[str, Any]]) -> Scripted:
-        asked = str(messages[-1]["content"])
-        form = forms[(zlib.crc32(asked.encode()) + offset) % len(forms)]
-        return Scripted(form.format(t=zlib.crc32(asked.encode()) % 50))
-
-    return answer
-
-
 def _cli(*args: object) -> int:
     result = CliRunner().invoke(app, [str(a) for a in args], env=ENV)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
@@ -168,9 +128,9 @@ def _reported(run_dir: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize(
     ("args", "script"),
     [
-        (["structured", "--limit", "14"], _structured),
-        (["gsm8k", "--limit", "12"], _numbers),
-        (["--suite", str(EXAMPLES / "support-desk.csv")], _numbers),
+        (["structured", "--limit", "14"], structured),
+        (["gsm8k", "--limit", "12"], numbers),
+        (["--suite", str(EXAMPLES / "support-desk.csv")], numbers),
     ],
     ids=["structured: metrics and calibration", "gsm8k: lm-eval metrics", "suite: its [gate]"],
 )
